@@ -1,0 +1,50 @@
+from conan import ConanFile
+from conan.tools.cmake import CMake, CMakeToolchain, cmake_layout
+from conan.tools.files import copy
+
+
+class GpuarchConan(ConanFile):
+    name = "gpuarch"
+    version = "0.1.0"
+    description = "Header-only C++20 GPU streaming-multiprocessor components for architecture research"
+    license = "MIT"
+    topics = ("gpu", "simulator", "computer-architecture", "header-only")
+    package_type = "header-library"
+    settings = "os", "arch", "compiler", "build_type"
+    exports_sources = "CMakeLists.txt", "cmake/*", "include/*", "LICENSE"
+    no_copy_source = True
+
+    def requirements(self):
+        self.requires("boost/1.83.0", options={"header_only": True})
+        self.requires("range-v3/0.12.0")
+
+    def layout(self):
+        cmake_layout(self)
+
+    def generate(self):
+        tc = CMakeToolchain(self)
+        # Only the library: tests, examples and benchmarks are built when the project is top level, which
+        # it is not inside `conan create`'s package step only by accident; switch them off explicitly.
+        tc.cache_variables["GPUARCH_BUILD_TESTS"] = "OFF"
+        tc.cache_variables["GPUARCH_BUILD_EXAMPLES"] = "OFF"
+        tc.cache_variables["GPUARCH_BUILD_BENCH"] = "OFF"
+        tc.generate()
+
+    def build(self):
+        cmake = CMake(self)
+        cmake.configure()
+
+    def package(self):
+        copy(self, "LICENSE", self.source_folder, f"{self.package_folder}/licenses")
+        cmake = CMake(self)
+        cmake.install()
+
+    def package_id(self):
+        self.info.clear()
+
+    def package_info(self):
+        self.cpp_info.set_property("cmake_file_name", "gpuarch")
+        self.cpp_info.set_property("cmake_target_name", "gpuarch::gpuarch")
+        self.cpp_info.bindirs = []
+        self.cpp_info.libdirs = []
+        self.cpp_info.requires = ["boost::headers", "range-v3::range-v3"]

@@ -1,0 +1,140 @@
+#pragma once
+// What the timing slots exchange. The SM passes these between slots; no slot includes another.
+//
+// The pipeline (per SM, per cycle, drained back to front so each stage sees last cycle's results):
+//   fetch/decode -> instruction buffer -> scoreboard -> Scheduler::select -> RegisterFile (operand collect)
+//   -> Exec unit or L1 slot (LSU) -> RegisterFile write -> scoreboard release.
+#include <array>
+#include <cstdint>
+#include <limits>
+#include <string_view>
+
+#include <gpuarch/core/cycle.hpp>
+#include <gpuarch/core/lane_mask.hpp>
+#include <gpuarch/ir/instruction.hpp>
+
+namespace gpuarch::timing {
+
+// An SM-local warp slot index (0 .. Frontend::max_warps - 1).
+using WarpSlot = std::uint32_t;
+inline constexpr WarpSlot no_warp = std::numeric_limits<WarpSlot>::max();
+
+// Functional-unit kinds. A frontend lists which it has, how many, how wide and how fast.
+enum class UnitKind : std::uint8_t {
+    sp,       // single-precision / integer ALU lanes (SI: a SIMD16 vector ALU)
+    int_mul,  // integer multiply (Kepler IMU); frontends without it map int_mul to sp
+    dp,       // double precision
+    sfu,      // special functions (rcp, sqrt, sin, ...)
+    ldst,     // load/store: hands the access to the L1 slot
+    branch,   // branch / barrier / control (Kepler BRU; SI branch unit)
+    scalar,   // SI scalar ALU
+    lds,      // SI local data share (shared memory) port; Fermi/Kepler send shared accesses to ldst
+};
+inline constexpr std::size_t unit_kind_count = 8;
+
+constexpr std::string_view name(UnitKind k) {
+    constexpr std::array<std::string_view, unit_kind_count> names{"sp", "int_mul", "dp", "sfu", "ldst", "branch",
+                                                                  "scalar", "lds"};
+    return names[static_cast<std::size_t>(k)];
+}
+
+// One group of identical units.
+// Contract: a warp instruction of W active-or-not lanes on a unit of `lanes` lanes occupies the unit's issue
+// port for ceil(W / lanes) * initiation_interval cycles and writes back `latency` cycles after dispatch.
+struct UnitSpec {
+    UnitKind kind = UnitKind::sp;
+    unsigned count = 1;                 // units of this kind per scheduler (private) or per SM (shared)
+    unsigned lanes = 32;
+    unsigned latency = 1;
+    unsigned initiation_interval = 1;
+    bool shared = false;                // shared among the SM's schedulers (Kepler, Gong 2020 Sec. 4.4.2)
+};
+
+// How shared units are split among schedulers (Gong 2020, Sec. 4.4.2).
+enum class SharedUnitPartitioning : std::uint8_t {
+    even,          // each scheduler owns count / schedulers of the shared units
+    lowest_index,  // any scheduler may take any free shared unit; lower-index schedulers ask first
+};
+
+// How instructions leave the schedulers each cycle.
+enum class IssueRule : std::uint8_t {
+    // Each scheduler issues from one warp per cycle, up to `dispatch_per_scheduler` consecutive independent
+    // instructions of it (Fermi: 1; Kepler: 2).
+    per_scheduler,
+    // Southern Islands: one SIMD's wavefronts are considered per cycle, round-robin over SIMDs, and up to one
+    // instruction of each type (vector ALU, scalar ALU, vector memory, LDS, branch) issues, each from a different
+    // wavefront (Gong 2020, Sec. 5.2 / Table 5.2).
+    one_per_type_round_robin,
+};
+
+// An instruction leaving a scheduler, on its way through operand collection.
+struct IssuedInstruction {
+    std::uint64_t token = 0;           // unique per dynamic instruction in this SM
+    WarpSlot warp = no_warp;
+    unsigned scheduler = 0;
+    ir::Pc pc = ir::no_pc;
+    const ir::Instruction* instruction = nullptr;
+    UnitKind unit = UnitKind::sp;
+    unsigned active_lanes = 0;         // lanes that execute (after the guard predicate)
+    core::Cycle issue_cycle = 0;
+};
+
+// A request to the register file to read an instruction's source operands.
+struct OperandRead {
+    std::uint64_t token = 0;
+    WarpSlot warp = no_warp;
+    unsigned scheduler = 0;
+    std::uint8_t source_count = 0;
+    std::array<ir::RegId, 12> sources{}; // distinct registers read (predicates excluded: they live in a
+                                         // separate predicate file on these machines)
+};
+
+// A request to write an instruction's destination registers.
+struct RegisterWrite {
+    std::uint64_t token = 0;
+    WarpSlot warp = no_warp;
+    std::uint8_t dest_count = 0;
+    std::array<ir::RegId, 8> dests{};
+    bool from_memory = false;          // LSU fill (priority below execution-unit writes in CARF)
+};
+
+// An instruction handed to an execution unit.
+struct ExecOp {
+    std::uint64_t token = 0;
+    WarpSlot warp = no_warp;
+    UnitKind unit = UnitKind::sp;
+    unsigned unit_index = 0;           // which unit of that kind (chosen by the SM)
+    unsigned active_lanes = 0;
+    unsigned warp_width = 32;
+    ir::OpClass op_class = ir::OpClass::int_alu;
+};
+
+// What a scheduler may ask about the L1 without including mem/ (OAWS, MASCAR).
+struct L1View {
+    unsigned mshr_total = 0;
+    unsigned mshr_free = 0;
+    unsigned lsu_queue_depth = 0;
+    bool lsu_blocked = false;
+};
+
+// Why a scheduler did not issue this cycle (or that it did). One per scheduler per cycle.
+enum class IssueOutcome : std::uint8_t {
+    issued,
+    idle,              // no warp assigned
+    ibuffer_empty,     // warps exist but none has a decoded instruction
+    raw_long_latency,  // best warp waits on a register a pending global/local load writes
+    raw_other,         // best warp waits on another pending register
+    structural,        // a unit or operand collector is busy
+    bank_conflict,     // operands held up by register-bank conflicts
+    barrier,           // every waiting warp is at a barrier
+    memory_pipeline,   // the LSU cannot accept another instruction
+};
+inline constexpr std::size_t issue_outcome_count = 9;
+constexpr std::string_view name(IssueOutcome o) {
+    constexpr std::array<std::string_view, issue_outcome_count> names{
+        "issued", "idle", "ibuffer_empty", "raw_long_latency", "raw_other", "structural", "bank_conflict",
+        "barrier", "memory_pipeline"};
+    return names[static_cast<std::size_t>(o)];
+}
+
+} // namespace gpuarch::timing

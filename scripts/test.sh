@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# Builds gpuarch with the default preset (release with assertions) and runs the whole test suite.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/ensure-deps.sh
+jobs=$(nproc 2>/dev/null || echo 2)
+cmake --preset default -DGPUARCH_WARNINGS_AS_ERRORS=ON
+cmake --build --preset default -j "$jobs"
+ctest --preset default -j "$jobs"

@@ -1,0 +1,71 @@
+#include <doctest/doctest.h>
+
+#include <gpuarch/core/lane_mask.hpp>
+
+#include <vector>
+
+using gpuarch::core::LaneMask;
+using gpuarch::core::LargeWarpMask;
+
+TEST_CASE("a lane mask counts, finds and iterates its set lanes") {
+    auto mask = LaneMask<64>::from_word(0b1010'0001ULL | (1ULL << 63));
+    CHECK(mask.popcount() == 4);
+    CHECK(mask.find_first() == 0);
+    CHECK(mask.find_next(0) == 5);
+    CHECK(mask.find_next(7) == 63);
+    CHECK(mask.find_next(63) == 64);
+    std::vector<std::size_t> lanes;
+    for (auto lane : mask.set_lanes()) lanes.push_back(lane);
+    CHECK(lanes == std::vector<std::size_t>{0, 5, 7, 63});
+}
+
+TEST_CASE("first(n) sets exactly the low n lanes of a 512-lane mask, across word boundaries") {
+    for (std::size_t n : {0U, 1U, 31U, 32U, 63U, 64U, 65U, 200U, 511U, 512U, 600U}) {
+        auto mask = LaneMask<512>::first(n);
+        CHECK(mask.popcount() == std::min<std::size_t>(n, 512));
+        if (n > 0 && n <= 512) CHECK(mask.test(n - 1));
+        if (n < 512) CHECK_FALSE(mask.test(n));
+    }
+}
+
+TEST_CASE("complement keeps lanes above the width clear") {
+    auto none = LaneMask<40>{};
+    auto all = ~none;
+    CHECK(all.popcount() == 40);
+    CHECK(all == LaneMask<40>::all());
+    CHECK((~all).none());
+}
+
+TEST_CASE("empty masks report no lanes") {
+    LaneMask<32> m;
+    CHECK(m.none());
+    CHECK(m.find_first() == 32);
+    CHECK(m.set_lanes().begin() == m.set_lanes().end());
+}
+
+TEST_CASE("group32 extracts aligned 32-lane groups for warp-level intrinsics") {
+    LaneMask<128> m;
+    m.set(1);
+    m.set(33);
+    m.set(34);
+    m.set(127);
+    CHECK(m.group32(0) == 0b10U);
+    CHECK(m.group32(1) == 0b110U);
+    CHECK(m.group32(2) == 0U);
+    CHECK(m.group32(3) == 0x8000'0000U);
+}
+
+TEST_CASE("a large-warp mask exposes rows and columns of a K x 32 matrix") {
+    LargeWarpMask<8, 32> lw;
+    lw.set(0, 3);
+    lw.set(5, 3);
+    lw.set(5, 31);
+    CHECK(lw.popcount() == 3);
+    CHECK(lw.column(3).popcount() == 2);
+    CHECK(lw.column(3).test(5));
+    CHECK(lw.row(5).test(31));
+    CHECK(lw.row(5).popcount() == 2);
+    CHECK(lw.flat().test(5 * 32 + 31));
+}
+
+static_assert(LaneMask<32>::first(5).popcount() == 5, "lane masks are usable at compile time");

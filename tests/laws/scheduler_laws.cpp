@@ -1,0 +1,89 @@
+// Laws every Scheduler obeys (timing/concepts.hpp), run over every model of the slot.
+#include <doctest/doctest.h>
+
+#include <gpuarch/sched/gto.hpp>
+#include <gpuarch/sched/lrr.hpp>
+#include <gpuarch/sched/two_level.hpp>
+
+#include <cstdint>
+#include <vector>
+
+namespace {
+using namespace gpuarch;
+
+struct RandomView {
+    std::vector<bool> occupied_, ready_, long_latency_;
+    std::vector<std::uint64_t> age_;
+    unsigned pool_size() const { return static_cast<unsigned>(ready_.size()); }
+    bool occupied(unsigned i) const { return occupied_[i]; }
+    bool ready(unsigned i) const { return ready_[i]; }
+    std::uint64_t age(unsigned i) const { return age_[i]; }
+    bool long_latency_pending(unsigned i) const { return long_latency_[i]; }
+    timing::L1View l1() const { return {}; }
+    core::Cycle now() const { return 0; }
+};
+static_assert(timing::SchedulerView<RandomView>);
+
+struct SplitMix {
+    std::uint64_t state;
+    std::uint64_t next() {
+        std::uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
+        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+        z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+        return z ^ (z >> 31);
+    }
+};
+
+RandomView random_view(SplitMix& rng, unsigned pool) {
+    RandomView v;
+    for (unsigned i = 0; i < pool; ++i) {
+        const bool occ = rng.next() % 4 != 0;
+        const bool rdy = occ && rng.next() % 3 == 0;
+        v.occupied_.push_back(occ);
+        v.ready_.push_back(rdy);
+        v.long_latency_.push_back(occ && !rdy && rng.next() % 2 == 0);
+        v.age_.push_back(rng.next() % 1000);
+    }
+    return v;
+}
+} // namespace
+
+#define GPUARCH_ALL_SCHEDULERS sched::LRR, sched::GTO, sched::TwoLevel<1>, sched::TwoLevel<2>, sched::TwoLevel<8>, \
+                               sched::TwoLevel<64>
+
+TEST_CASE_TEMPLATE("a scheduler only ever selects a ready warp, and idles only when none is ready", S,
+                   GPUARCH_ALL_SCHEDULERS) {
+    static_assert(timing::check_scheduler<S>());
+    for (unsigned pool : {1U, 5U, 16U, 48U}) {
+        SplitMix rng{pool};
+        S s(timing::SchedulerConfig{pool, 0});
+        for (unsigned slot = 0; slot < pool; ++slot) s.on_warp_start(slot);
+        for (int step = 0; step < 2000; ++step) {
+            const RandomView view = random_view(rng, pool);
+            const unsigned pick = s.select(view);
+            bool any_ready = false;
+            for (unsigned i = 0; i < pool; ++i) any_ready = any_ready || view.ready(i);
+            if (pick == timing::no_warp) {
+                REQUIRE_FALSE(any_ready); // work-conserving
+            } else {
+                REQUIRE(pick < pool);
+                REQUIRE(view.ready(pick)); // never a warp that is not ready
+                s.on_issue(pick, static_cast<core::Cycle>(step));
+            }
+        }
+    }
+}
+
+TEST_CASE_TEMPLATE("a scheduler is a deterministic function of its history and the view", S, GPUARCH_ALL_SCHEDULERS) {
+    SplitMix rng_a{7}, rng_b{7};
+    S a(timing::SchedulerConfig{24, 0}), b(timing::SchedulerConfig{24, 0});
+    for (int step = 0; step < 1000; ++step) {
+        const RandomView va = random_view(rng_a, 24), vb = random_view(rng_b, 24);
+        const unsigned pa = a.select(va), pb = b.select(vb);
+        REQUIRE(pa == pb);
+        if (pa != timing::no_warp) {
+            a.on_issue(pa, 0);
+            b.on_issue(pb, 0);
+        }
+    }
+}

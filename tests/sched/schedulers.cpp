@@ -1,0 +1,111 @@
+#include <doctest/doctest.h>
+
+#include <gpuarch/sched/gto.hpp>
+#include <gpuarch/sched/lrr.hpp>
+#include <gpuarch/sched/rcu.hpp>
+#include <gpuarch/sched/two_level.hpp>
+
+#include <vector>
+
+namespace {
+using namespace gpuarch;
+struct View {
+    std::vector<bool> ready_;
+    std::vector<std::uint64_t> age_;
+    std::vector<bool> long_latency_;
+    unsigned pool_size() const { return static_cast<unsigned>(ready_.size()); }
+    bool occupied(unsigned) const { return true; }
+    bool ready(unsigned i) const { return ready_[i]; }
+    std::uint64_t age(unsigned i) const { return age_[i]; }
+    bool long_latency_pending(unsigned i) const { return long_latency_.empty() ? false : bool(long_latency_[i]); }
+    timing::L1View l1() const { return {}; }
+    core::Cycle now() const { return 0; }
+};
+} // namespace
+
+TEST_CASE("LRR issues the next ready warp after the one that issued last") {
+    sched::LRR s(timing::SchedulerConfig{4, 0});
+    View v{{true, true, true, true}, {0, 1, 2, 3}, {}};
+    std::vector<unsigned> order;
+    for (int i = 0; i < 6; ++i) {
+        const unsigned w = s.select(v);
+        order.push_back(w);
+        s.on_issue(w, 0);
+    }
+    CHECK(order == std::vector<unsigned>{0, 1, 2, 3, 0, 1});
+    v.ready_ = {true, false, false, true};
+    CHECK(s.select(v) == 3); // after warp 1: 2 is not ready, 3 is
+}
+
+TEST_CASE("GTO keeps issuing the same warp until it stalls, then the oldest ready warp") {
+    sched::GTO s(timing::SchedulerConfig{4, 0});
+    View v{{true, true, true, true}, {30, 10, 20, 40}, {}};
+    CHECK(s.select(v) == 1); // oldest
+    s.on_issue(1, 0);
+    v.ready_ = {true, true, true, true};
+    CHECK(s.select(v) == 1); // greedy
+    v.ready_ = {true, false, true, true};
+    CHECK(s.select(v) == 2); // warp 1 stalled: oldest ready is warp 2 (age 20)
+    s.on_issue(2, 1);
+    v.ready_ = {true, true, true, true};
+    CHECK(s.select(v) == 2); // now greedy on warp 2, even though warp 1 is older
+}
+
+TEST_CASE("TwoLevel stays in its fetch group until every warp of it stalls") {
+    sched::TwoLevel<2> s(timing::SchedulerConfig{4, 0});
+    View v{{true, true, true, true}, {0, 1, 2, 3}, {false, false, false, false}};
+    std::vector<unsigned> order;
+    for (int i = 0; i < 4; ++i) {
+        const unsigned w = s.select(v);
+        order.push_back(w);
+        s.on_issue(w, 0);
+    }
+    CHECK(order == std::vector<unsigned>{0, 1, 0, 1}); // group {0,1} only
+    v.ready_ = {false, false, true, true};
+    v.long_latency_ = {true, true, false, false};
+    CHECK(s.select(v) == 2); // group {0,1} waits on memory: switch to {2,3}
+}
+
+TEST_CASE("TwoLevel with one group covering the pool selects exactly like LRR") {
+    sched::LRR lrr(timing::SchedulerConfig{6, 0});
+    sched::TwoLevel<8> two(timing::SchedulerConfig{6, 0});
+    std::uint64_t seed = 1;
+    for (int i = 0; i < 500; ++i) {
+        View v{{}, {0, 1, 2, 3, 4, 5}, {}};
+        for (int k = 0; k < 6; ++k) {
+            seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+            v.ready_.push_back((seed >> 33) % 3 == 0);
+        }
+        const unsigned a = lrr.select(v), b = two.select(v);
+        REQUIRE(a == b);
+        if (a != timing::no_warp) {
+            lrr.on_issue(a, 0);
+            two.on_issue(b, 0);
+        }
+    }
+}
+
+TEST_CASE("the RCU keeps entries in increasing offset order and refuses when full") {
+    sched::RCU<3> rcu;
+    CHECK(rcu.insert(5, 10, 10, false));
+    CHECK(rcu.insert(2, 11, 40, false));
+    CHECK(rcu.insert(9, 12, 12, true));
+    CHECK(rcu.full());
+    CHECK_FALSE(rcu.insert(1, 13, 13, false));
+    CHECK(rcu[0].offset == 2);
+    CHECK(rcu[1].offset == 5);
+    CHECK(rcu[2].offset == 9);
+    CHECK(rcu.mark_ready(5));
+    CHECK_FALSE(rcu.mark_ready(7));
+    auto head = rcu.pop_head();
+    REQUIRE(head);
+    CHECK(head->offset == 2);
+    CHECK(head->renamed == 40);
+    CHECK(rcu[0].ready);
+    CHECK(rcu.size() == 2);
+}
+
+TEST_CASE("an RCU of depth 8 is 224 bits per warp (Gong 2020 Sec. 5.5: 8 x 28 bits)") {
+    CHECK(sched::RCU<8>::storage_bits == 224);
+    CHECK(sched::RCU<8>::storage_bits * 40 == 8960); // 40 warps per SM
+}
