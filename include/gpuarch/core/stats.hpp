@@ -60,6 +60,23 @@ public:
         }
     }
 
+    // This table less an earlier snapshot of the same source (per-launch figures from cumulative counters).
+    // Entries absent from `earlier` are kept whole.
+    StatsTable minus(const StatsTable& earlier) const {
+        StatsTable out = *this;
+        for (auto& e : out.entries_) {
+            auto it = earlier.index_.find(e.name);
+            if (it == earlier.index_.end()) continue;
+            const StatEntry& old = earlier.entries_[it->second];
+            if (e.is_histogram) {
+                for (std::size_t i = 0; i < e.buckets.size() && i < old.buckets.size(); ++i) e.buckets[i] -= old.buckets[i];
+            } else {
+                e.value -= old.value;
+            }
+        }
+        return out;
+    }
+
     bool contains(std::string_view name) const { return index_.find(std::string(name)) != index_.end(); }
     // Value of a counter; throws gpuarch::Error naming it when absent (a typo must not read as zero).
     std::uint64_t counter(std::string_view name) const { return find(name).value; }

@@ -170,12 +170,24 @@ concept L1Slot = Named<L> && requires { typename L::Config; } &&
     std::constructible_from<L, const typename L::Config&, std::uint32_t> &&
     requires(const L cl) {
         { cl.can_accept() } -> std::convertible_to<bool>;
-        { cl.view() } -> std::convertible_to<L1View>;
+        cl.view(); // a view with mshr_total, mshr_free, lsu_queue_depth and lsu_blocked (the SM narrows it to L1View)
     };
 
 // ---------------------------------------------------------------------------------------------------------
 // Sentence-per-member checks used at composition boundaries. Each returns true or stops compilation with a
 // message that names the slot and the missing member.
+// Law: unit_for names only unit kinds the frontend's `units` list provides.
+template <class F>
+constexpr bool every_op_class_has_a_unit() {
+    for (int c = 0; c <= static_cast<int>(ir::OpClass::nop); ++c) {
+        const UnitKind kind = F::unit_for(static_cast<ir::OpClass>(c));
+        bool found = false;
+        for (const auto& u : F::units) found = found || (u.kind == kind && u.count > 0);
+        if (!found) return false;
+    }
+    return true;
+}
+
 template <class F>
 consteval bool check_frontend() {
     static_assert(Named<F>, "the Frontend policy must provide `static constexpr std::string_view name`");
@@ -190,6 +202,8 @@ consteval bool check_frontend() {
     static_assert(Frontend<F>, "the Frontend policy must provide every knob listed in timing/concepts.hpp "
                                "(dispatch_per_scheduler, issue_rule, occupancy limits, ibuffer_entries, "
                                "fetch_per_warp, shared_unit_partitioning)");
+    static_assert(every_op_class_has_a_unit<F>(),
+                  "the Frontend's unit_for must only name unit kinds that its `units` list provides");
     return true;
 }
 

@@ -1,0 +1,755 @@
+#pragma once
+// gpuarch::SM<Frontend, Scheduler, RegisterFile, Exec, L1>: one streaming multiprocessor, cycle by cycle.
+//
+// Pipeline (timing/interfaces.hpp has the vocabulary). Each cycle runs its stages back to front, so a stage
+// sees what the stage after it did in the previous cycle:
+//   1. completions: execution units and the L1 hand back finished instructions; results go to the register
+//      file's write ports; control instructions resolve (fetch of their warp resumes, barriers arrive).
+//   2. register file cycle: bank arbitration; finished writes release the scoreboard.
+//   3. dispatch: collectors whose operands are read go to a free execution unit, or to the LSU (L1 slot).
+//   4. L1 cycle: the LSU serves accesses, misses go to the interconnect.
+//   5. issue: each scheduler picks a ready warp (Scheduler::select); up to dispatch_per_scheduler
+//      consecutive independent instructions of it are issued (dual issue on Kepler).
+//   6. fetch/decode: per scheduler one warp (round-robin) fetches up to fetch_per_warp instructions into its
+//      instruction buffer; they can issue from the next cycle.
+//
+// Execution-driven: an instruction is executed functionally (func::) when it is fetched, in program order per
+// warp, so timing sees real addresses, branch outcomes and values, and functional results never depend on
+// timing. Fetch stops after a control instruction (branch, barrier, exit) until it resolves.
+//
+// Contract: deterministic (no host-time, address or hash-order dependence); zero virtual dispatch: every slot is
+// a template argument and `component_types` lists them for the polymorphism check in tests.
+#include <array>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <boost/mp11/list.hpp>
+
+#include <gpuarch/core/cycle.hpp>
+#include <gpuarch/core/stats.hpp>
+#include <gpuarch/func/kernel_execution.hpp>
+#include <gpuarch/ir/def_use.hpp>
+#include <gpuarch/mem/access.hpp>
+#include <gpuarch/mem/queue.hpp>
+#include <gpuarch/timing/concepts.hpp>
+
+namespace gpuarch {
+
+// What occupancy needs to know about a kernel launch (per CTA).
+struct CtaShape {
+    unsigned threads = 0;
+    unsigned warps = 0;
+    unsigned registers = 0;       // per CTA, after allocation granularity
+    unsigned shared_bytes = 0;    // static + dynamic
+};
+
+template <class FrontendT, class SchedulerT, class RegisterFileT, class ExecT, class L1T>
+class SM {
+    static_assert(timing::check_frontend<FrontendT>());
+    static_assert(timing::check_scheduler<SchedulerT>());
+    static_assert(timing::check_register_file<RegisterFileT>());
+    static_assert(timing::check_exec<ExecT>());
+    static_assert(timing::check_l1<L1T>());
+    static_assert(FrontendT::max_threads <= FrontendT::max_warps * FrontendT::warp_width,
+                  "the Frontend's max_threads must fit in max_warps warps of warp_width threads");
+    static_assert(FrontendT::ibuffer_entries >= 1 && FrontendT::ibuffer_entries <= 8,
+                  "the Frontend's ibuffer_entries must be between 1 and 8");
+
+public:
+    using Frontend = FrontendT;
+    using Scheduler = SchedulerT;
+    using RegisterFile = RegisterFileT;
+    using Exec = ExecT;
+    using L1 = L1T;
+    using component_types = boost::mp11::mp_list<Frontend, Scheduler, RegisterFile, Exec, L1>;
+    static constexpr unsigned warp_width = Frontend::warp_width;
+
+    // "Kepler/GTO/IdealRF/SimdExec/L1<MSHR<32>>": the variant's label in tables.
+    static std::string variant_name() {
+        std::string n(Frontend::name);
+        for (std::string_view part : {std::string_view(Scheduler::name), std::string_view(RegisterFile::name),
+                                      std::string_view(Exec::name), std::string_view(L1::name)})
+            (n += '/') += part;
+        return n;
+    }
+
+    SM(std::uint32_t sm_id, const typename L1::Config& l1_config)
+        : id_(sm_id), rf_(timing::RegisterFileConfig{Frontend::max_warps, Frontend::schedulers, warp_width}),
+          exec_(timing::ExecConfig{std::span<const timing::UnitSpec>(Frontend::units), Frontend::schedulers,
+                                   Frontend::shared_unit_partitioning, warp_width}),
+          l1_(l1_config, sm_id), warps_(Frontend::max_warps), ctas_(Frontend::max_ctas) {
+        for (unsigned s = 0; s < Frontend::schedulers; ++s) {
+            const unsigned pool = pool_size(s);
+            schedulers_.emplace_back(timing::SchedulerConfig{pool, s});
+            fetch_next_.push_back(0);
+        }
+        for (unsigned w = 0; w < Frontend::max_warps; ++w) {
+            warps_[w].scheduler = w % Frontend::schedulers;
+            warps_[w].pool_index = w / Frontend::schedulers;
+        }
+        for (std::size_t k = 0; k < timing::unit_kind_count; ++k)
+            for (unsigned s = 0; s < Frontend::schedulers; ++s) unit_capacity_[k][s] = count_units(k);
+    }
+
+    std::uint32_t id() const { return id_; }
+    L1& l1() { return l1_; }
+    const L1& l1() const { return l1_; }
+    const RegisterFile& register_file() const { return rf_; }
+    const Exec& exec() const { return exec_; }
+
+    // Binds a kernel launch; called before the first CTA of that launch arrives.
+    void bind(func::KernelExecution& execution, const CtaShape& shape) {
+        execution_ = &execution;
+        shape_ = shape;
+        const auto& kernel = execution.kernel();
+        reg_words_ = (kernel.registers.size() + 63) / 64;
+        pending_.assign(std::size_t(Frontend::max_warps) * reg_words_, 0);
+        pending_long_.assign(std::size_t(Frontend::max_warps) * reg_words_, 0);
+    }
+
+    // Occupancy (CUDA occupancy rules): threads, warps, CTAs, registers and shared memory per SM.
+    bool can_accept_cta() const {
+        return resident_ctas_ < Frontend::max_ctas && used_warps_ + shape_.warps <= Frontend::max_warps &&
+               used_threads_ + shape_.threads <= Frontend::max_threads &&
+               used_registers_ + shape_.registers <= Frontend::max_registers &&
+               used_shared_ + shape_.shared_bytes <= Frontend::max_shared_bytes;
+    }
+    // Maximum CTAs of this shape one SM holds at once (0: the CTA does not fit at all).
+    static unsigned max_resident_ctas(const CtaShape& s) {
+        unsigned n = Frontend::max_ctas;
+        auto limit = [&n](unsigned used, unsigned cap) {
+            if (used != 0) n = std::min(n, cap / used);
+        };
+        limit(s.warps, Frontend::max_warps);
+        limit(s.threads, Frontend::max_threads);
+        limit(s.registers, Frontend::max_registers);
+        limit(s.shared_bytes, Frontend::max_shared_bytes);
+        return n;
+    }
+
+    // Starts CTA `linear_cta` on this SM. Precondition: can_accept_cta().
+    void start_cta(std::uint64_t linear_cta, std::uint64_t launch_age) {
+        unsigned slot = 0;
+        while (ctas_[slot].active) ++slot;
+        CtaSlot& cta = ctas_[slot];
+        cta.active = true;
+        cta.state = std::make_unique<func::CtaState>(execution_->start_cta(linear_cta, id_));
+        cta.live_warps = static_cast<unsigned>(cta.state->warp_count());
+        cta.arrived = 0;
+        cta.warp_slots.clear();
+        unsigned w = 0;
+        for (unsigned k = 0; k < cta.live_warps; ++k) {
+            // Warps of a CTA go to consecutive free slots, which spreads them over the schedulers' pools
+            // (slot mod schedulers), as Gong 2020 Sec. 4.4.1 distributes a block's warps evenly over the pools.
+            while (warps_[w].occupied) ++w;
+            WarpState& ws = warps_[w];
+            ws = WarpState{};
+            ws.scheduler = w % Frontend::schedulers;
+            ws.pool_index = w / Frontend::schedulers;
+            ws.occupied = true;
+            ws.cta_slot = slot;
+            ws.warp_in_cta = k;
+            ws.age = launch_age * 4096 + k;
+            clear_scoreboard(w);
+            cta.warp_slots.push_back(w);
+            schedulers_[ws.scheduler].on_warp_start(ws.pool_index);
+            if (cta.state->warp_finished(k)) ws.functional_done = true;
+        }
+        ++resident_ctas_;
+        used_warps_ += shape_.warps;
+        used_threads_ += shape_.threads;
+        used_registers_ += shape_.registers;
+        used_shared_ += shape_.shared_bytes;
+        for (unsigned k = 0; k < cta.live_warps; ++k) maybe_finish_warp(cta.warp_slots[k]);
+    }
+
+    bool idle() const { return resident_ctas_ == 0; }
+    unsigned resident_ctas() const { return resident_ctas_; }
+    // CTAs that finished since the last call (the dispatcher refills the SM).
+    unsigned take_finished_ctas() {
+        const unsigned n = finished_ctas_;
+        finished_ctas_ = 0;
+        return n;
+    }
+
+    // One core cycle. `down` is this SM's port into the interconnect.
+    void cycle(core::Cycle now, mem::Downstream& down) {
+        now_ = now;
+        // 1. completions
+        exec_.drain_completed(now, [this](std::uint64_t token) { on_exec_done(token); });
+        l1_.drain_completed([this](const mem::Completion& c) { on_memory_done(c.token); });
+        // 2. register file
+        rf_.cycle(now);
+        rf_.drain_written([this](std::uint64_t token) { on_written(token); });
+        // 3. dispatch from operand collectors
+        rf_.dispatch_ready([this](std::uint64_t token) { return try_dispatch(token); });
+        // 4. LSU / L1
+        l1_.cycle(now, down);
+        // 5. issue
+        issue(now);
+        // 6. fetch
+        fetch();
+        ++stats_.cycles;
+        if (resident_ctas_ > 0) ++stats_.active_cycles;
+    }
+
+    // A response from the memory system for this SM's L1.
+    void receive(const mem::MemPacket& packet, core::Cycle now) { l1_.receive(packet, now); }
+
+    template <class V>
+    void visit_stats(V& v) const {
+        v.counter("cycles", stats_.cycles, "core cycles simulated");
+        v.counter("active_cycles", stats_.active_cycles, "cycles with at least one resident CTA");
+        v.counter("warp_instructions", stats_.warp_instructions, "warp instructions issued");
+        v.counter("thread_instructions", stats_.thread_instructions, "thread instructions (active lanes) issued");
+        v.counter("dual_issues", stats_.dual_issues, "cycles a scheduler issued a second instruction of its warp");
+        v.counter("issue_slots", stats_.issue_slots, "scheduler-cycles x dispatch width");
+        for (std::size_t k = 0; k < timing::issue_outcome_count; ++k)
+            v.counter(std::string("stall.") + std::string(timing::name(static_cast<timing::IssueOutcome>(k))),
+                      stats_.outcomes[k], "scheduler-cycles with this issue outcome");
+        v.counter("gong.issued", stats_.gong[0], "cycles with an issue (Gong 2020 Fig. 1.2)");
+        v.counter("gong.long_latency_stall", stats_.gong[1],
+                  "cycles without issue, every warp waiting on a long-latency memory operation");
+        v.counter("gong.mixed_stall", stats_.gong[2], "cycles without issue for any other mix of reasons");
+        v.counter("lsu.stalled_coalesce", stats_.lsu[1], "cycles the LSU served one of several accesses (LDST_COAL)");
+        v.counter("lsu.stalled_mshr", stats_.lsu[2], "cycles the LSU replayed for lack of an MSHR (LDST_MSHR)");
+        v.counter("lsu.stalled_icnt", stats_.lsu[3], "cycles the LSU waited on the miss queue (LDST_ICNT)");
+        v.counter("ctas", stats_.ctas, "CTAs completed");
+        v.nested("rf", rf_);
+        v.nested("exec", exec_);
+        v.nested("l1", l1_);
+        for (unsigned s = 0; s < Frontend::schedulers; ++s)
+            if constexpr (requires(V& vv) { schedulers_[s].visit_stats(vv); }) v.nested("sched", schedulers_[s]);
+    }
+
+    std::uint64_t cycles() const { return stats_.cycles; }
+    std::uint64_t warp_instructions() const { return stats_.warp_instructions; }
+    std::uint64_t thread_instructions() const { return stats_.thread_instructions; }
+
+private:
+    // ---------------------------------------------------------------------------------------------------
+    struct InFlight {
+        explicit InFlight(unsigned width) : result(width) {}
+        func::StepResult result;
+        std::uint32_t index = 0; // position in records_, used as the token
+        std::uint32_t warp = 0;
+        timing::UnitKind unit = timing::UnitKind::sp;
+        bool is_memory = false, is_control = false, long_latency = false, alive = false;
+        unsigned active_lanes = 0;
+    };
+
+    struct WarpState {
+        bool occupied = false;
+        bool functional_done = false; // the warp's last instruction has been fetched
+        bool fetch_blocked = false;   // a control instruction is in flight
+        bool at_barrier = false;
+        unsigned scheduler = 0, pool_index = 0, cta_slot = 0, warp_in_cta = 0;
+        std::uint64_t age = 0;
+        unsigned in_flight = 0;       // fetched or issued, not yet retired
+        std::array<std::uint32_t, 8> ibuffer{};
+        unsigned ib_head = 0, ib_count = 0;
+        unsigned long_pending = 0;    // destination registers of pending long-latency loads
+    };
+
+    struct CtaSlot {
+        bool active = false;
+        std::unique_ptr<func::CtaState> state;
+        std::vector<unsigned> warp_slots;
+        unsigned live_warps = 0, arrived = 0;
+    };
+
+    struct Stats {
+        std::uint64_t cycles = 0, active_cycles = 0, warp_instructions = 0, thread_instructions = 0;
+        std::uint64_t dual_issues = 0, issue_slots = 0, ctas = 0;
+        std::array<std::uint64_t, timing::issue_outcome_count> outcomes{};
+        std::array<std::uint64_t, 3> gong{};
+        std::array<std::uint64_t, 4> lsu{};
+    };
+
+    // What the scheduler sees: readiness precomputed for this cycle.
+    struct PoolView {
+        const SM* sm;
+        unsigned scheduler;
+        const std::vector<std::uint8_t>* ready_flags;
+        unsigned pool_size() const { return static_cast<unsigned>(ready_flags->size()); }
+        bool occupied(unsigned i) const { return sm->warps_[sm->slot_of(scheduler, i)].occupied; }
+        bool ready(unsigned i) const { return (*ready_flags)[i] != 0; }
+        std::uint64_t age(unsigned i) const { return sm->warps_[sm->slot_of(scheduler, i)].age; }
+        bool long_latency_pending(unsigned i) const {
+            const auto& w = sm->warps_[sm->slot_of(scheduler, i)];
+            return w.occupied && w.long_pending > 0 && w.ib_count > 0 && sm->head_blocked_by_long(sm->slot_of(scheduler, i));
+        }
+        timing::L1View l1() const {
+            const auto v = sm->l1_.view();
+            return timing::L1View{v.mshr_total, v.mshr_free, v.lsu_queue_depth, v.lsu_blocked};
+        }
+        core::Cycle now() const { return sm->now_; }
+    };
+
+    // ---------------------------------------------------------------------------------------------------
+    static constexpr unsigned pool_size(unsigned scheduler) {
+        return (Frontend::max_warps - scheduler + Frontend::schedulers - 1) / Frontend::schedulers;
+    }
+    static constexpr unsigned slot_of(unsigned scheduler, unsigned pool_index) {
+        return pool_index * Frontend::schedulers + scheduler;
+    }
+    // Units of `kind` a scheduler may dispatch to: its private ones plus every shared one (under even
+    // partitioning, its slice of each).
+    static constexpr unsigned count_units(std::size_t kind) {
+        unsigned n = 0;
+        for (const auto& u : Frontend::units)
+            if (static_cast<std::size_t>(u.kind) == kind) n += u.count;
+        return n;
+    }
+
+
+    std::uint32_t allocate_record() {
+        if (!free_records_.empty()) {
+            const std::uint32_t r = free_records_.back();
+            free_records_.pop_back();
+            return r;
+        }
+        records_.emplace_back(warp_width);
+        records_.back().index = static_cast<std::uint32_t>(records_.size() - 1);
+        return records_.back().index;
+    }
+    void release_record(std::uint32_t r) {
+        records_[r].alive = false;
+        free_records_.push_back(r);
+    }
+
+    std::uint64_t* pending_of(unsigned w) { return pending_.data() + std::size_t(w) * reg_words_; }
+    const std::uint64_t* pending_of(unsigned w) const { return pending_.data() + std::size_t(w) * reg_words_; }
+    std::uint64_t* long_of(unsigned w) { return pending_long_.data() + std::size_t(w) * reg_words_; }
+    const std::uint64_t* long_of(unsigned w) const { return pending_long_.data() + std::size_t(w) * reg_words_; }
+    static bool test_bit(const std::uint64_t* bits, ir::RegId r) { return (bits[r / 64] >> (r % 64)) & 1U; }
+    static void set_bit(std::uint64_t* bits, ir::RegId r) { bits[r / 64] |= std::uint64_t{1} << (r % 64); }
+    static void clear_bit(std::uint64_t* bits, ir::RegId r) { bits[r / 64] &= ~(std::uint64_t{1} << (r % 64)); }
+    void clear_scoreboard(unsigned w) {
+        for (std::size_t i = 0; i < reg_words_; ++i) pending_of(w)[i] = long_of(w)[i] = 0;
+    }
+
+    enum class Hazard : std::uint8_t { none, raw_long, raw_other };
+    Hazard hazard(unsigned w, const ir::Instruction& inst) const {
+        const std::uint64_t* p = pending_of(w);
+        const std::uint64_t* l = long_of(w);
+        Hazard h = Hazard::none;
+        for (unsigned k = 0; k < inst.num_uses; ++k) {
+            const ir::RegId r = inst.uses[k];
+            if (test_bit(p, r)) {
+                if (test_bit(l, r)) return Hazard::raw_long;
+                h = Hazard::raw_other;
+            }
+        }
+        for (unsigned k = 0; k < inst.num_defs; ++k)
+            if (test_bit(p, inst.defs[k])) return test_bit(l, inst.defs[k]) ? Hazard::raw_long : Hazard::raw_other;
+        return h;
+    }
+    bool head_blocked_by_long(unsigned w) const {
+        const WarpState& ws = warps_[w];
+        return hazard(w, *records_[ws.ibuffer[ws.ib_head]].result.instruction) == Hazard::raw_long;
+    }
+
+    // ---------------------------------------------------------------------------------------------------
+    void fetch() {
+        for (unsigned s = 0; s < Frontend::schedulers; ++s) {
+            const unsigned pool = pool_size(s);
+            for (unsigned k = 0; k < pool; ++k) {
+                const unsigned pi = (fetch_next_[s] + k) % pool;
+                const unsigned w = slot_of(s, pi);
+                if (!can_fetch(w)) continue;
+                fetch_warp(w);
+                fetch_next_[s] = (pi + 1) % pool;
+                break;
+            }
+        }
+    }
+    bool can_fetch(unsigned w) const {
+        const WarpState& ws = warps_[w];
+        if (!ws.occupied || ws.functional_done || ws.fetch_blocked || ws.at_barrier) return false;
+        if (ws.ib_count >= Frontend::ibuffer_entries) return false;
+        const CtaSlot& cta = ctas_[ws.cta_slot];
+        return !cta.state->warp_waiting(ws.warp_in_cta);
+    }
+    void fetch_warp(unsigned w) {
+        WarpState& ws = warps_[w];
+        CtaSlot& cta = ctas_[ws.cta_slot];
+        for (unsigned n = 0; n < Frontend::fetch_per_warp && ws.ib_count < Frontend::ibuffer_entries; ++n) {
+            if (cta.state->warp_waiting(ws.warp_in_cta) || cta.state->warp_finished(ws.warp_in_cta)) break;
+            const std::uint32_t r = allocate_record();
+            InFlight& rec = records_[r];
+            execution_->step(*cta.state, ws.warp_in_cta, rec.result);
+            const ir::Instruction& inst = *rec.result.instruction;
+            rec.alive = true;
+            rec.warp = w;
+            rec.unit = Frontend::unit_for(inst.op_class);
+            rec.is_memory = ir::is_memory(inst.op_class);
+            rec.is_control = inst.op_class == ir::OpClass::branch || inst.op_class == ir::OpClass::barrier ||
+                             inst.op_class == ir::OpClass::control;
+            rec.active_lanes = static_cast<unsigned>(rec.result.executed.popcount());
+            rec.long_latency = rec.is_memory && is_long_latency(inst, rec.result);
+            ws.ibuffer[(ws.ib_head + ws.ib_count) % ws.ibuffer.size()] = r;
+            ++ws.ib_count;
+            ++ws.in_flight;
+            if (rec.result.warp_finished) ws.functional_done = true;
+            if (rec.is_control || ws.functional_done) {
+                if (rec.is_control) ws.fetch_blocked = true;
+                break;
+            }
+        }
+    }
+    static bool is_long_latency(const ir::Instruction& inst, const func::StepResult& result) {
+        if (inst.num_defs == 0) return false;
+        const ir::StateSpace space = result.space;
+        return space == ir::StateSpace::global || space == ir::StateSpace::local;
+    }
+
+    // ---------------------------------------------------------------------------------------------------
+    // Why warp w cannot issue its head instruction now (IssueOutcome::issued when it can).
+    timing::IssueOutcome blocker(unsigned w) const {
+        const WarpState& ws = warps_[w];
+        if (ws.at_barrier) return timing::IssueOutcome::barrier;
+        if (ws.ib_count == 0) {
+            if (ws.occupied && (ws.functional_done || ws.fetch_blocked)) return timing::IssueOutcome::raw_other;
+            if (ws.occupied && ctas_[ws.cta_slot].state->warp_waiting(ws.warp_in_cta))
+                return timing::IssueOutcome::barrier;
+            return timing::IssueOutcome::ibuffer_empty;
+        }
+        const InFlight& rec = records_[ws.ibuffer[ws.ib_head]];
+        switch (hazard(w, *rec.result.instruction)) {
+        case Hazard::raw_long: return timing::IssueOutcome::raw_long_latency;
+        case Hazard::raw_other: return timing::IssueOutcome::raw_other;
+        case Hazard::none: break;
+        }
+        return resources_block(ws.scheduler, rec);
+    }
+    // Structural limits at issue: one instruction waiting for dispatch per unit the scheduler may use (the
+    // pipeline register in front of each unit), and a free operand collector.
+    timing::IssueOutcome resources_block(unsigned scheduler, const InFlight& rec) const {
+        if (pending_dispatch_[kind_index(rec.unit)][scheduler] >= unit_capacity_[kind_index(rec.unit)][scheduler])
+            return rec.is_memory ? timing::IssueOutcome::memory_pipeline : timing::IssueOutcome::structural;
+        timing::OperandRead read = operand_read(rec);
+        if (!rf_.can_accept(read)) {
+            if constexpr (requires { rf_.conflicted_last_cycle(); })
+                if (rf_.conflicted_last_cycle()) return timing::IssueOutcome::bank_conflict;
+            return timing::IssueOutcome::structural;
+        }
+        return timing::IssueOutcome::issued;
+    }
+    static std::size_t kind_index(timing::UnitKind k) { return static_cast<std::size_t>(k); }
+
+    timing::OperandRead operand_read(const InFlight& rec) const {
+        timing::OperandRead read;
+        read.token = token_of(rec);
+        read.warp = rec.warp;
+        read.scheduler = warps_[rec.warp].scheduler;
+        const ir::Instruction& inst = *rec.result.instruction;
+        for (unsigned k = 0; k < inst.num_uses && read.source_count < read.sources.size(); ++k) {
+            const ir::RegId r = inst.uses[k];
+            if (execution_->kernel().registers[r].type == ir::ScalarType::pred) continue;
+            bool seen = false;
+            for (unsigned j = 0; j < read.source_count; ++j) seen = seen || read.sources[j] == r;
+            if (!seen) read.sources[read.source_count++] = r;
+        }
+        return read;
+    }
+    static std::uint64_t token_of(const InFlight& rec) { return rec.index; }
+
+    void issue(core::Cycle now) {
+        bool any_issued = false;
+        bool all_long = true; // every occupied warp of the SM waits on a long-latency load
+        bool any_warp = false;
+        for (unsigned s = 0; s < Frontend::schedulers; ++s) {
+            if constexpr (Frontend::issue_rule == timing::IssueRule::one_per_type_round_robin) {
+                if (now % Frontend::schedulers != s) {
+                    // Not this SIMD's turn; its warps still count for the Gong classification.
+                    for (unsigned i = 0; i < pool_size(s); ++i) {
+                        const unsigned w = slot_of(s, i);
+                        if (!warps_[w].occupied) continue;
+                        any_warp = true;
+                        if (blocker(w) != timing::IssueOutcome::raw_long_latency) all_long = false;
+                    }
+                    continue;
+                }
+            }
+            const unsigned issued = issue_scheduler(s, now, all_long, any_warp);
+            any_issued = any_issued || issued > 0;
+        }
+        if (any_issued) ++stats_.gong[0];
+        else if (any_warp && all_long) ++stats_.gong[1];
+        else if (any_warp) ++stats_.gong[2];
+        switch (l1_.lsu_state()) {
+        case mem::LsuState::stalled_coalesce: ++stats_.lsu[1]; break;
+        case mem::LsuState::stalled_mshr: ++stats_.lsu[2]; break;
+        case mem::LsuState::stalled_icnt: ++stats_.lsu[3]; break;
+        default: break;
+        }
+    }
+
+    // Issues up to the scheduler's width this cycle; records its outcome. Returns instructions issued.
+    unsigned issue_scheduler(unsigned s, core::Cycle now, bool& all_long, bool& any_warp) {
+        const unsigned pool = pool_size(s);
+        ready_flags_.assign(pool, 0);
+        timing::IssueOutcome best = timing::IssueOutcome::idle;
+        auto rank = [](timing::IssueOutcome o) {
+            // The outcome reported when nothing issues: the reason of the warp closest to issuing.
+            switch (o) {
+            case timing::IssueOutcome::issued: return 9;
+            case timing::IssueOutcome::memory_pipeline: return 8;
+            case timing::IssueOutcome::bank_conflict: return 7;
+            case timing::IssueOutcome::structural: return 6;
+            case timing::IssueOutcome::raw_other: return 5;
+            case timing::IssueOutcome::ibuffer_empty: return 4;
+            case timing::IssueOutcome::barrier: return 3;
+            case timing::IssueOutcome::raw_long_latency: return 2;
+            case timing::IssueOutcome::idle: return 1;
+            }
+            return 0;
+        };
+        for (unsigned i = 0; i < pool; ++i) {
+            const unsigned w = slot_of(s, i);
+            if (!warps_[w].occupied) continue;
+            any_warp = true;
+            const timing::IssueOutcome o = blocker(w);
+            if (o != timing::IssueOutcome::raw_long_latency) all_long = false;
+            if (o == timing::IssueOutcome::issued) ready_flags_[i] = 1;
+            if (rank(o) > rank(best)) best = o;
+        }
+        stats_.issue_slots += Frontend::dispatch_per_scheduler;
+        unsigned issued = 0;
+        PoolView view{this, s, &ready_flags_};
+        if constexpr (Frontend::issue_rule == timing::IssueRule::one_per_type_round_robin) {
+            // Up to one instruction per type, each from a different wavefront.
+            std::array<bool, 5> type_used{};
+            for (unsigned n = 0; n < Frontend::dispatch_per_scheduler; ++n) {
+                for (unsigned i = 0; i < pool; ++i) {
+                    if (!ready_flags_[i]) continue;
+                    const WarpState& ws = warps_[slot_of(s, i)];
+                    if (type_used[si_type(records_[ws.ibuffer[ws.ib_head]].unit)]) ready_flags_[i] = 0;
+                }
+                const unsigned pick = schedulers_[s].select(view);
+                if (pick == timing::no_warp) break;
+                const unsigned w = slot_of(s, pick);
+                type_used[si_type(records_[warps_[w].ibuffer[warps_[w].ib_head]].unit)] = true;
+                issue_head(w, s, now);
+                schedulers_[s].on_issue(pick, now);
+                ready_flags_[pick] = 0;
+                ++issued;
+            }
+        } else {
+            const unsigned pick = schedulers_[s].select(view);
+            if (pick != timing::no_warp) {
+                const unsigned w = slot_of(s, pick);
+                const InFlight* first = &records_[warps_[w].ibuffer[warps_[w].ib_head]];
+                issue_head(w, s, now);
+                schedulers_[s].on_issue(pick, now);
+                ++issued;
+                // Dual issue: the next instruction of the same warp, if decoded, independent of the first and
+                // free of hazards and structural limits (Gong 2020 Sec. 2.2: "two independent instructions").
+                while (issued < Frontend::dispatch_per_scheduler && warps_[w].ib_count > 0 && !first->is_control) {
+                    const InFlight& next = records_[warps_[w].ibuffer[warps_[w].ib_head]];
+                    if (blocker(w) != timing::IssueOutcome::issued) break;
+                    if (depends_on(*next.result.instruction, *first->result.instruction)) break;
+                    first = &next;
+                    issue_head(w, s, now);
+                    ++issued;
+                    ++stats_.dual_issues;
+                }
+            }
+        }
+        ++stats_.outcomes[static_cast<std::size_t>(issued > 0 ? timing::IssueOutcome::issued : best)];
+        return issued;
+    }
+    static std::size_t si_type(timing::UnitKind k) {
+        switch (k) {
+        case timing::UnitKind::scalar: return 1;
+        case timing::UnitKind::ldst: return 2;
+        case timing::UnitKind::lds: return 3;
+        case timing::UnitKind::branch: return 4;
+        default: return 0; // vector ALU (sp, sfu, dp, int_mul)
+        }
+    }
+    static bool depends_on(const ir::Instruction& later, const ir::Instruction& earlier) {
+        for (unsigned d = 0; d < earlier.num_defs; ++d) {
+            for (unsigned u = 0; u < later.num_uses; ++u)
+                if (later.uses[u] == earlier.defs[d]) return true;
+            for (unsigned u = 0; u < later.num_defs; ++u)
+                if (later.defs[u] == earlier.defs[d]) return true;
+        }
+        return false;
+    }
+
+    void issue_head(unsigned w, unsigned s, core::Cycle) {
+        WarpState& ws = warps_[w];
+        const std::uint32_t r = ws.ibuffer[ws.ib_head];
+        ws.ib_head = (ws.ib_head + 1) % ws.ibuffer.size();
+        --ws.ib_count;
+        InFlight& rec = records_[r];
+        const ir::Instruction& inst = *rec.result.instruction;
+        for (unsigned k = 0; k < inst.num_defs; ++k) {
+            set_bit(pending_of(w), inst.defs[k]);
+            if (rec.long_latency) {
+                set_bit(long_of(w), inst.defs[k]);
+                ++ws.long_pending;
+            }
+        }
+        rf_.accept(operand_read(rec), now_);
+        ++pending_dispatch_[kind_index(rec.unit)][s];
+        ++stats_.warp_instructions;
+        stats_.thread_instructions += rec.active_lanes;
+    }
+
+    // ---------------------------------------------------------------------------------------------------
+    bool try_dispatch(std::uint64_t token) {
+        InFlight& rec = records_[token];
+        const unsigned s = warps_[rec.warp].scheduler;
+        if (!exec_.can_dispatch(rec.unit, s, now_)) return false;
+        if (rec.is_memory) {
+            if (!l1_.can_accept()) return false;
+            const ir::Instruction& inst = *rec.result.instruction;
+            mem::WarpAccess access;
+            access.warp = rec.warp;
+            access.token = token;
+            access.pc = rec.result.pc;
+            access.space = rec.result.space;
+            access.kind = inst.op == ir::Opcode::st ? mem::WarpAccess::store
+                          : (inst.op == ir::Opcode::atom || inst.op == ir::Opcode::red) ? mem::WarpAccess::atomic
+                                                                                          : mem::WarpAccess::load;
+            access.access_bytes = rec.result.access_bytes;
+            access.width = warp_width;
+            access.active = rec.result.executed;
+            access.addresses = rec.result.addresses.data();
+            l1_.accept(access, now_);
+        }
+        timing::ExecOp op;
+        op.token = token;
+        op.warp = rec.warp;
+        op.unit = rec.unit;
+        op.active_lanes = rec.active_lanes;
+        op.warp_width = warp_width;
+        op.op_class = rec.result.instruction->op_class;
+        exec_.dispatch(op, s, now_);
+        --pending_dispatch_[kind_index(rec.unit)][s];
+        return true;
+    }
+
+    void on_exec_done(std::uint64_t token) {
+        InFlight& rec = records_[token];
+        if (rec.is_memory) return; // the L1 completes it
+        complete(token);
+    }
+    void on_memory_done(std::uint64_t token) { complete(token); }
+
+    // Result ready: write destinations (through the register file) or retire directly.
+    void complete(std::uint64_t token) {
+        InFlight& rec = records_[token];
+        const ir::Instruction& inst = *rec.result.instruction;
+        if (rec.is_control) resolve_control(rec);
+        if (inst.num_defs == 0) {
+            retire(token);
+            return;
+        }
+        timing::RegisterWrite write;
+        write.token = token;
+        write.warp = rec.warp;
+        write.from_memory = rec.is_memory;
+        for (unsigned k = 0; k < inst.num_defs && write.dest_count < write.dests.size(); ++k) {
+            if (execution_->kernel().registers[inst.defs[k]].type == ir::ScalarType::pred) continue;
+            write.dests[write.dest_count++] = inst.defs[k];
+        }
+        if (write.dest_count == 0) {
+            on_written(token);
+            return;
+        }
+        rf_.write(write, now_);
+    }
+    void on_written(std::uint64_t token) {
+        InFlight& rec = records_[token];
+        const ir::Instruction& inst = *rec.result.instruction;
+        WarpState& ws = warps_[rec.warp];
+        for (unsigned k = 0; k < inst.num_defs; ++k) {
+            clear_bit(pending_of(rec.warp), inst.defs[k]);
+            if (rec.long_latency) {
+                clear_bit(long_of(rec.warp), inst.defs[k]);
+                --ws.long_pending;
+            }
+        }
+        retire(token);
+    }
+    void retire(std::uint64_t token) {
+        InFlight& rec = records_[token];
+        const unsigned w = rec.warp;
+        --warps_[w].in_flight;
+        release_record(static_cast<std::uint32_t>(token));
+        maybe_finish_warp(w);
+    }
+
+    void resolve_control(const InFlight& rec) {
+        WarpState& ws = warps_[rec.warp];
+        ws.fetch_blocked = false;
+        const ir::Instruction& inst = *rec.result.instruction;
+        if (inst.op == ir::Opcode::bar && inst.barrier != ir::BarrierMode::arrive) {
+            CtaSlot& cta = ctas_[ws.cta_slot];
+            ws.at_barrier = true;
+            ++cta.arrived;
+            release_barrier_if_complete(cta);
+        }
+    }
+    void release_barrier_if_complete(CtaSlot& cta) {
+        if (cta.arrived == 0 || cta.arrived < cta.live_warps) return;
+        cta.arrived = 0;
+        for (unsigned w : cta.warp_slots)
+            if (warps_[w].occupied) warps_[w].at_barrier = false;
+    }
+
+    void maybe_finish_warp(unsigned w) {
+        WarpState& ws = warps_[w];
+        if (!ws.occupied || !ws.functional_done || ws.in_flight > 0) return;
+        ws.occupied = false;
+        schedulers_[ws.scheduler].on_warp_exit(ws.pool_index);
+        CtaSlot& cta = ctas_[ws.cta_slot];
+        --cta.live_warps;
+        if (cta.live_warps > 0) {
+            release_barrier_if_complete(cta);
+            return;
+        }
+        cta.active = false;
+        cta.state.reset();
+        --resident_ctas_;
+        used_warps_ -= shape_.warps;
+        used_threads_ -= shape_.threads;
+        used_registers_ -= shape_.registers;
+        used_shared_ -= shape_.shared_bytes;
+        ++finished_ctas_;
+        ++stats_.ctas;
+    }
+
+    // ---------------------------------------------------------------------------------------------------
+    std::uint32_t id_;
+    RegisterFile rf_;
+    Exec exec_;
+    L1 l1_;
+    std::vector<Scheduler> schedulers_;
+    std::vector<unsigned> fetch_next_;
+    std::vector<WarpState> warps_;
+    std::vector<CtaSlot> ctas_;
+    std::deque<InFlight> records_;
+    std::vector<std::uint32_t> free_records_;
+    std::vector<std::uint64_t> pending_, pending_long_;
+    std::size_t reg_words_ = 0;
+    std::vector<std::uint8_t> ready_flags_;
+    std::array<std::array<unsigned, Frontend::schedulers>, timing::unit_kind_count> unit_capacity_{};
+    std::array<std::array<unsigned, Frontend::schedulers>, timing::unit_kind_count> pending_dispatch_{};
+    func::KernelExecution* execution_ = nullptr;
+    CtaShape shape_{};
+    unsigned resident_ctas_ = 0, used_warps_ = 0, used_threads_ = 0, used_registers_ = 0, used_shared_ = 0;
+    unsigned finished_ctas_ = 0;
+    core::Cycle now_ = 0;
+    Stats stats_;
+};
+
+} // namespace gpuarch
