@@ -185,10 +185,13 @@ public:
             if (instructions != last_instructions || finished_any) {
                 last_instructions = instructions;
                 last_progress = cycle;
-            } else if (cycle - last_progress > options.deadlock_cycles && memory_->idle()) {
+            } else if (cycle - last_progress > options.deadlock_cycles) {
+                std::string state;
+                for (const auto& sm : sms_)
+                    if (!sm->idle() && state.size() < 4000) state += sm->describe_state();
                 throw Error("kernel '" + std::string(entry) + "' made no progress for " +
                             std::to_string(options.deadlock_cycles) + " cycles on " + variant_name() +
-                            " (a barrier some warps never reach, or a simulator bug)");
+                            " (a barrier some warps never reach, or a simulator bug); state:\n" + state);
             }
             if (instructions > options.instruction_limit)
                 throw Error("kernel '" + std::string(entry) + "' exceeded the timing instruction limit of " +

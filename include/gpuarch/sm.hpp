@@ -226,6 +226,33 @@ public:
             if constexpr (requires(V& vv) { schedulers_[s].visit_stats(vv); }) v.nested("sched", schedulers_[s]);
     }
 
+    // A human-readable snapshot of every resident warp (for deadlock reports).
+    std::string describe_state() const {
+        std::string out = "SM " + std::to_string(id_) + ": " + std::to_string(resident_ctas_) + " CTAs, LSU " +
+                          std::string(mem::to_string(l1_.lsu_state())) + (l1_.can_accept() ? "" : " (full)") + "\n";
+        for (unsigned w = 0; w < warps_.size(); ++w) {
+            const WarpState& ws = warps_[w];
+            if (!ws.occupied) continue;
+            out += "  warp " + std::to_string(w) + " (CTA slot " + std::to_string(ws.cta_slot) + " warp " +
+                   std::to_string(ws.warp_in_cta) + "): " + std::string(timing::name(blocker(w))) +
+                   ", in flight " + std::to_string(ws.in_flight) + ", ibuffer " + std::to_string(ws.ib_count) +
+                   (ws.fetch_blocked ? ", fetch blocked" : "") + (ws.at_barrier ? ", at barrier" : "") +
+                   (ws.functional_done ? ", done fetching" : "");
+            if (ws.ib_count > 0) {
+                const auto& rec = records_[ws.ibuffer[ws.ib_head]];
+                out += ", head pc " + std::to_string(rec.result.pc) + " (PTX line " +
+                       std::to_string(rec.result.instruction->line) + ")";
+            }
+            out += "\n";
+        }
+        for (std::size_t k = 0; k < timing::unit_kind_count; ++k)
+            for (unsigned s = 0; s < Frontend::schedulers; ++s)
+                if (pending_dispatch_[k][s] > 0)
+                    out += "  scheduler " + std::to_string(s) + ": " + std::to_string(pending_dispatch_[k][s]) + " " +
+                           std::string(timing::name(static_cast<timing::UnitKind>(k))) + " op(s) awaiting dispatch\n";
+        return out;
+    }
+
     std::uint64_t cycles() const { return stats_.cycles; }
     std::uint64_t warp_instructions() const { return stats_.warp_instructions; }
     std::uint64_t thread_instructions() const { return stats_.thread_instructions; }
@@ -235,7 +262,10 @@ private:
     struct InFlight {
         explicit InFlight(unsigned width) : result(width) {}
         func::StepResult result;
-        std::uint32_t index = 0; // position in records_, used as the token
+        std::uint32_t index = 0;      // position in records_
+        std::uint32_t generation = 0; // bumped on every reuse: the token is (generation << 32) | index, so a late
+                                      // notification for a retired instruction (an execution-unit completion of a
+                                      // load the L1 already finished) can never touch the record's next user
         std::uint32_t warp = 0;
         timing::UnitKind unit = timing::UnitKind::sp;
         bool is_memory = false, is_control = false, long_latency = false, alive = false;
@@ -311,6 +341,7 @@ private:
         if (!free_records_.empty()) {
             const std::uint32_t r = free_records_.back();
             free_records_.pop_back();
+            ++records_[r].generation;
             return r;
         }
         records_.emplace_back(warp_width);
@@ -448,6 +479,8 @@ private:
         read.warp = rec.warp;
         read.scheduler = warps_[rec.warp].scheduler;
         const ir::Instruction& inst = *rec.result.instruction;
+        read.instruction = &inst;
+        read.active = rec.result.executed;
         for (unsigned k = 0; k < inst.num_uses && read.source_count < read.sources.size(); ++k) {
             const ir::RegId r = inst.uses[k];
             if (execution_->kernel().registers[r].type == ir::ScalarType::pred) continue;
@@ -457,7 +490,12 @@ private:
         }
         return read;
     }
-    static std::uint64_t token_of(const InFlight& rec) { return rec.index; }
+    static std::uint64_t token_of(const InFlight& rec) { return (std::uint64_t{rec.generation} << 32) | rec.index; }
+    // The live record a token names, or nullptr when that instruction already retired.
+    InFlight* record(std::uint64_t token) {
+        InFlight& rec = records_[static_cast<std::uint32_t>(token)];
+        return rec.alive && rec.generation == static_cast<std::uint32_t>(token >> 32) ? &rec : nullptr;
+    }
 
     void issue(core::Cycle now) {
         bool any_issued = false;
@@ -605,7 +643,7 @@ private:
 
     // ---------------------------------------------------------------------------------------------------
     bool try_dispatch(std::uint64_t token) {
-        InFlight& rec = records_[token];
+        InFlight& rec = *record(token);
         const unsigned s = warps_[rec.warp].scheduler;
         if (!exec_.can_dispatch(rec.unit, s, now_)) return false;
         if (rec.is_memory) {
@@ -632,21 +670,24 @@ private:
         op.active_lanes = rec.active_lanes;
         op.warp_width = warp_width;
         op.op_class = rec.result.instruction->op_class;
+        op.instruction = rec.result.instruction;
+        op.active = rec.result.executed;
+        op.values = rec.result.has_value ? rec.result.values.data() : nullptr;
         exec_.dispatch(op, s, now_);
         --pending_dispatch_[kind_index(rec.unit)][s];
         return true;
     }
 
     void on_exec_done(std::uint64_t token) {
-        InFlight& rec = records_[token];
-        if (rec.is_memory) return; // the L1 completes it
+        const InFlight* rec = record(token);
+        if (rec == nullptr || rec->is_memory) return; // memory instructions complete through the L1
         complete(token);
     }
     void on_memory_done(std::uint64_t token) { complete(token); }
 
     // Result ready: write destinations (through the register file) or retire directly.
     void complete(std::uint64_t token) {
-        InFlight& rec = records_[token];
+        InFlight& rec = *record(token);
         const ir::Instruction& inst = *rec.result.instruction;
         if (rec.is_control) resolve_control(rec);
         if (inst.num_defs == 0) {
@@ -657,6 +698,13 @@ private:
         write.token = token;
         write.warp = rec.warp;
         write.from_memory = rec.is_memory;
+        write.instruction = &inst;
+        write.active = rec.result.executed;
+        if (rec.result.has_value) {
+            write.values = rec.result.values.data();
+            write.value_bytes = static_cast<std::uint8_t>(
+                ir::size_bytes(execution_->kernel().registers[rec.result.value_reg].type) > 4 ? 8 : 4);
+        }
         for (unsigned k = 0; k < inst.num_defs && write.dest_count < write.dests.size(); ++k) {
             if (execution_->kernel().registers[inst.defs[k]].type == ir::ScalarType::pred) continue;
             write.dests[write.dest_count++] = inst.defs[k];
@@ -668,7 +716,7 @@ private:
         rf_.write(write, now_);
     }
     void on_written(std::uint64_t token) {
-        InFlight& rec = records_[token];
+        InFlight& rec = *record(token);
         const ir::Instruction& inst = *rec.result.instruction;
         WarpState& ws = warps_[rec.warp];
         for (unsigned k = 0; k < inst.num_defs; ++k) {
@@ -681,10 +729,10 @@ private:
         retire(token);
     }
     void retire(std::uint64_t token) {
-        InFlight& rec = records_[token];
+        InFlight& rec = *record(token);
         const unsigned w = rec.warp;
         --warps_[w].in_flight;
-        release_record(static_cast<std::uint32_t>(token));
+        release_record(rec.index);
         maybe_finish_warp(w);
     }
 

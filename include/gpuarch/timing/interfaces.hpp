@@ -87,6 +87,8 @@ struct OperandRead {
     std::uint8_t source_count = 0;
     std::array<ir::RegId, 12> sources{}; // distinct registers read (predicates excluded: they live in a
                                          // separate predicate file on these machines)
+    const ir::Instruction* instruction = nullptr;
+    core::WarpMask active;               // lanes that execute (inactive-lane gating, Radaideh 2020 Ch. 4)
 };
 
 // A request to write an instruction's destination registers.
@@ -96,6 +98,13 @@ struct RegisterWrite {
     std::uint8_t dest_count = 0;
     std::array<ir::RegId, 8> dests{};
     bool from_memory = false;          // LSU fill (priority below execution-unit writes in CARF)
+    const ir::Instruction* instruction = nullptr;
+    core::WarpMask active;             // lanes whose values are written
+    // The first destination's new value per lane (valid for `active` lanes; null when the instruction's result
+    // has no per-lane value, e.g. a predicate); `value_bytes` is its register width (4 or 8). Register files that
+    // detect operand widths or zeros (CoalescingRF, zero gating) read it; it stays valid until drain_written.
+    const std::uint64_t* values = nullptr;
+    std::uint8_t value_bytes = 4;
 };
 
 // An instruction handed to an execution unit.
@@ -107,6 +116,12 @@ struct ExecOp {
     unsigned active_lanes = 0;
     unsigned warp_width = 32;
     ir::OpClass op_class = ir::OpClass::int_alu;
+    const ir::Instruction* instruction = nullptr;
+    core::WarpMask active;             // lanes that execute
+    // Per-lane result of the first destination (null when none), valid until the op completes. Every
+    // instruction, loads included, passes through Exec::dispatch, so an Exec policy that tracks register
+    // zero-ness (ZeroGatedExec) sees every register write here.
+    const std::uint64_t* values = nullptr;
 };
 
 // What a scheduler may ask about the L1 without including mem/ (OAWS, MASCAR).

@@ -1,0 +1,47 @@
+#pragma once
+// Clock-domain crossing by a fractional accumulator. The memory system is ticked once per core cycle; each
+// other domain (interconnect, L2, DRAM) advances by domain_freq / core_freq cycles per core cycle on average.
+// Contract: frequencies are rounded to whole kHz and the accumulator is an integer, so the tick pattern is
+// exact and identical on every run and platform (no floating point on the per-cycle path).
+#include <cmath>
+#include <cstdint>
+#include <string>
+
+#include <gpuarch/core/cycle.hpp>
+#include <gpuarch/core/error.hpp>
+
+namespace gpuarch::mem {
+
+class ClockDomain {
+public:
+    ClockDomain() : ClockDomain(core::ClockMHz{1.0}, core::ClockMHz{1.0}) {}
+    ClockDomain(core::ClockMHz domain, core::ClockMHz core_clock)
+        : domain_khz_(to_khz(domain, "domain")), core_khz_(to_khz(core_clock, "core")) {}
+
+    // Domain cycles that elapse during the next core cycle: floor of the accumulated fraction.
+    std::uint32_t advance() {
+        accumulator_ += domain_khz_;
+        std::uint32_t ticks = 0;
+        while (accumulator_ >= core_khz_) {
+            accumulator_ -= core_khz_;
+            ++ticks;
+        }
+        return ticks;
+    }
+    std::uint64_t domain_khz() const { return domain_khz_; }
+    std::uint64_t core_khz() const { return core_khz_; }
+
+private:
+    static std::uint64_t to_khz(core::ClockMHz f, const char* what) {
+        if (!(f.value > 0) || !std::isfinite(f.value))
+            throw Error(std::string("the ") + what + " clock must be a positive frequency in MHz");
+        const auto khz = static_cast<std::uint64_t>(std::llround(f.value * 1000.0));
+        if (khz == 0) throw Error(std::string("the ") + what + " clock is below 1 kHz");
+        return khz;
+    }
+    std::uint64_t domain_khz_;
+    std::uint64_t core_khz_;
+    std::uint64_t accumulator_ = 0;
+};
+
+} // namespace mem

@@ -1,0 +1,279 @@
+#pragma once
+// One DRAM channel (the DRAM behind one memory partition): banks with row buffers, a bounded request queue,
+// and an open-row command scheduler, FR-FCFS (Wang 2016 Table 1: "Out-of-Order (FR-FCFS), max request queue
+// length: 32") or FCFS (Narasiman 2010 Table 1: "Open-row, first-come first-serve"). All times are DRAM
+// clock cycles; the memory system crosses clock domains before calling cycle().
+//
+// Command model (one command per DRAM cycle on the command bus):
+//   ACT  bank closed, t >= act_ready(bank) (tRC since the bank's last ACT, tRP since its PRE) and
+//        t >= tRRD since the last ACT to any bank; opens the row, CAS allowed from t + tRCD, PRE from t + tRAS.
+//   PRE  bank open with another row and t >= pre_ready(bank); the bank may ACT again at t + tRP.
+//   RD   row open, t >= cas_ready(bank), tCCD since the last CAS, tCDLR after the last write's data, and the
+//        data bus free at t + tCL; data occupies the bus for `burst` cycles and the read completes at
+//        t + tCL + burst; the bank may precharge from t + burst + tRTP.
+//   WR   like RD with tWL instead of tCL; the bank may precharge tWR after the write data ends.
+// burst = ceil(bytes / bus_bytes_per_cycle). FR-FCFS issues the oldest row hit whose CAS is legal; failing
+// that, the oldest request whose ACT or PRE is legal, never precharging a row that a queued request still
+// hits. FCFS serves strictly the oldest request. Rows stay open after access (open-row policy).
+// Contract: request order and tie-breaks are by arrival, so scheduling is deterministic.
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <gpuarch/core/cycle.hpp>
+#include <gpuarch/core/error.hpp>
+#include <gpuarch/mem/queue.hpp>
+
+namespace gpuarch::mem {
+
+enum class DramScheduler : std::uint8_t { fr_fcfs, fcfs };
+
+struct DramTiming {
+    // Wang 2016 Table 1 (GDDR5): tCL=12, tRP=12, tRC=40, tRAS=28, tRCD=12, tRRD=6, tCDLR=5, tWR=12.
+    std::uint32_t tCL = 12;
+    std::uint32_t tRP = 12;
+    std::uint32_t tRC = 40;
+    std::uint32_t tRAS = 28;
+    std::uint32_t tRCD = 12;
+    std::uint32_t tRRD = 6;
+    std::uint32_t tCDLR = 5;
+    std::uint32_t tWR = 12;
+    // Not in Wang 2016 Table 1; documented defaults from GPGPU-Sim's GTX480 GDDR5 timing (WL=4, CCD=2).
+    std::uint32_t tWL = 4;
+    std::uint32_t tCCD = 2;
+    std::uint32_t tRTP = 2; // read to precharge after the burst (GPGPU-Sim GTX480: RTPL=2; documented default)
+};
+
+struct DramConfig {
+    std::uint32_t banks = 16;              // Wang 2016 Table 1: nbk=16
+    std::uint32_t row_bytes = 2048;        // documented default (no source gives the GDDR5 page size)
+    std::uint32_t queue_capacity = 32;     // Wang 2016 Table 1: max request queue length 32
+    DramScheduler scheduler = DramScheduler::fr_fcfs; // Wang 2016 Table 1
+    DramTiming timing{};
+    std::uint32_t bus_bytes_per_cycle = 32; // documented default: 2 x32 GDDR5 chips, 4 data beats per command cycle
+
+    void validate() const {
+        if (banks == 0 || row_bytes == 0 || queue_capacity == 0 || bus_bytes_per_cycle == 0)
+            throw Error("a DRAM channel needs at least one bank, a non-zero row size, queue and bus width");
+    }
+};
+
+struct DramRequest {
+    std::uint64_t address = 0; // channel-local byte address
+    std::uint32_t bytes = 0;
+    bool write = false;
+    bool respond = true;       // hand it back through completed() when done
+    std::uint64_t tag = 0;     // owner's id, returned with the completion
+};
+
+class DramChannel {
+public:
+    explicit DramChannel(const DramConfig& config)
+        : config_((config.validate(), config)), banks_(config.banks), open_row_hit_(config.banks, 0),
+          queue_(config.queue_capacity),
+          done_(config.queue_capacity * 2 + 8) {}
+
+    const DramConfig& config() const { return config_; }
+    bool can_accept() const { return !queue_.full(); }
+    void push(const DramRequest& r) {
+        Queued q;
+        q.request = r;
+        q.bank = static_cast<std::uint32_t>((r.address / config_.row_bytes) % config_.banks);
+        q.row = (r.address / config_.row_bytes) / config_.banks;
+        q.arrival = now_ + 1; // pushed between cycle(now_) and cycle(now_ + 1)
+        queue_.push(q);
+    }
+
+    // Advances one DRAM cycle.
+    void cycle(core::Cycle now) {
+        now_ = now;
+        ++cycles_;
+        if (queue_.full()) ++queue_full_cycles_;
+        queue_occupancy_ += queue_.size();
+        if (queue_.empty()) return;
+        if (config_.scheduler == DramScheduler::fcfs) schedule_fcfs();
+        else schedule_fr_fcfs();
+    }
+
+    // Completed requests (reads, and writes with respond set), in completion order.
+    bool has_completed() const { return !done_.empty() && done_.front().at <= now_; }
+    const DramRequest& completed() const { return done_.front().request; }
+    void pop_completed() { done_.pop(); }
+    bool idle() const { return queue_.empty() && done_.empty(); }
+    core::Cycle now() const { return now_; }
+
+    struct Stats {
+        std::uint64_t cycles = 0, reads = 0, writes = 0, row_hits = 0, activates = 0, precharges = 0,
+                      bytes = 0, bus_busy_cycles = 0, read_latency = 0, queue_full_cycles = 0, queue_occupancy = 0;
+        Stats& operator+=(const Stats& o) {
+            cycles += o.cycles; reads += o.reads; writes += o.writes; row_hits += o.row_hits;
+            activates += o.activates; precharges += o.precharges; bytes += o.bytes;
+            bus_busy_cycles += o.bus_busy_cycles; read_latency += o.read_latency;
+            queue_full_cycles += o.queue_full_cycles; queue_occupancy += o.queue_occupancy;
+            return *this;
+        }
+        template <class V>
+        void visit_stats(V& v) const {
+            v.counter("dram_cycles", cycles, "DRAM command-clock cycles");
+            v.counter("dram_reads", reads, "read bursts");
+            v.counter("dram_writes", writes, "write bursts");
+            v.counter("dram_row_hits", row_hits, "accesses served from an open row without an activate of their own");
+            v.counter("dram_activates", activates, "ACT commands");
+            v.counter("dram_precharges", precharges, "PRE commands");
+            v.counter("dram_bytes", bytes, "bytes moved on the data bus");
+            v.counter("dram_bus_busy_cycles", bus_busy_cycles, "cycles the data bus carried data");
+            v.counter("dram_read_latency_cycles", read_latency, "sum over reads of arrival-to-data cycles");
+            v.counter("dram_queue_full_cycles", queue_full_cycles, "cycles the request queue was full");
+            v.counter("dram_queue_occupancy", queue_occupancy, "sum over cycles of queued requests");
+        }
+    };
+    Stats stats() const {
+        Stats s;
+        s.cycles = cycles_; s.reads = reads_; s.writes = writes_; s.row_hits = row_hits_; s.activates = activates_;
+        s.precharges = precharges_; s.bytes = bytes_; s.bus_busy_cycles = bus_busy_; s.read_latency = read_latency_;
+        s.queue_full_cycles = queue_full_cycles_; s.queue_occupancy = queue_occupancy_;
+        return s;
+    }
+    template <class V>
+    void visit_stats(V& v) const { stats().visit_stats(v); }
+
+private:
+    static constexpr std::uint64_t closed = ~std::uint64_t{0};
+    struct Bank {
+        std::uint64_t open_row = closed;
+        core::Cycle act_ready = 0;
+        core::Cycle pre_ready = 0;
+        core::Cycle cas_ready = 0;
+    };
+    struct Queued {
+        DramRequest request;
+        std::uint32_t bank = 0;
+        std::uint64_t row = 0;
+        core::Cycle arrival = 0;
+        bool activated = false; // an ACT was issued on this request's behalf
+    };
+    struct Done {
+        core::Cycle at = 0;
+        DramRequest request;
+    };
+
+    std::uint32_t burst(const Queued& q) const {
+        const std::uint32_t b = (q.request.bytes + config_.bus_bytes_per_cycle - 1) / config_.bus_bytes_per_cycle;
+        return b == 0 ? 1 : b;
+    }
+    bool can_cas(const Queued& q) const {
+        const Bank& b = banks_[q.bank];
+        if (b.open_row != q.row || now_ < b.cas_ready || now_ < cas_any_ready_) return false;
+        if (q.request.respond && done_.full()) return false; // the owner has not taken earlier completions
+        if (q.request.write) return bus_free_at_ <= now_ + config_.timing.tWL;
+        return now_ >= read_after_write_ready_ && bus_free_at_ <= now_ + config_.timing.tCL;
+    }
+    bool can_act(const Queued& q) const {
+        const Bank& b = banks_[q.bank];
+        return b.open_row == closed && now_ >= b.act_ready && now_ >= act_any_ready_;
+    }
+    bool can_pre(const Queued& q) const {
+        const Bank& b = banks_[q.bank];
+        return b.open_row != closed && b.open_row != q.row && now_ >= b.pre_ready;
+    }
+
+    void issue_cas(std::size_t i) {
+        const Queued q = queue_[i];
+        queue_.erase(i);
+        const DramTiming& t = config_.timing;
+        const std::uint32_t n = burst(q);
+        Bank& b = banks_[q.bank];
+        const core::Cycle data_start = now_ + (q.request.write ? t.tWL : t.tCL);
+        bus_free_at_ = data_start + n;
+        cas_any_ready_ = now_ + t.tCCD;
+        if (q.request.write) {
+            b.pre_ready = std::max(b.pre_ready, data_start + n + t.tWR);
+            read_after_write_ready_ = data_start + n + t.tCDLR;
+            ++writes_;
+        } else {
+            b.pre_ready = std::max(b.pre_ready, now_ + n + t.tRTP);
+            ++reads_;
+            read_latency_ += data_start + n - q.arrival;
+        }
+        if (!q.activated) ++row_hits_;
+        bytes_ += q.request.bytes;
+        bus_busy_ += n;
+        if (q.request.respond) insert_done(Done{data_start + n, q.request});
+    }
+    void issue_act(std::size_t i) {
+        Queued& q = queue_[i];
+        Bank& b = banks_[q.bank];
+        const DramTiming& t = config_.timing;
+        b.open_row = q.row;
+        b.cas_ready = now_ + t.tRCD;
+        b.pre_ready = std::max(b.pre_ready, now_ + t.tRAS);
+        b.act_ready = now_ + t.tRC;
+        act_any_ready_ = now_ + t.tRRD;
+        q.activated = true;
+        ++activates_;
+    }
+    void issue_pre(std::size_t i) {
+        Bank& b = banks_[queue_[i].bank];
+        b.open_row = closed;
+        b.act_ready = std::max(b.act_ready, now_ + config_.timing.tRP);
+        ++precharges_;
+    }
+    void insert_done(const Done& d) {
+        // Completion times are almost always in issue order; keep the queue sorted by time, then issue order.
+        done_.push(d);
+        for (std::size_t k = done_.size() - 1; k > 0 && done_[k - 1].at > done_[k].at; --k) std::swap(done_[k - 1], done_[k]);
+    }
+
+    // Each scheduler issues at most one command and says whether it did.
+    bool schedule_fcfs() {
+        const Queued& q = queue_[0];
+        if (can_cas(q)) return issue_cas(0), true;
+        const Bank& b = banks_[q.bank];
+        if (b.open_row == closed) {
+            if (can_act(q)) return issue_act(0), true;
+        } else if (b.open_row != q.row) {
+            if (can_pre(q)) return issue_pre(0), true;
+        }
+        return false;
+    }
+
+    bool schedule_fr_fcfs() {
+        // Pass 1: the oldest row hit whose CAS is legal; note which banks have queued hits on their open row.
+        std::fill(open_row_hit_.begin(), open_row_hit_.end(), 0);
+        for (std::size_t i = 0; i < queue_.size(); ++i) {
+            const Queued& q = queue_[i];
+            if (banks_[q.bank].open_row != q.row) continue;
+            if (can_cas(q)) return issue_cas(i), true;
+            open_row_hit_[q.bank] = 1;
+        }
+        // Pass 2: the oldest request whose ACT or PRE is legal, never closing a row a queued request still hits.
+        for (std::size_t i = 0; i < queue_.size(); ++i) {
+            const Queued& q = queue_[i];
+            const Bank& b = banks_[q.bank];
+            if (b.open_row == q.row) continue; // waiting for CAS timing
+            if (b.open_row == closed) {
+                if (can_act(q)) return issue_act(i), true;
+                continue;
+            }
+            if (open_row_hit_[q.bank] != 0) continue;
+            if (can_pre(q)) return issue_pre(i), true;
+        }
+        return false;
+    }
+
+    DramConfig config_;
+    std::vector<Bank> banks_;
+    std::vector<std::uint8_t> open_row_hit_; // scratch for the FR-FCFS scan
+    BoundedQueue<Queued> queue_;
+    BoundedQueue<Done> done_;
+    core::Cycle now_ = 0;
+    core::Cycle act_any_ready_ = 0;
+    core::Cycle cas_any_ready_ = 0;
+    core::Cycle bus_free_at_ = 0;
+    core::Cycle read_after_write_ready_ = 0;
+    std::uint64_t cycles_ = 0, reads_ = 0, writes_ = 0, row_hits_ = 0, activates_ = 0, precharges_ = 0, bytes_ = 0,
+                  bus_busy_ = 0, read_latency_ = 0, queue_full_cycles_ = 0, queue_occupancy_ = 0;
+};
+
+} // namespace mem

@@ -1,0 +1,150 @@
+#pragma once
+// Interconnect between SMs and memory partitions: two disjoint crossbars, one carrying requests SM ->
+// partition and one carrying responses partition -> SM (Gong 2020 Sec. 4.3.4: "two disjoint inner subnetworks,
+// each devoted to package transfers in opposite directions").
+//
+// Crossbar contract (one interconnect clock per cycle()):
+//  * Packets are cut into flits of `flit_bytes` (Wang 2016 Table 1: 32-byte channel width); a packet is a
+//    header of `header_bytes` plus its data when it carries data (write and atomic requests, read and atomic
+//    responses).
+//  * Each input and each output port moves `flits_per_cycle` flits per cycle, so a packet of f flits holds
+//    both ports for ceil(f / flits_per_cycle) cycles, then reaches the output buffer `latency` cycles after
+//    its transfer started (plus the extra serialization cycles).
+//  * Each output arbitrates round-robin among inputs whose head packet targets it; an input only offers its
+//    head packet (head-of-line blocking).
+//  * Back-pressure: an output buffer holds `output_capacity` packets, counting those in flight to it; when it
+//    is full no input can send to it, input queues fill, and the producer sees can_send() == false.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <gpuarch/core/cycle.hpp>
+#include <gpuarch/core/error.hpp>
+#include <gpuarch/mem/access.hpp>
+#include <gpuarch/mem/queue.hpp>
+
+namespace gpuarch::mem {
+
+struct CrossbarConfig {
+    std::uint32_t flit_bytes = 32;      // Wang 2016 Table 1: 32B channel width
+    std::uint32_t flits_per_cycle = 1;  // per port, per interconnect cycle
+    std::uint32_t latency = 1;          // interconnect cycles from transfer start to arrival (>= 1)
+    std::uint32_t input_capacity = 8;   // packets queued at each input (the SM's Downstream depth)
+    std::uint32_t output_capacity = 8;  // packets buffered (or in flight) at each output
+    std::uint32_t header_bytes = 8;     // documented default: GPGPU-Sim's 8-byte control header
+
+    void validate(const std::string& what) const {
+        if (flit_bytes == 0 || flits_per_cycle == 0 || latency == 0 || input_capacity == 0 || output_capacity == 0)
+            throw Error(what + " needs non-zero flit size, flits per cycle, latency and queue capacities");
+    }
+};
+
+// Wire size of a packet: the header plus data when it carries data.
+inline std::uint32_t packet_wire_bytes(const MemPacket& p, std::uint32_t header_bytes) {
+    const bool carries_data = p.is_response ? (p.kind != MemPacket::write) : (p.kind != MemPacket::read);
+    return header_bytes + (carries_data ? p.bytes : 0);
+}
+
+class Crossbar {
+public:
+    Crossbar(std::uint32_t inputs, std::uint32_t outputs, const CrossbarConfig& config)
+        : config_((config.validate("an interconnect crossbar"), config)), in_busy_until_(inputs, 0),
+          out_busy_until_(outputs, 0), rr_(outputs, 0), head_dest_(inputs, 0) {
+        if (inputs == 0 || outputs == 0) throw Error("an interconnect crossbar needs at least one input and output");
+        inputs_.reserve(inputs);
+        for (std::uint32_t i = 0; i < inputs; ++i) inputs_.emplace_back(config.input_capacity);
+        outputs_.reserve(outputs);
+        for (std::uint32_t o = 0; o < outputs; ++o) outputs_.emplace_back(config.output_capacity);
+    }
+
+    const CrossbarConfig& config() const { return config_; }
+    std::uint32_t inputs() const { return static_cast<std::uint32_t>(inputs_.size()); }
+    std::uint32_t outputs() const { return static_cast<std::uint32_t>(outputs_.size()); }
+    Downstream& input(std::uint32_t i) { return inputs_[i]; }
+    const Downstream& input(std::uint32_t i) const { return inputs_[i]; }
+
+    std::uint32_t flits(const MemPacket& p) const {
+        return (packet_wire_bytes(p, config_.header_bytes) + config_.flit_bytes - 1) / config_.flit_bytes;
+    }
+
+    // One interconnect cycle; `route(packet)` names the output a packet goes to.
+    template <class Route>
+    void cycle(core::Cycle now, Route&& route) {
+        now_ = now;
+        ++cycles_;
+        bool any = false;
+        for (std::uint32_t i = 0; i < inputs(); ++i) {
+            if (inputs_[i].empty()) continue;
+            any = true;
+            head_dest_[i] = route(inputs_[i].front());
+            if (head_dest_[i] >= outputs()) throw Error("the interconnect was asked to route a packet to a port it lacks");
+        }
+        if (!any) return;
+        for (std::uint32_t o = 0; o < outputs(); ++o) {
+            if (out_busy_until_[o] > now) continue;
+            const bool full = outputs_[o].full();
+            for (std::uint32_t k = 0; k < inputs(); ++k) {
+                const std::uint32_t i = (rr_[o] + k) % inputs();
+                if (inputs_[i].empty() || head_dest_[i] != o || in_busy_until_[i] > now) continue;
+                if (full) {
+                    ++blocked_;
+                    break;
+                }
+                const MemPacket& p = inputs_[i].front();
+                const std::uint32_t f = flits(p);
+                const std::uint32_t hold = (f + config_.flits_per_cycle - 1) / config_.flits_per_cycle;
+                in_busy_until_[i] = now + hold;
+                out_busy_until_[o] = now + hold;
+                outputs_[o].push(InFlight{p, now + config_.latency + hold - 1});
+                inputs_[i].pop();
+                ++packets_;
+                flits_ += f;
+                rr_[o] = (i + 1) % inputs();
+                break;
+            }
+        }
+    }
+
+    // A packet has arrived at output o (as of the last cycle()).
+    bool ready(std::uint32_t o) const { return !outputs_[o].empty() && outputs_[o].front().arrive_at <= now_; }
+    const MemPacket& front(std::uint32_t o) const { return outputs_[o].front().packet; }
+    void pop(std::uint32_t o) { outputs_[o].pop(); }
+    bool idle() const {
+        for (const auto& in : inputs_)
+            if (!in.empty()) return false;
+        for (const auto& out : outputs_)
+            if (!out.empty()) return false;
+        return true;
+    }
+
+    std::uint64_t packets() const { return packets_; }
+    std::uint64_t flits_moved() const { return flits_; }
+    std::uint64_t cycles() const { return cycles_; }
+    std::uint64_t blocked() const { return blocked_; }
+
+    template <class V>
+    void visit_stats(V& v) const {
+        v.counter("cycles", cycles_, "interconnect cycles");
+        v.counter("packets", packets_, "packets transferred");
+        v.counter("flits", flits_, "flits transferred");
+        v.counter("blocked", blocked_, "transfers refused because the output buffer was full (back-pressure)");
+    }
+
+private:
+    struct InFlight {
+        MemPacket packet;
+        core::Cycle arrive_at = 0;
+    };
+
+    CrossbarConfig config_;
+    std::vector<Downstream> inputs_;
+    std::vector<BoundedQueue<InFlight>> outputs_;
+    std::vector<core::Cycle> in_busy_until_;
+    std::vector<core::Cycle> out_busy_until_;
+    std::vector<std::uint32_t> rr_;
+    std::vector<std::uint32_t> head_dest_;
+    core::Cycle now_ = 0;
+    std::uint64_t cycles_ = 0, packets_ = 0, flits_ = 0, blocked_ = 0;
+};
+
+} // namespace mem

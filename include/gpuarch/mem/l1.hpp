@@ -1,0 +1,748 @@
+#pragma once
+// The L1 slot: load/store unit, coalescer, L1 data cache with MSHRs, banked shared memory and constant cache
+// of one SM (the L1 slot contract, .notes/l1_slot.md). `L1<Knobs...>` is the policy the SM composes, e.g.
+//
+//     using FermiL1 = L1<MSHR<32>, Merges<8>, Sets<32>, Ways<8>, LineBytes<128>, AllocOnFill, HashedIndex>;
+//
+// Knobs not given take the defaults in docs/memory.md; the runtime Config starts from the knobs and a machine
+// preset (presets.hpp) may override any field.
+//
+// Timing contract (Wang 2016 Sec. 2.1-2.2):
+//  * The LSU holds up to `lsu_queue` warp memory instructions and serves them in order. It serves one
+//    coalesced access of the head instruction per cycle (one L1 port); shared accesses hold it for their
+//    bank-conflict degree, constant accesses for one cycle per distinct address.
+//  * A load access that hits completes `hit_latency` cycles later. A miss merges into the MSHR entry of its
+//    line (up to `mshr_max_requests` requests per entry) or allocates a free entry and queues a line request
+//    in the miss queue. When no entry / merge slot / reservable line exists (LDST_MSHR) or the miss queue is
+//    full (LDST_ICNT), the head access is replayed the next cycle and every instruction behind it waits
+//    (memory occlusion, Wang 2016 Sec. 2.2).
+//  * Global stores are write-through with write-evict and no write-allocate and use no MSHR (Wang 2016 Sec.
+//    2.1); local stores are write-through and keep a hit line. Global atomics evict the line and execute at
+//    the L2; the instruction completes when their responses return.
+//  * One packet leaves the miss queue per cycle when the interconnect port can take it.
+//  * Cycle semantics: accept() only records the instruction; the LSU serves it from the next cycle() call on
+//    (the SM calls cycle() before issuing, so an instruction accepted in cycle t is first served in t + 1).
+//    A response given to receive() before cycle(t) is visible to cycle(t): an MSHR entry its fill frees can
+//    be taken by the replaying head access in that same cycle. A completion produced by cycle(t) or by
+//    receive() is handed out by the next drain_completed(). At most one instruction is accepted per cycle.
+#include <algorithm>
+#include <bit>
+#include <functional>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <gpuarch/core/cycle.hpp>
+#include <gpuarch/core/error.hpp>
+#include <gpuarch/core/stats.hpp>
+#include <gpuarch/mem/access.hpp>
+#include <gpuarch/mem/coalescer.hpp>
+#include <gpuarch/mem/duplicate_tracker.hpp>
+#include <gpuarch/mem/knobs.hpp>
+#include <gpuarch/mem/mshr.hpp>
+#include <gpuarch/mem/queue.hpp>
+#include <gpuarch/mem/shared_memory.hpp>
+#include <gpuarch/mem/tag_array.hpp>
+
+namespace gpuarch::mem {
+
+struct ConstantCacheConfig {
+    // 8 KB with 64-byte lines (Wang 2016 Table 1). The table's "24-way" does not divide 128 lines into whole
+    // sets, so the default keeps size and line and uses 2 ways x 64 sets (documented choice).
+    CacheGeometry geometry{64, 2, 64, SetIndexing::linear};
+    std::uint32_t mshr_entries = 8;      // documented default; no source gives it
+    std::uint32_t mshr_max_requests = 8; // documented default
+    std::uint32_t hit_latency = 1;       // documented default
+};
+
+struct L1Config {
+    CacheGeometry geometry{32, 8, 128, SetIndexing::linear}; // 32 KB, 8-way, 128 B (Wang 2016 Table 1)
+    std::uint32_t sector_bytes = 32;       // uncached-load granularity and store byte-mask unit
+    std::uint32_t mshr_entries = 32;       // Wang 2016 Sec. 2.1
+    std::uint32_t mshr_max_requests = 8;   // Gong 2020 Table 6.3
+    std::uint32_t miss_queue = 8;          // documented default (Wang 2016 gives no memory-port depth)
+    std::uint32_t hit_latency = 1;         // documented default (Narasiman 2010 Table 1: single-cycle D-cache)
+    std::uint32_t lsu_queue = 1;           // documented default: one dispatch register in front of the LSU
+    AllocationPolicy allocation = AllocationPolicy::on_fill; // Wang 2016 Sec. 5 runs allocate-on-fill
+    bool cache_global_loads = true;
+    std::uint32_t coherent_max_lines = 2;  // Wang 2016 Sec. 2.1: coherent = 1-2 cache lines
+    SharedMemoryConfig shared{};
+    ConstantCacheConfig constant{};
+    // GPU-wide tracker of cross-SM duplicate MSHR allocations (Gong 2020 Sec. 6.1); optional, not owned.
+    DuplicateMshrTracker* duplicate_tracker = nullptr;
+
+    void validate() const {
+        geometry.validate("the L1 data cache");
+        constant.geometry.validate("the constant cache");
+        shared.validate();
+        if (sector_bytes < 4 || !std::has_single_bit(sector_bytes) || sector_bytes > geometry.line_bytes ||
+            geometry.line_bytes / sector_bytes > 32)
+            throw Error("the L1 sector size must be a power of two between 4 bytes and the line size with at most "
+                        "32 sectors per line (got " + std::to_string(sector_bytes) + ")");
+        if (mshr_entries == 0) throw Error("an L1 needs at least one MSHR entry");
+        if (mshr_max_requests == 0) throw Error("an L1 MSHR entry must hold at least one request");
+        if (miss_queue == 0) throw Error("the L1 miss queue needs at least one slot");
+        if (hit_latency == 0) throw Error("an L1 hit takes at least one cycle");
+        if (lsu_queue == 0) throw Error("the LSU holds at least one memory instruction");
+        if (constant.mshr_entries == 0 || constant.mshr_max_requests == 0 || constant.hit_latency == 0)
+            throw Error("the constant cache needs at least one MSHR entry, one request per entry and a hit "
+                        "latency of at least one cycle");
+    }
+};
+
+// The runtime L1; L1<Knobs...> below is this with compile-time defaults and a name.
+class L1Unit {
+public:
+    L1Unit(const L1Config& config, std::uint32_t sm_id)
+        : config_((config.validate(), config)), sm_(sm_id), tags_(config.geometry),
+          mshr_(config.mshr_entries, config.mshr_max_requests), reserved_way_(config.mshr_entries, 0),
+          const_tags_(config.constant.geometry),
+          const_mshr_(config.constant.mshr_entries, config.constant.mshr_max_requests),
+          classifier_(config.geometry, config.sector_bytes, config.coherent_max_lines), shared_(config.shared),
+          miss_queue_(config.miss_queue), lsu_(config.lsu_queue),
+          mshr_occupancy_(std::size_t{config.mshr_entries} + 1),
+          requests_per_entry_(std::size_t{config.mshr_max_requests} + 1) {
+        for (auto& slot : lsu_) slot.accesses.reserve(64);
+        pending_.reserve(64);
+        free_pending_.reserve(64);
+        timed_.reserve(64);
+        completed_.reserve(16);
+    }
+
+    const L1Config& config() const { return config_; }
+    std::uint32_t sm() const { return sm_; }
+
+    // The LSU can take one more warp memory instruction this cycle (at most one per cycle).
+    bool can_accept() const { return lsu_count_ < lsu_.size() && !accepted_this_cycle_; }
+
+    void accept(const WarpAccess& access, core::Cycle now) {
+        if (!can_accept())
+            throw Error("L1::accept was called while the LSU cannot take an instruction; test can_accept() first");
+        accepted_this_cycle_ = true;
+        const std::uint32_t index = new_pending();
+        Pending& p = pending_[index];
+        p.info = Completion{};
+        p.info.warp = access.warp;
+        p.info.token = access.token;
+        p.info.pc = access.pc;
+        p.info.kind = access.kind;
+        p.info.space = access.space;
+        p.info.accepted_at = now;
+        // The first cycle() that can serve it: this one if cycle(now) has not run yet, else the next.
+        p.eligible_at = (cycled_ && last_cycle_ == now) ? now + 1 : now;
+
+        LsuSlot& slot = lsu_[(lsu_head_ + lsu_count_) % lsu_.size()];
+        slot.pending = index;
+        slot.next = 0;
+        slot.shared_cycles = 0;
+        slot.accesses.clear();
+
+        switch (access.space) {
+        case ir::StateSpace::shared:
+            slot.path = Path::shared;
+            slot.shared_cycles = shared_.conflict_cycles(access);
+            ++shared_accesses_;
+            shared_bank_cycles_ += slot.shared_cycles;
+            if (slot.shared_cycles == 0) slot.shared_cycles = 1;
+            p.info.lines = slot.shared_cycles;
+            break;
+        case ir::StateSpace::constant:
+        case ir::StateSpace::param:
+            if (access.kind == WarpAccess::load) {
+                // Kernel parameters live in a constant bank, so ld.param is timed as a constant load.
+                slot.path = Path::constant;
+                distinct_addresses(access, slot.accesses);
+                ++constant_accesses_;
+                p.info.lines = static_cast<std::uint32_t>(slot.accesses.size());
+                break;
+            }
+            if (access.space == ir::StateSpace::constant || access.kind == WarpAccess::atomic)
+                throw Error("the L1 cannot time a store or atomic to " + space_name(access.space) +
+                            " space, which is read-only or has no atomics");
+            // st.param (call frames) is per-thread memory: timed like a local store.
+            [[fallthrough]];
+        case ir::StateSpace::global:
+        case ir::StateSpace::local: {
+            const bool local = access.space != ir::StateSpace::global;
+            if (access.kind == WarpAccess::load) {
+                ++loads_;
+                if (!local && !config_.cache_global_loads) {
+                    slot.path = Path::bypass_load;
+                    coalesce(access, config_.sector_bytes, config_.sector_bytes, slot.accesses);
+                } else {
+                    slot.path = Path::data_load;
+                    coalesce(access, config_.geometry.line_bytes, config_.sector_bytes, slot.accesses);
+                }
+                const AccessClass c = classifier_.classify(slot.accesses, static_cast<std::uint32_t>(
+                                                                              access.active.popcount()));
+                p.info.lines = c.lines;
+                p.info.sets = c.sets;
+                p.info.coherent = c.coherent;
+            } else if (access.kind == WarpAccess::store) {
+                ++stores_;
+                slot.path = local ? Path::store_local : Path::store_global;
+                coalesce(access, config_.geometry.line_bytes, config_.sector_bytes, slot.accesses);
+                p.info.lines = static_cast<std::uint32_t>(slot.accesses.size());
+            } else {
+                if (local) throw Error("the L1 cannot time an atomic to local memory; PTX has no local atomics");
+                ++atomics_;
+                slot.path = Path::atomic;
+                coalesce(access, config_.geometry.line_bytes, config_.sector_bytes, slot.accesses);
+                p.info.lines = static_cast<std::uint32_t>(slot.accesses.size());
+            }
+            break;
+        }
+        default:
+            throw Error("the L1 cannot time an access to " + space_name(access.space) +
+                        " space; generic addresses must be resolved to global, shared or local before accept()");
+        }
+        p.access_bytes = access.access_bytes == 0 ? 1 : access.access_bytes;
+        ++lsu_count_;
+    }
+
+    void cycle(core::Cycle now, Downstream& down) {
+        accepted_this_cycle_ = false;
+        cycled_ = true;
+        last_cycle_ = now;
+        release_timed(now);
+        state_ = LsuState::idle;
+        if (lsu_count_ > 0) serve_head(now);
+        if (!miss_queue_.empty() && down.can_send()) {
+            down.send(miss_queue_.front());
+            miss_queue_.pop();
+            ++packets_sent_;
+        }
+        ++cycles_;
+        mshr_occupancy_.add(mshr_.busy());
+        if (mshr_.full()) ++mshr_full_cycles_;
+        if (miss_queue_.full()) ++miss_queue_full_cycles_;
+        switch (state_) {
+        case LsuState::idle: break;
+        case LsuState::busy: ++lsu_active_cycles_; break;
+        case LsuState::stalled_coalesce: ++lsu_active_cycles_; ++ldst_coal_cycles_; break;
+        case LsuState::stalled_mshr: ++lsu_active_cycles_; ++ldst_mshr_cycles_; break;
+        case LsuState::stalled_icnt: ++lsu_active_cycles_; ++ldst_icnt_cycles_; break;
+        }
+    }
+
+    void receive(const MemPacket& packet, core::Cycle now) {
+        if (!packet.is_response) throw Error("the L1 received a packet that is not a response");
+        const auto cls = static_cast<IdClass>(packet.id >> id_class_shift);
+        const std::uint64_t index = packet.id & id_index_mask;
+        switch (cls) {
+        case IdClass::data_fill: fill_data(static_cast<std::uint32_t>(index), packet, now); return;
+        case IdClass::const_fill: fill_constant(static_cast<std::uint32_t>(index), packet, now); return;
+        case IdClass::bypass:
+        case IdClass::atomic: resolve(checked_pending(index), now); return;
+        case IdClass::write_ack:
+            if (outstanding_writes_ == 0) throw Error("the L1 received a write acknowledgement it did not expect");
+            --outstanding_writes_;
+            return;
+        }
+        throw Error("the L1 received a response with an id it never issued");
+    }
+
+    template <class F>
+    void drain_completed(F&& done) {
+        for (const Completion& c : completed_) done(c);
+        completed_.clear();
+    }
+
+    L1View view() const {
+        L1View v;
+        v.mshr_total = mshr_.entries();
+        v.mshr_free = mshr_.free();
+        v.lsu_queue_depth = lsu_count_;
+        v.lsu_blocked = !can_accept();
+        v.miss_queue_total = static_cast<std::uint32_t>(miss_queue_.capacity());
+        v.miss_queue_free = static_cast<std::uint32_t>(miss_queue_.free_slots());
+        v.lsu_state = state_;
+        return v;
+    }
+    LsuState lsu_state() const { return state_; }
+
+    // {lines, sets, coherent} of an access against this L1's geometry (for a classifier at issue time).
+    AccessClass classify(const WarpAccess& access) { return classifier_.classify(access); }
+
+    // Global/local stores whose write acknowledgement has not come back (for fences).
+    std::uint64_t outstanding_writes() const { return outstanding_writes_; }
+    // Nothing in the LSU, the MSHRs, the miss queue, or waiting to complete.
+    bool idle() const {
+        return lsu_count_ == 0 && mshr_.busy() == 0 && const_mshr_.busy() == 0 && miss_queue_.empty() &&
+               timed_.empty() && completed_.empty() && free_pending_.size() == pending_.size();
+    }
+    const TagArray& tags() const { return tags_; }
+
+    template <class V>
+    void visit_stats(V& v) const {
+        v.counter("cycles", cycles_, "core cycles simulated");
+        v.counter("loads", loads_, "global and local warp loads");
+        v.counter("stores", stores_, "global and local warp stores");
+        v.counter("atomics", atomics_, "global warp atomics");
+        v.counter("shared_accesses", shared_accesses_, "shared-memory warp accesses");
+        v.counter("shared_bank_cycles", shared_bank_cycles_, "bank cycles of shared accesses (conflict degrees)");
+        v.counter("constant_accesses", constant_accesses_, "constant and parameter warp loads");
+        v.counter("accesses", accesses_, "line accesses of loads to the L1 data cache");
+        v.counter("hits", hits_, "line accesses that found their line");
+        v.counter("misses", misses_, "line accesses that allocated an MSHR entry");
+        v.counter("mshr_merges", merges_, "line accesses merged into an existing MSHR entry");
+        v.counter("evictions", evictions_, "valid lines replaced by fills or reservations");
+        v.counter("write_evictions", write_evictions_, "lines evicted by global stores and atomics (write-evict)");
+        v.counter("bypass_requests", bypass_requests_, "sector requests of loads that bypass the L1");
+        v.counter("write_requests", write_requests_, "write-through packets");
+        v.counter("atomic_requests", atomic_requests_, "atomic packets sent to the L2");
+        v.counter("packets_sent", packets_sent_, "packets moved from the miss queue into the interconnect");
+        v.counter("constant_hits", constant_hits_, "constant-cache accesses that hit");
+        v.counter("constant_misses", constant_misses_, "constant-cache accesses that missed");
+        v.counter("lsu_active_cycles", lsu_active_cycles_, "cycles the LSU held a memory instruction");
+        v.counter("ldst_coal_cycles", ldst_coal_cycles_, "LDST_COAL: served one access, more remain (Wang 2016)");
+        v.counter("ldst_mshr_cycles", ldst_mshr_cycles_, "LDST_MSHR: head miss found no MSHR resource (Wang 2016)");
+        v.counter("ldst_icnt_cycles", ldst_icnt_cycles_, "LDST_ICNT: head miss found the miss queue full (Wang 2016)");
+        v.counter("mshr_full_stall_cycles", mshr_full_stall_cycles_, "replays because every MSHR entry was busy");
+        v.counter("merge_full_stall_cycles", merge_full_stall_cycles_, "replays because the line's entry was full");
+        v.counter("reservation_fail_cycles", reservation_fail_cycles_,
+                  "replays because every way of the set was reserved (allocate-on-miss)");
+        v.counter("mshr_full_cycles", mshr_full_cycles_, "cycles with every MSHR entry busy");
+        v.counter("miss_queue_full_cycles", miss_queue_full_cycles_, "cycles with the miss queue full");
+        v.histogram("mshr_occupancy", mshr_occupancy_.buckets(), "cycles with k MSHR entries busy");
+        v.histogram("mshr_requests_per_entry", requests_per_entry_.buckets(),
+                    "MSHR entries that served k requests when their fill returned");
+        v.counter("coherent_loads", coherent_loads_, "completed loads of 1-2 lines");
+        v.counter("divergent_loads", divergent_loads_, "completed loads of more lines");
+        v.counter("coherent_load_occlusion_cycles", coherent_occlusion_,
+                  "coherent loads: cycles waiting behind other instructions or replaying (Wang 2016 Fig. 3)");
+        v.counter("coherent_load_access_cycles", coherent_access_, "coherent loads: the rest of their L1 latency");
+        v.counter("divergent_load_occlusion_cycles", divergent_occlusion_,
+                  "divergent loads: cycles waiting behind other instructions or replaying (Wang 2016 Fig. 3)");
+        v.counter("divergent_load_access_cycles", divergent_access_, "divergent loads: the rest of their L1 latency");
+        v.counter("fully_cached_coherent_loads", fully_cached_coherent_, "coherent loads with no miss (Wang 2016 Fig. 11)");
+        v.counter("fully_cached_divergent_loads", fully_cached_divergent_,
+                  "divergent loads with no miss (Wang 2016 Fig. 10)");
+    }
+
+private:
+    enum class Path : std::uint8_t { data_load, bypass_load, store_global, store_local, atomic, shared, constant };
+    enum class IdClass : std::uint64_t { data_fill = 1, const_fill = 2, bypass = 3, write_ack = 4, atomic = 5 };
+    static constexpr unsigned id_class_shift = 56;
+    static constexpr std::uint64_t id_index_mask = (std::uint64_t{1} << id_class_shift) - 1;
+    static std::uint64_t make_id(IdClass c, std::uint64_t index) {
+        return (static_cast<std::uint64_t>(c) << id_class_shift) | index;
+    }
+
+    struct LsuSlot {
+        std::uint32_t pending = 0;
+        Path path = Path::data_load;
+        std::uint32_t next = 0;
+        std::uint32_t shared_cycles = 0;
+        std::vector<LineTransaction> accesses;
+    };
+    struct Pending {
+        Completion info;
+        std::uint32_t outstanding = 0;
+        core::Cycle ready_at = 0;
+        core::Cycle started_at = 0;
+        core::Cycle eligible_at = 0;
+        bool started = false;
+        bool issue_done = false;
+        bool live = false;
+        Path path = Path::data_load;
+        std::uint32_t access_bytes = 4;
+    };
+    struct Timed {
+        core::Cycle at;
+        std::uint64_t seq;
+        std::uint32_t pending;
+        bool operator>(const Timed& o) const { return at != o.at ? at > o.at : seq > o.seq; }
+    };
+
+    static std::string space_name(ir::StateSpace s) {
+        switch (s) {
+        case ir::StateSpace::none: return "no";
+        case ir::StateSpace::reg: return "register";
+        case ir::StateSpace::sreg: return "special-register";
+        case ir::StateSpace::global: return "global";
+        case ir::StateSpace::shared: return "shared";
+        case ir::StateSpace::local: return "local";
+        case ir::StateSpace::constant: return "constant";
+        case ir::StateSpace::param: return "parameter";
+        case ir::StateSpace::generic: return "generic";
+        case ir::StateSpace::tex: return "texture";
+        }
+        return "unknown";
+    }
+
+    std::uint32_t new_pending() {
+        std::uint32_t index;
+        if (!free_pending_.empty()) {
+            index = free_pending_.back();
+            free_pending_.pop_back();
+        } else {
+            index = static_cast<std::uint32_t>(pending_.size());
+            pending_.emplace_back();
+        }
+        Pending& p = pending_[index];
+        p.outstanding = 0;
+        p.ready_at = 0;
+        p.started = false;
+        p.issue_done = false;
+        p.live = true;
+        return index;
+    }
+    std::uint32_t checked_pending(std::uint64_t index) const {
+        if (index >= pending_.size() || !pending_[index].live)
+            throw Error("the L1 received a response for an instruction that is not in flight");
+        return static_cast<std::uint32_t>(index);
+    }
+
+    void serve_head(core::Cycle now) {
+        LsuSlot& slot = lsu_[lsu_head_];
+        Pending& p = pending_[slot.pending];
+        p.path = slot.path;
+        if (!p.started) {
+            p.started = true;
+            p.started_at = now;
+        }
+        if (slot.path == Path::shared) {
+            if (slot.shared_cycles > 1) {
+                --slot.shared_cycles;
+                state_ = LsuState::stalled_coalesce;
+                return;
+            }
+            p.ready_at = now + config_.shared.latency;
+            finish_issue(now);
+            state_ = LsuState::busy;
+            return;
+        }
+        if (slot.next < slot.accesses.size()) {
+            const LsuState result = serve_access(slot.path, slot.accesses[slot.next], slot.pending, now);
+            if (result != LsuState::busy) {
+                ++pending_[slot.pending].info.occlusion_cycles;
+                state_ = result;
+                return;
+            }
+            ++slot.next;
+        }
+        if (slot.next < slot.accesses.size()) {
+            state_ = LsuState::stalled_coalesce;
+            return;
+        }
+        finish_issue(now);
+        state_ = LsuState::busy;
+    }
+
+    // The head instruction has had all its accesses served: it leaves the LSU.
+    void finish_issue(core::Cycle now) {
+        const std::uint32_t index = lsu_[lsu_head_].pending;
+        lsu_head_ = (lsu_head_ + 1) % static_cast<std::uint32_t>(lsu_.size());
+        --lsu_count_;
+        Pending& p = pending_[index];
+        p.issue_done = true;
+        p.info.occlusion_cycles += p.started_at - p.eligible_at;
+        if (p.outstanding == 0) schedule_completion(index, std::max(p.ready_at, now), now);
+    }
+
+    // Serves one coalesced access; returns busy on success, else the stall state (the access is replayed).
+    LsuState serve_access(Path path, const LineTransaction& t, std::uint32_t index, core::Cycle now) {
+        Pending& p = pending_[index];
+        switch (path) {
+        case Path::data_load: return serve_cached_load(t.address, index, now);
+        case Path::constant: return serve_constant(t.address, index, now);
+        case Path::bypass_load:
+            if (miss_queue_.full()) return LsuState::stalled_icnt;
+            miss_queue_.push(MemPacket{t.address, config_.sector_bytes, MemPacket::read, sm_,
+                                       make_id(IdClass::bypass, index), false, 0});
+            ++bypass_requests_;
+            ++p.outstanding;
+            ++p.info.misses;
+            return LsuState::busy;
+        case Path::store_global:
+        case Path::store_local: {
+            if (miss_queue_.full()) return LsuState::stalled_icnt;
+            const auto probe = tags_.probe(t.address);
+            if (probe.state == LineState::valid) {
+                if (path == Path::store_global) {
+                    tags_.invalidate(t.address); // L1D "evicts cache blocks on stores to global memory"
+                    ++write_evictions_;
+                } else {
+                    tags_.touch(probe.set, probe.way);
+                }
+            }
+            const auto bytes = static_cast<std::uint32_t>(std::popcount(t.sector_mask)) * config_.sector_bytes;
+            miss_queue_.push(MemPacket{t.address, bytes, MemPacket::write, sm_, make_id(IdClass::write_ack, 0),
+                                       false, 0});
+            ++write_requests_;
+            ++outstanding_writes_;
+            return LsuState::busy;
+        }
+        case Path::atomic: {
+            if (miss_queue_.full()) return LsuState::stalled_icnt;
+            if (tags_.invalidate(t.address)) ++write_evictions_;
+            const std::uint32_t bytes = t.lanes * p.access_bytes;
+            miss_queue_.push(MemPacket{t.address, bytes, MemPacket::atomic, sm_, make_id(IdClass::atomic, index),
+                                       false, t.lanes});
+            ++atomic_requests_;
+            ++p.outstanding;
+            return LsuState::busy;
+        }
+        case Path::shared: break;
+        }
+        throw Error("internal error: an LSU access took an unknown path");
+    }
+
+    LsuState serve_cached_load(std::uint64_t address, std::uint32_t index, core::Cycle now) {
+        Pending& p = pending_[index];
+        const std::uint64_t line = config_.geometry.line_of(address);
+        const auto probe = tags_.probe(line);
+        if (probe.state == LineState::valid) {
+            ++accesses_;
+            ++hits_;
+            tags_.touch(probe.set, probe.way);
+            p.ready_at = std::max(p.ready_at, now + config_.hit_latency);
+            return LsuState::busy;
+        }
+        const std::uint32_t found = mshr_.find(line);
+        if (found != mshr_.none) {
+            if (!mshr_.can_add(found)) {
+                ++merge_full_stall_cycles_;
+                return LsuState::stalled_mshr;
+            }
+            ++accesses_;
+            mshr_.add(found, index);
+            ++merges_;
+            ++p.outstanding;
+            ++p.info.misses;
+            return LsuState::busy;
+        }
+        if (mshr_.full()) {
+            ++mshr_full_stall_cycles_;
+            return LsuState::stalled_mshr;
+        }
+        if (miss_queue_.full()) return LsuState::stalled_icnt;
+        std::uint32_t way = 0;
+        if (config_.allocation == AllocationPolicy::on_miss) {
+            way = tags_.victim(probe.set);
+            if (way == TagArray::no_way) {
+                ++reservation_fail_cycles_;
+                return LsuState::stalled_mshr;
+            }
+            if (tags_.install(probe.set, way, line, LineState::reserved).evicted) ++evictions_;
+        }
+        ++accesses_;
+        const std::uint32_t entry = mshr_.allocate(line);
+        reserved_way_[entry] = way;
+        mshr_.add(entry, index);
+        miss_queue_.push(MemPacket{line, config_.geometry.line_bytes, MemPacket::read, sm_,
+                                   make_id(IdClass::data_fill, entry), false, 0});
+        ++misses_;
+        ++p.outstanding;
+        ++p.info.misses;
+        if (config_.duplicate_tracker != nullptr) config_.duplicate_tracker->record(sm_, line, now);
+        return LsuState::busy;
+    }
+
+    LsuState serve_constant(std::uint64_t address, std::uint32_t index, core::Cycle now) {
+        Pending& p = pending_[index];
+        const std::uint64_t line = config_.constant.geometry.line_of(address);
+        const auto probe = const_tags_.probe(line);
+        if (probe.state == LineState::valid) {
+            ++constant_hits_;
+            const_tags_.touch(probe.set, probe.way);
+            p.ready_at = std::max(p.ready_at, now + config_.constant.hit_latency);
+            return LsuState::busy;
+        }
+        const std::uint32_t found = const_mshr_.find(line);
+        if (found != const_mshr_.none) {
+            if (!const_mshr_.can_add(found)) return LsuState::stalled_mshr;
+            const_mshr_.add(found, index);
+            ++constant_misses_;
+            ++p.outstanding;
+            ++p.info.misses;
+            return LsuState::busy;
+        }
+        if (const_mshr_.full()) return LsuState::stalled_mshr;
+        if (miss_queue_.full()) return LsuState::stalled_icnt;
+        const std::uint32_t entry = const_mshr_.allocate(line);
+        const_mshr_.add(entry, index);
+        miss_queue_.push(MemPacket{line, config_.constant.geometry.line_bytes, MemPacket::read, sm_,
+                                   make_id(IdClass::const_fill, entry), false, 0});
+        ++constant_misses_;
+        ++p.outstanding;
+        ++p.info.misses;
+        return LsuState::busy;
+    }
+
+    void fill_data(std::uint32_t entry, const MemPacket& packet, core::Cycle now) {
+        if (!mshr_.valid(entry) || mshr_.line(entry) != config_.geometry.line_of(packet.address))
+            throw Error("the L1 received a fill that matches no outstanding MSHR entry");
+        const std::uint64_t line = mshr_.line(entry);
+        if (config_.allocation == AllocationPolicy::on_miss) {
+            tags_.validate_reserved(config_.geometry.set_of(line), reserved_way_[entry]);
+        } else if (const auto present = tags_.probe(line); present.state == LineState::valid) {
+            tags_.touch(present.set, present.way);
+        } else {
+            const std::uint32_t way = tags_.victim(present.set);
+            if (tags_.install(present.set, way, line, LineState::valid).evicted) ++evictions_;
+        }
+        requests_per_entry_.add(mshr_.request_count(entry));
+        for (std::uint32_t waiter : mshr_.requests(entry)) resolve(waiter, now);
+        mshr_.release(entry);
+    }
+
+    void fill_constant(std::uint32_t entry, const MemPacket& packet, core::Cycle now) {
+        if (!const_mshr_.valid(entry) || const_mshr_.line(entry) != config_.constant.geometry.line_of(packet.address))
+            throw Error("the L1 received a constant fill that matches no outstanding constant MSHR entry");
+        const std::uint64_t line = const_mshr_.line(entry);
+        const std::uint32_t set = config_.constant.geometry.set_of(line);
+        const_tags_.install(set, const_tags_.victim(set), line, LineState::valid);
+        for (std::uint32_t waiter : const_mshr_.requests(entry)) resolve(waiter, now);
+        const_mshr_.release(entry);
+    }
+
+    void resolve(std::uint32_t index, core::Cycle now) {
+        Pending& p = pending_[index];
+        if (p.outstanding == 0) throw Error("the L1 received more responses for an instruction than it sent requests");
+        --p.outstanding;
+        if (p.outstanding == 0 && p.issue_done) schedule_completion(index, std::max(p.ready_at, now), now);
+    }
+
+    void schedule_completion(std::uint32_t index, core::Cycle at, core::Cycle now) {
+        if (at <= now) {
+            complete(index, now);
+            return;
+        }
+        timed_.push_back(Timed{at, seq_++, index});
+        std::push_heap(timed_.begin(), timed_.end(), std::greater<>{});
+    }
+    void release_timed(core::Cycle now) {
+        while (!timed_.empty() && timed_.front().at <= now) {
+            std::pop_heap(timed_.begin(), timed_.end(), std::greater<>{});
+            const std::uint32_t index = timed_.back().pending;
+            timed_.pop_back();
+            complete(index, now);
+        }
+    }
+    void complete(std::uint32_t index, core::Cycle now) {
+        Pending& p = pending_[index];
+        if (p.path == Path::data_load && p.info.kind == WarpAccess::load) {
+            const core::Cycle total = now >= p.eligible_at ? now - p.eligible_at : 0;
+            const core::Cycle occluded = std::min(total, p.info.occlusion_cycles);
+            const bool cached = p.info.misses == 0;
+            if (p.info.coherent) {
+                ++coherent_loads_;
+                coherent_occlusion_ += occluded;
+                coherent_access_ += total - occluded;
+                if (cached) ++fully_cached_coherent_;
+            } else {
+                ++divergent_loads_;
+                divergent_occlusion_ += occluded;
+                divergent_access_ += total - occluded;
+                if (cached) ++fully_cached_divergent_;
+            }
+        }
+        completed_.push_back(p.info);
+        p.live = false;
+        free_pending_.push_back(index);
+    }
+
+    L1Config config_;
+    std::uint32_t sm_;
+    TagArray tags_;
+    MshrTable<std::uint32_t> mshr_;
+    std::vector<std::uint32_t> reserved_way_; // allocate-on-miss: the way each entry reserved
+    TagArray const_tags_;
+    MshrTable<std::uint32_t> const_mshr_;
+    Coalescer classifier_;
+    SharedMemoryBanks shared_;
+    BoundedQueue<MemPacket> miss_queue_;
+    std::vector<LsuSlot> lsu_;
+    std::uint32_t lsu_head_ = 0;
+    std::uint32_t lsu_count_ = 0;
+    bool accepted_this_cycle_ = false;
+    LsuState state_ = LsuState::idle;
+    std::vector<Pending> pending_;
+    std::vector<std::uint32_t> free_pending_;
+    std::vector<Timed> timed_;
+    std::uint64_t seq_ = 0;
+    std::vector<Completion> completed_;
+    std::uint64_t outstanding_writes_ = 0;
+    bool cycled_ = false;
+    core::Cycle last_cycle_ = 0;
+
+    std::uint64_t cycles_ = 0, loads_ = 0, stores_ = 0, atomics_ = 0, shared_accesses_ = 0, shared_bank_cycles_ = 0,
+                  constant_accesses_ = 0, accesses_ = 0, hits_ = 0, misses_ = 0, merges_ = 0, evictions_ = 0,
+                  write_evictions_ = 0, bypass_requests_ = 0, write_requests_ = 0, atomic_requests_ = 0,
+                  packets_sent_ = 0, constant_hits_ = 0, constant_misses_ = 0, lsu_active_cycles_ = 0,
+                  ldst_coal_cycles_ = 0, ldst_mshr_cycles_ = 0, ldst_icnt_cycles_ = 0, mshr_full_stall_cycles_ = 0,
+                  merge_full_stall_cycles_ = 0, reservation_fail_cycles_ = 0, mshr_full_cycles_ = 0,
+                  miss_queue_full_cycles_ = 0, coherent_loads_ = 0, divergent_loads_ = 0, coherent_occlusion_ = 0,
+                  coherent_access_ = 0, divergent_occlusion_ = 0, divergent_access_ = 0, fully_cached_coherent_ = 0,
+                  fully_cached_divergent_ = 0;
+    core::Histogram mshr_occupancy_;
+    core::Histogram requests_per_entry_;
+};
+
+// L1<Knobs...>: the L1 slot policy. Omitted knobs take L1Config's defaults (docs/memory.md).
+template <class... Knobs>
+class L1 : public L1Unit {
+    static_assert((L1Knob<Knobs> && ...),
+                  "every argument of L1<...> must be an L1 knob: MSHR<N>, Merges<N>, Sets<N>, Ways<N>, LineBytes<N>, "
+                  "SectorBytes<N>, MissQueue<N>, HitLatency<N>, LsuQueue<N>, SharedBanks<N>, SharedLanesPerCycle<N>, "
+                  "AllocOnFill or AllocOnMiss, HashedIndex or LinearIndex, CacheGlobalLoads or BypassL1ForGlobalLoads");
+    static_assert(detail::knob_kinds_unique<Knobs...>(), "each kind of L1 knob may be given at most once");
+
+    template <KnobKind Kind, auto Fallback>
+    static constexpr auto knob = detail::KnobValue<Kind, Fallback, Knobs...>::value;
+    static constexpr L1Config defaults{};
+
+public:
+    static constexpr std::uint32_t mshr_entries = knob<KnobKind::mshr_entries, defaults.mshr_entries>;
+    static_assert(mshr_entries > 0, "an L1 needs at least one MSHR entry");
+    static constexpr std::uint32_t mshr_max_requests = knob<KnobKind::mshr_merges, defaults.mshr_max_requests>;
+    static constexpr std::uint32_t sets = knob<KnobKind::sets, defaults.geometry.sets>;
+    static constexpr std::uint32_t ways = knob<KnobKind::ways, defaults.geometry.ways>;
+    static constexpr std::uint32_t line_bytes = knob<KnobKind::line_bytes, defaults.geometry.line_bytes>;
+    static_assert(std::has_single_bit(line_bytes), "the L1 line size must be a power of two");
+    static constexpr std::uint32_t sector_bytes = knob<KnobKind::sector_bytes, defaults.sector_bytes>;
+    static constexpr std::uint32_t miss_queue = knob<KnobKind::miss_queue, defaults.miss_queue>;
+    static constexpr std::uint32_t hit_latency = knob<KnobKind::hit_latency, defaults.hit_latency>;
+    static constexpr std::uint32_t lsu_queue = knob<KnobKind::lsu_queue, defaults.lsu_queue>;
+    static constexpr std::uint32_t shared_banks = knob<KnobKind::shared_banks, defaults.shared.banks>;
+    static constexpr std::uint32_t shared_lanes_per_cycle =
+        knob<KnobKind::shared_lanes_per_cycle, defaults.shared.lanes_per_cycle>;
+    static constexpr AllocationPolicy allocation = knob<KnobKind::allocation, defaults.allocation>;
+    static constexpr SetIndexing indexing = knob<KnobKind::indexing, defaults.geometry.indexing>;
+    static_assert(indexing != SetIndexing::fermi_hash || sets == 32 || sets == 64,
+                  "the Fermi hashed set index (HashedIndex) is defined for 32 or 64 sets only");
+    static constexpr bool cache_global_loads = knob<KnobKind::global_load_caching, defaults.cache_global_loads>;
+
+    static constexpr auto name_storage =
+        detail::FixedString("L1<") + detail::JoinNames<Knobs...>::value + detail::FixedString(">");
+    static constexpr std::string_view name = name_storage.view();
+
+    // The configuration the knobs describe.
+    static L1Config knob_config() {
+        L1Config c;
+        c.geometry = CacheGeometry{sets, ways, line_bytes, indexing};
+        c.sector_bytes = sector_bytes;
+        c.mshr_entries = mshr_entries;
+        c.mshr_max_requests = mshr_max_requests;
+        c.miss_queue = miss_queue;
+        c.hit_latency = hit_latency;
+        c.lsu_queue = lsu_queue;
+        c.allocation = allocation;
+        c.cache_global_loads = cache_global_loads;
+        c.shared.banks = shared_banks;
+        c.shared.lanes_per_cycle = shared_lanes_per_cycle;
+        return c;
+    }
+    // Defaults to the knobs; converts from any L1Config (a machine preset overrides the knobs).
+    struct Config : L1Config {
+        Config() : L1Config(knob_config()) {}
+        Config(const L1Config& c) : L1Config(c) {}
+    };
+
+    L1(const Config& config, std::uint32_t sm_id) : L1Unit(config, sm_id) {}
+};
+
+} // namespace mem

@@ -1,0 +1,187 @@
+#pragma once
+// The GPU's shared memory system: a request crossbar (SMs -> partitions), one memory partition per channel
+// (L2 slice + DRAM channel, l2.hpp) and a response crossbar (partitions -> SMs), each in its own clock domain.
+//
+// Contract:
+//  * cycle(now, deliver) is called once per core cycle. It advances the interconnect, L2 and DRAM domains by
+//    their clock ratio to the core (fractional accumulators, clock.hpp), takes packets from each SM's
+//    Downstream, and calls deliver(sm, const MemPacket&) for every response that reaches SM `sm` this cycle;
+//    the GPU forwards it to that SM's L1 with L1::receive.
+//  * Addresses interleave over partitions in `interleave_bytes` chunks (default 256 B): partition =
+//    (address / interleave) mod partitions; inside a partition the chunks are packed densely.
+//  * Deterministic: fixed iteration orders, integer clocks, no hashing of pointers.
+#include <bit>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <gpuarch/core/cycle.hpp>
+#include <gpuarch/core/error.hpp>
+#include <gpuarch/mem/access.hpp>
+#include <gpuarch/mem/clock.hpp>
+#include <gpuarch/mem/interconnect.hpp>
+#include <gpuarch/mem/l2.hpp>
+#include <gpuarch/mem/queue.hpp>
+
+namespace gpuarch::mem {
+
+struct ClockConfig {
+    core::ClockMHz core{1400.0}; // Wang 2016 Table 1: SM 1400 MHz
+    core::ClockMHz icnt{1400.0}; // Wang 2016 Table 1: interconnect 1400 MHz
+    core::ClockMHz l2{1400.0};   // documented default: the L2 runs at the interconnect clock
+    core::ClockMHz dram{924.0};  // documented default: GPGPU-Sim GTX480 GDDR5 command clock
+};
+
+class AddressMap {
+public:
+    AddressMap(std::uint32_t partitions, std::uint32_t interleave_bytes)
+        : partitions_(partitions), interleave_(interleave_bytes) {
+        if (partitions == 0) throw Error("the memory system needs at least one partition");
+        if (interleave_bytes == 0 || !std::has_single_bit(interleave_bytes))
+            throw Error("the partition interleaving granularity must be a power of two of bytes (got " +
+                        std::to_string(interleave_bytes) + ")");
+    }
+    std::uint32_t partition_of(std::uint64_t address) const {
+        return static_cast<std::uint32_t>((address / interleave_) % partitions_);
+    }
+    // The address inside its partition (chunks of one partition packed densely).
+    std::uint64_t local_address(std::uint64_t address) const {
+        const std::uint64_t chunk = address / interleave_;
+        return (chunk / partitions_) * interleave_ + address % interleave_;
+    }
+    std::uint32_t partitions() const { return partitions_; }
+    std::uint32_t interleave_bytes() const { return interleave_; }
+
+private:
+    std::uint32_t partitions_;
+    std::uint32_t interleave_;
+};
+
+struct MemorySystemConfig {
+    std::uint32_t sms = 30;              // Wang 2016 Table 1: 30 SMs (the GPU sets its own count)
+    std::uint32_t partitions = 6;        // Wang 2016 Table 1: 6 memory partitions
+    std::uint32_t interleave_bytes = 256; // documented default
+    CrossbarConfig request_network{};
+    CrossbarConfig response_network{};
+    PartitionConfig partition{};
+    ClockConfig clocks{};
+
+    void validate() const {
+        if (sms == 0) throw Error("the memory system needs at least one SM");
+        AddressMap(partitions, interleave_bytes);
+        request_network.validate("the request network");
+        response_network.validate("the response network");
+        partition.validate();
+        if (partition.l2.enabled && response_network.input_capacity < partition.l2.mshr_max_requests)
+            throw Error("the response network's input queue (" + std::to_string(response_network.input_capacity) +
+                        " packets) must hold every request one L2 MSHR entry can merge (" +
+                        std::to_string(partition.l2.mshr_max_requests) + "), or a fill could never be answered");
+        if (partition.l2.enabled && interleave_bytes < partition.l2.geometry.line_bytes)
+            throw Error("the partition interleaving (" + std::to_string(interleave_bytes) +
+                        " B) must be at least the L2 line (" + std::to_string(partition.l2.geometry.line_bytes) +
+                        " B) so that a line lives in one partition");
+    }
+};
+
+class MemorySystem {
+public:
+    explicit MemorySystem(const MemorySystemConfig& config)
+        : config_((config.validate(), config)), map_(config.partitions, config.interleave_bytes),
+          requests_(config.sms, config.partitions, config.request_network),
+          responses_(config.partitions, config.sms, config.response_network),
+          icnt_clock_(config.clocks.icnt, config.clocks.core), l2_clock_(config.clocks.l2, config.clocks.core),
+          dram_clock_(config.clocks.dram, config.clocks.core) {
+        partitions_.reserve(config.partitions);
+        for (std::uint32_t p = 0; p < config.partitions; ++p) partitions_.emplace_back(config.partition, p);
+    }
+
+    const MemorySystemConfig& config() const { return config_; }
+    const AddressMap& address_map() const { return map_; }
+    std::uint32_t sms() const { return config_.sms; }
+    // SM `sm`'s port into the request network (what its L1 sends into).
+    Downstream& downstream(std::uint32_t sm) {
+        if (sm >= config_.sms) throw Error("SM " + std::to_string(sm) + " has no port into the memory system");
+        return requests_.input(sm);
+    }
+    const MemoryPartition& partition(std::uint32_t p) const { return partitions_[p]; }
+
+    template <class F>
+    void cycle(core::Cycle now, F&& deliver) {
+        ++cycles_;
+        for (std::uint32_t k = icnt_clock_.advance(); k > 0; --k) {
+            ++icnt_now_;
+            requests_.cycle(icnt_now_, [this](const MemPacket& p) { return map_.partition_of(p.address); });
+            responses_.cycle(icnt_now_, [](const MemPacket& p) { return p.sm; });
+        }
+        for (std::uint32_t p = 0; p < config_.partitions; ++p) {
+            while (requests_.ready(p) && partitions_[p].can_accept()) {
+                const MemPacket& packet = requests_.front(p);
+                partitions_[p].accept(packet, map_.local_address(packet.address), now);
+                requests_.pop(p);
+            }
+        }
+        for (std::uint32_t sm = 0; sm < config_.sms; ++sm) {
+            while (responses_.ready(sm)) {
+                deliver(sm, responses_.front(sm));
+                responses_.pop(sm);
+                ++delivered_;
+            }
+        }
+        for (std::uint32_t k = l2_clock_.advance(); k > 0; --k)
+            for (std::uint32_t p = 0; p < config_.partitions; ++p) partitions_[p].l2_cycle(now, responses_.input(p));
+        for (std::uint32_t k = dram_clock_.advance(); k > 0; --k) {
+            ++dram_now_;
+            for (std::uint32_t p = 0; p < config_.partitions; ++p) partitions_[p].dram_cycle(dram_now_, now);
+        }
+    }
+
+    // Nothing queued or in flight anywhere.
+    bool idle() const {
+        if (!requests_.idle() || !responses_.idle()) return false;
+        for (const auto& p : partitions_)
+            if (!p.idle()) return false;
+        return true;
+    }
+
+    MemoryPartition::Stats l2_stats() const {
+        MemoryPartition::Stats s;
+        for (const auto& p : partitions_) s += p.stats();
+        return s;
+    }
+    DramChannel::Stats dram_stats() const {
+        DramChannel::Stats s;
+        for (const auto& p : partitions_) s += p.dram().stats();
+        return s;
+    }
+
+    template <class V>
+    void visit_stats(V& v) const {
+        v.counter("cycles", cycles_, "core cycles simulated");
+        v.counter("icnt_cycles", icnt_now_, "interconnect cycles");
+        v.counter("icnt_request_packets", requests_.packets(), "packets SM -> partition");
+        v.counter("icnt_request_flits", requests_.flits_moved(), "flits SM -> partition");
+        v.counter("icnt_request_blocked", requests_.blocked(), "request transfers refused by a full output");
+        v.counter("icnt_response_packets", responses_.packets(), "packets partition -> SM");
+        v.counter("icnt_response_flits", responses_.flits_moved(), "flits partition -> SM");
+        v.counter("icnt_response_blocked", responses_.blocked(), "response transfers refused by a full output");
+        v.counter("responses_delivered", delivered_, "responses handed to the SMs");
+        l2_stats().visit_stats(v);
+        dram_stats().visit_stats(v);
+    }
+
+private:
+    MemorySystemConfig config_;
+    AddressMap map_;
+    Crossbar requests_;
+    Crossbar responses_;
+    std::vector<MemoryPartition> partitions_;
+    ClockDomain icnt_clock_;
+    ClockDomain l2_clock_;
+    ClockDomain dram_clock_;
+    core::Cycle icnt_now_ = 0;
+    core::Cycle dram_now_ = 0;
+    std::uint64_t cycles_ = 0;
+    std::uint64_t delivered_ = 0;
+};
+
+} // namespace mem

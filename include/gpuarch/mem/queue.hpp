@@ -1,0 +1,111 @@
+#pragma once
+// Preallocated FIFO queues for the memory path, and Downstream, the SM's port into the interconnect.
+// Contract: a BoundedQueue never allocates after construction; pushing into a full one is a contract
+// violation reported as gpuarch::Error (a component must test full()/can_send() first). A GrowingQueue
+// doubles its storage when full, so it allocates only when it reaches a new high-water mark.
+#include <cstddef>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <gpuarch/core/error.hpp>
+#include <gpuarch/mem/access.hpp>
+
+namespace gpuarch::mem {
+
+template <class T>
+class BoundedQueue {
+public:
+    explicit BoundedQueue(std::size_t capacity = 1) : slots_(capacity == 0 ? 1 : capacity), capacity_(capacity) {}
+
+    std::size_t capacity() const { return capacity_; }
+    std::size_t size() const { return size_; }
+    bool empty() const { return size_ == 0; }
+    bool full() const { return size_ >= capacity_; }
+    std::size_t free_slots() const { return capacity_ - size_; }
+
+    void push(const T& value) {
+        if (full()) throw Error("a bounded memory queue of capacity " + std::to_string(capacity_) +
+                                " was pushed while full; the producer must test full() first");
+        slots_[wrap(head_ + size_)] = value;
+        ++size_;
+    }
+    T& front() { return slots_[head_]; }
+    const T& front() const { return slots_[head_]; }
+    // i-th element from the front (0 = front).
+    T& operator[](std::size_t i) { return slots_[wrap(head_ + i)]; }
+    const T& operator[](std::size_t i) const { return slots_[wrap(head_ + i)]; }
+    void pop() {
+        head_ = wrap(head_ + 1);
+        --size_;
+    }
+    // Removes the i-th element, keeping the order of the others (O(size); queues here hold tens of entries).
+    void erase(std::size_t i) {
+        for (std::size_t k = i; k + 1 < size_; ++k) (*this)[k] = std::move((*this)[k + 1]);
+        --size_;
+    }
+    void clear() {
+        head_ = 0;
+        size_ = 0;
+    }
+
+private:
+    std::size_t wrap(std::size_t index) const { return index >= slots_.size() ? index - slots_.size() : index; }
+
+    std::vector<T> slots_;
+    std::size_t capacity_;
+    std::size_t head_ = 0;
+    std::size_t size_ = 0;
+};
+
+template <class T>
+class GrowingQueue {
+public:
+    explicit GrowingQueue(std::size_t initial_capacity = 16) : slots_(initial_capacity == 0 ? 1 : initial_capacity) {}
+    std::size_t size() const { return size_; }
+    bool empty() const { return size_ == 0; }
+    void push(const T& value) {
+        if (size_ == slots_.size()) grow();
+        slots_[(head_ + size_) % slots_.size()] = value;
+        ++size_;
+    }
+    T& front() { return slots_[head_]; }
+    const T& front() const { return slots_[head_]; }
+    void pop() {
+        head_ = (head_ + 1) % slots_.size();
+        --size_;
+    }
+
+private:
+    void grow() {
+        std::vector<T> bigger(slots_.size() * 2);
+        for (std::size_t i = 0; i < size_; ++i) bigger[i] = std::move(slots_[(head_ + i) % slots_.size()]);
+        slots_ = std::move(bigger);
+        head_ = 0;
+    }
+    std::vector<T> slots_;
+    std::size_t head_ = 0;
+    std::size_t size_ = 0;
+};
+
+// The SM's port into the interconnect: a bounded packet queue the L1 fills (can_send/send) and the
+// interconnect drains (empty/front/pop). The memory system owns one per SM; when the interconnect cannot
+// take packets the queue fills, can_send() turns false and the L1's miss queue backs up (LDST_ICNT).
+class Downstream {
+public:
+    explicit Downstream(std::size_t capacity = 8) : queue_(capacity) {}
+    bool can_send() const { return !queue_.full(); }
+    void send(const MemPacket& packet) { queue_.push(packet); }
+
+    bool empty() const { return queue_.empty(); }
+    const MemPacket& front() const { return queue_.front(); }
+    void pop() { queue_.pop(); }
+    std::size_t size() const { return queue_.size(); }
+    std::size_t capacity() const { return queue_.capacity(); }
+    std::size_t free_slots() const { return queue_.free_slots(); }
+
+private:
+    BoundedQueue<MemPacket> queue_;
+};
+
+} // namespace mem

@@ -1,0 +1,154 @@
+#pragma once
+// Cache geometry, set indexing and a set-associative tag array with LRU replacement, shared by the L1 data
+// cache, the constant cache and the L2 slices. It models tags and line states only (values are functional).
+// Contract: replacement is true LRU over valid lines, decided by a per-array access counter, so it is exact
+// and deterministic; reserved lines (allocate-on-miss, fill pending) are never chosen as victims.
+#include <bit>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <gpuarch/core/error.hpp>
+#include <gpuarch/mem/knobs.hpp>
+
+namespace gpuarch::mem {
+
+struct CacheGeometry {
+    std::uint32_t sets = 32;
+    std::uint32_t ways = 8;
+    std::uint32_t line_bytes = 128;
+    SetIndexing indexing = SetIndexing::linear;
+
+    std::uint64_t size_bytes() const { return std::uint64_t{sets} * ways * line_bytes; }
+    std::uint64_t line_of(std::uint64_t address) const { return address & ~std::uint64_t{line_bytes - 1}; }
+
+    // The set a (line) address maps to.
+    std::uint32_t set_of(std::uint64_t address) const {
+        const unsigned line_log2 = static_cast<unsigned>(std::countr_zero(line_bytes));
+        if (indexing == SetIndexing::fermi_hash) {
+            // Fermi pseudo-random hash as GPGPU-Sim 3.x implements it (Wang 2016 Sec. 5 uses it, ref. [25]):
+            // bits [line_log2, line_log2+4] XOR bits {13,14,15,17,19}; 64 sets prepend bit 12.
+            const std::uint64_t lower = (address >> line_log2) & 0x1F;
+            std::uint64_t upper = (address & 0xE000) >> 13;
+            upper |= (address & 0x20000) >> 14;
+            upper |= (address & 0x80000) >> 15;
+            std::uint64_t set = lower ^ upper;
+            if (sets == 64) set |= (address & 0x1000) >> 7;
+            return static_cast<std::uint32_t>(set);
+        }
+        return static_cast<std::uint32_t>((address >> line_log2) % sets);
+    }
+
+    // Throws gpuarch::Error with a sentence naming `what` when the geometry cannot be built.
+    void validate(const std::string& what) const {
+        if (sets == 0 || ways == 0) throw Error(what + " needs at least one set and one way");
+        if (line_bytes < 4 || !std::has_single_bit(line_bytes))
+            throw Error(what + " line size must be a power of two of at least 4 bytes (got " +
+                        std::to_string(line_bytes) + ")");
+        if (indexing == SetIndexing::fermi_hash && sets != 32 && sets != 64)
+            throw Error(what + " uses the Fermi hashed set index, which is defined for 32 or 64 sets only (got " +
+                        std::to_string(sets) + ")");
+    }
+};
+
+enum class LineState : std::uint8_t { invalid, valid, reserved };
+
+class TagArray {
+public:
+    static constexpr std::uint32_t no_way = ~std::uint32_t{0};
+
+    explicit TagArray(const CacheGeometry& geometry)
+        : geometry_(geometry), tags_(std::size_t{geometry.sets} * geometry.ways, 0),
+          state_(tags_.size(), LineState::invalid), dirty_(tags_.size(), 0), stamp_(tags_.size(), 0) {
+        geometry_.validate("a cache");
+    }
+
+    const CacheGeometry& geometry() const { return geometry_; }
+
+    struct Probe {
+        LineState state = LineState::invalid; // valid: hit; reserved: allocated on miss, fill pending; invalid: miss
+        std::uint32_t set = 0;
+        std::uint32_t way = no_way;
+    };
+    // Looks the line up without changing replacement state.
+    Probe probe(std::uint64_t address) const {
+        const std::uint64_t line = geometry_.line_of(address);
+        Probe p;
+        p.set = geometry_.set_of(line);
+        const std::size_t base = std::size_t{p.set} * geometry_.ways;
+        for (std::uint32_t w = 0; w < geometry_.ways; ++w) {
+            if (state_[base + w] != LineState::invalid && tags_[base + w] == line) {
+                p.state = state_[base + w];
+                p.way = w;
+                return p;
+            }
+        }
+        return p;
+    }
+    // Marks the line most recently used.
+    void touch(std::uint32_t set, std::uint32_t way) { stamp_[index(set, way)] = ++clock_; }
+
+    // Victim for a new line in `set`: an invalid way first (lowest index), else the least recently used valid
+    // way; no_way when every way is reserved.
+    std::uint32_t victim(std::uint32_t set) const {
+        const std::size_t base = std::size_t{set} * geometry_.ways;
+        std::uint32_t best = no_way;
+        for (std::uint32_t w = 0; w < geometry_.ways; ++w) {
+            const LineState s = state_[base + w];
+            if (s == LineState::invalid) return w;
+            if (s == LineState::valid && (best == no_way || stamp_[base + w] < stamp_[base + best])) best = w;
+        }
+        return best;
+    }
+
+    struct Eviction {
+        bool evicted = false; // a valid line was replaced
+        std::uint64_t line = 0;
+        bool dirty = false;
+    };
+    // Puts `address`'s line in (set, way) as `state` (valid or reserved), most recently used.
+    Eviction install(std::uint32_t set, std::uint32_t way, std::uint64_t address, LineState state, bool dirty = false) {
+        const std::size_t i = index(set, way);
+        Eviction e;
+        if (state_[i] == LineState::valid) {
+            e.evicted = true;
+            e.line = tags_[i];
+            e.dirty = dirty_[i] != 0;
+        }
+        tags_[i] = geometry_.line_of(address);
+        state_[i] = state;
+        dirty_[i] = dirty ? 1 : 0;
+        stamp_[i] = ++clock_;
+        return e;
+    }
+    // A reserved line's fill arrived.
+    void validate_reserved(std::uint32_t set, std::uint32_t way, bool dirty = false) {
+        const std::size_t i = index(set, way);
+        state_[i] = LineState::valid;
+        dirty_[i] = dirty ? 1 : 0;
+        stamp_[i] = ++clock_;
+    }
+    // Drops a valid line (write-evict); returns whether one was there.
+    bool invalidate(std::uint64_t address) {
+        const Probe p = probe(address);
+        if (p.state != LineState::valid) return false;
+        state_[index(p.set, p.way)] = LineState::invalid;
+        return true;
+    }
+    void set_dirty(std::uint32_t set, std::uint32_t way) { dirty_[index(set, way)] = 1; }
+    bool dirty(std::uint32_t set, std::uint32_t way) const { return dirty_[index(set, way)] != 0; }
+    LineState state(std::uint32_t set, std::uint32_t way) const { return state_[index(set, way)]; }
+    std::uint64_t line(std::uint32_t set, std::uint32_t way) const { return tags_[index(set, way)]; }
+
+private:
+    std::size_t index(std::uint32_t set, std::uint32_t way) const { return std::size_t{set} * geometry_.ways + way; }
+
+    CacheGeometry geometry_;
+    std::vector<std::uint64_t> tags_;
+    std::vector<LineState> state_;
+    std::vector<std::uint8_t> dirty_;
+    std::vector<std::uint64_t> stamp_;
+    std::uint64_t clock_ = 0;
+};
+
+} // namespace mem

@@ -1,0 +1,114 @@
+// Coalescing into lines and sectors per machine, and the coherent/divergent classifier (Wang 2016 Sec. 2.1).
+#include <doctest/doctest.h>
+
+#include <gpuarch/mem/coalescer.hpp>
+
+#include "mem_test_support.hpp"
+
+using namespace gpuarch::mem;
+using memtest::Access;
+using memtest::strided;
+
+namespace {
+const CacheGeometry fermi_l1{32, 8, 128, SetIndexing::linear};   // Wang 2016 Table 1
+const CacheGeometry si_l1{64, 4, 64, SetIndexing::linear};       // Gong 2020 Table 5.2
+} // namespace
+
+TEST_CASE("unit stride: a warp of 4-byte accesses coalesces into one 128-byte line of four sectors") {
+    Coalescer c(fermi_l1, 32);
+    Access a(1, strided(0x1000, 4));
+    const auto lines = c.lines(a.access);
+    REQUIRE(lines.size() == 1);
+    CHECK(lines[0].address == 0x1000);
+    CHECK(lines[0].sector_mask == 0xF);
+    CHECK(lines[0].lanes == 32);
+    const AccessClass k = c.classify(a.access);
+    CHECK(k.thread_accesses == 32);
+    CHECK(k.lines == 1);
+    CHECK(k.sectors == 4);
+    CHECK(k.sets == 1);
+    CHECK(k.coherent);
+    CHECK(c.sectors(a.access).size() == 4);
+}
+
+TEST_CASE("stride 2 touches two lines and eight sectors; a misaligned unit stride touches two lines") {
+    Coalescer c(fermi_l1, 32);
+    Access s2(1, strided(0x1000, 8));
+    AccessClass k = c.classify(s2.access);
+    CHECK(k.lines == 2);
+    CHECK(k.sectors == 8);
+    CHECK(k.coherent); // 1-2 lines are coherent (Wang 2016 Sec. 2.1)
+    Access mis(2, strided(0x1040, 4));
+    k = c.classify(mis.access);
+    CHECK(k.lines == 2);
+    CHECK(k.sectors == 4); // 0x1040..0x10BF: sectors 2-3 of one line, 0-1 of the next
+    Access s4(3, strided(0x1000, 16));
+    k = c.classify(s4.access);
+    CHECK(k.lines == 4);
+    CHECK_FALSE(k.coherent);
+}
+
+TEST_CASE("a column-strided warp touches one line and one sector per lane") {
+    Coalescer c(fermi_l1, 32);
+    Access col(1, strided(0x10000, 4096));
+    const AccessClass k = c.classify(col.access);
+    CHECK(k.lines == 32);
+    CHECK(k.sectors == 32);
+    CHECK(k.sets == 1); // 4096 B apart: the same set under linear indexing
+    CHECK_FALSE(k.coherent);
+    // The Fermi hash spreads a 4 KB column walk from address 0 over 8 sets (Wang 2016 Sec. 5, ATAX).
+    Coalescer hashed({32, 8, 128, SetIndexing::fermi_hash}, 32);
+    Access col0(3, strided(0, 4096));
+    CHECK(hashed.classify(col0.access).sets == 8);
+    Access rows(2, strided(0x10000, 128));
+    CHECK(c.classify(rows.access).sets == 32);
+}
+
+TEST_CASE("Southern Islands coalesces into 64-byte lines") {
+    Coalescer c(si_l1, 32);
+    Access wave64(1, strided(0x2000, 4, 64)); // a 64-wide wavefront, unit stride
+    AccessClass k = c.classify(wave64.access);
+    CHECK(k.thread_accesses == 64);
+    CHECK(k.lines == 4);
+    CHECK(k.sectors == 8);
+    CHECK_FALSE(k.coherent);
+    Access half(2, strided(0x2000, 4, 32));
+    k = c.classify(half.access);
+    CHECK(k.lines == 2);
+    CHECK(k.coherent);
+}
+
+TEST_CASE("inactive lanes are ignored and straddling accesses touch both lines, in first-touch order") {
+    Coalescer c(fermi_l1, 32);
+    Access a(1, {0x1100, 0x107C, 0x1000});
+    a.access.access_bytes = 8; // lane 1 reads bytes 0x107C..0x1083: two lines
+    const auto lines = c.lines(a.access);
+    REQUIRE(lines.size() == 3);
+    CHECK(lines[0].address == 0x1100);
+    CHECK(lines[1].address == 0x1000);
+    CHECK(lines[2].address == 0x1080);
+    CHECK(lines[1].lanes == 2);
+    CHECK(lines[1].sector_mask == 0x9); // sector 3 (lane 1) and sector 0 (lane 2)
+    a.access.active.reset(1);
+    CHECK(c.lines(a.access).size() == 2);
+    a.access.active = gpuarch::core::WarpMask{};
+    CHECK(c.lines(a.access).empty());
+    CHECK(c.classify(a.access).lines == 0);
+}
+
+TEST_CASE("constant accesses serialize per distinct address") {
+    std::vector<LineTransaction> out;
+    Access bcast(1, std::vector<std::uint64_t>(32, 0x40));
+    distinct_addresses(bcast.access, out);
+    REQUIRE(out.size() == 1);
+    CHECK(out[0].lanes == 32);
+    Access div(2, strided(0x40, 4));
+    distinct_addresses(div.access, out);
+    CHECK(out.size() == 32);
+}
+
+TEST_CASE("the coalescer rejects a sector size that does not fit the line") {
+    CHECK_THROWS_AS(Coalescer(fermi_l1, 3), gpuarch::Error);
+    CHECK_THROWS_AS(Coalescer(fermi_l1, 256), gpuarch::Error);
+    CHECK_THROWS_AS(Coalescer({32, 8, 128, SetIndexing::fermi_hash}, 2), gpuarch::Error);
+}

@@ -1,0 +1,159 @@
+// DRAM channel: row-hit / row-closed / row-conflict latencies (Narasiman 2010 Table 1, Wang 2016 Table 1
+// GDDR5 timings) and FR-FCFS vs FCFS scheduling.
+#include <map>
+
+#include <doctest/doctest.h>
+
+#include <gpuarch/mem/dram.hpp>
+#include <gpuarch/mem/presets.hpp>
+
+using namespace gpuarch::mem;
+using gpuarch::core::Cycle;
+
+namespace {
+
+struct DramBench {
+    DramChannel channel;
+    Cycle now = 0;
+    std::map<std::uint64_t, Cycle> done;
+    explicit DramBench(const DramConfig& c) : channel(c) {}
+    // Pushed now, the request is first considered in the next cycle.
+    void read(std::uint64_t tag, std::uint64_t address, std::uint32_t bytes = 128) {
+        channel.push(DramRequest{address, bytes, false, true, tag});
+    }
+    void write(std::uint64_t tag, std::uint64_t address, std::uint32_t bytes = 128) {
+        channel.push(DramRequest{address, bytes, true, true, tag});
+    }
+    void run_until(Cycle t) {
+        while (now < t) {
+            ++now;
+            channel.cycle(now);
+            while (channel.has_completed()) {
+                done[channel.completed().tag] = now;
+                channel.pop_completed();
+            }
+        }
+    }
+};
+
+std::uint64_t address(const DramConfig& c, std::uint32_t bank, std::uint64_t row, std::uint64_t column = 0) {
+    return (row * c.banks + bank) * c.row_bytes + column;
+}
+
+DramConfig narasiman() { return presets::narasiman_memory().partition.dram; }
+DramConfig gddr5() { return presets::fermi_memory().partition.dram; }
+
+} // namespace
+
+TEST_CASE("Narasiman 2010 Table 1: 100-cycle row hit and 300-cycle row conflict with open-row FCFS") {
+    const DramConfig c = narasiman();
+    REQUIRE(c.scheduler == DramScheduler::fcfs);
+    DramBench b(c);
+    b.read(1, address(c, 0, 0));
+    b.run_until(300);
+    CHECK(b.done.at(1) == 1 + 200); // closed row: ACT + tRCD, then tCL + transfer
+    b.read(2, address(c, 0, 0, 256));
+    b.run_until(600);
+    CHECK(b.done.at(2) == 301 + 100); // row hit
+    b.read(3, address(c, 0, 1));
+    b.run_until(1000);
+    CHECK(b.done.at(3) == 601 + 300); // row conflict: PRE, ACT, CAS
+    const auto s = b.channel.stats();
+    CHECK(s.reads == 3);
+    CHECK(s.row_hits == 1);
+    CHECK(s.activates == 2);
+    CHECK(s.precharges == 1);
+}
+
+TEST_CASE("FR-FCFS serves a younger row hit before an older row conflict; FCFS does not") {
+    for (DramScheduler policy : {DramScheduler::fr_fcfs, DramScheduler::fcfs}) {
+        DramConfig c = narasiman();
+        c.scheduler = policy;
+        DramBench b(c);
+        b.read(1, address(c, 0, 0)); // opens row 0 of bank 0
+        b.run_until(300);
+        b.read(2, address(c, 0, 1));      // older: conflict
+        b.read(3, address(c, 0, 0, 128)); // younger: hit on the open row
+        b.run_until(1000);
+        if (policy == DramScheduler::fr_fcfs) {
+            CHECK(b.done.at(3) == 301 + 100);
+            CHECK(b.done.at(2) == 302 + 300); // PRE right after the hit's CAS
+            CHECK(b.channel.stats().row_hits == 1);
+        } else {
+            CHECK(b.done.at(2) == 301 + 300);
+            CHECK(b.done.at(3) == 502 + 300); // now a conflict itself
+            CHECK(b.channel.stats().row_hits == 0);
+        }
+    }
+}
+
+TEST_CASE("FR-FCFS does not close a row that a queued request still hits") {
+    DramConfig c = narasiman();
+    c.scheduler = DramScheduler::fr_fcfs;
+    DramBench b(c);
+    b.read(1, address(c, 0, 0));
+    b.run_until(300);
+    b.read(2, address(c, 0, 1));
+    b.read(3, address(c, 0, 0, 128));
+    b.read(4, address(c, 0, 0, 256));
+    b.run_until(1200);
+    CHECK(b.done.at(3) < b.done.at(2));
+    CHECK(b.done.at(4) < b.done.at(2));
+    CHECK(b.channel.stats().row_hits == 2);
+}
+
+TEST_CASE("GDDR5 timings of Wang 2016 Table 1: closed, hit and conflict latencies in DRAM cycles") {
+    const DramConfig c = gddr5(); // tCL=12 tRP=12 tRC=40 tRAS=28 tRCD=12 tRRD=6; 128 B = 4 bus cycles
+    REQUIRE(c.timing.tCL == 12);
+    DramBench b(c);
+    b.read(1, address(c, 0, 0));
+    b.run_until(100);
+    CHECK(b.done.at(1) == 1 + 12 + 12 + 4); // tRCD + tCL + burst
+    b.read(2, address(c, 0, 0, 128));
+    b.run_until(200);
+    CHECK(b.done.at(2) == 101 + 12 + 4); // tCL + burst
+    b.read(3, address(c, 0, 1));
+    b.run_until(300);
+    CHECK(b.done.at(3) == 201 + 12 + 12 + 12 + 4); // tRP + tRCD + tCL + burst
+}
+
+TEST_CASE("GDDR5: tRAS and tRC hold back a conflict right after an activate; tRRD spaces activates") {
+    const DramConfig c = gddr5();
+    {
+        DramBench b(c);
+        b.read(1, address(c, 0, 0));
+        b.read(2, address(c, 0, 1));
+        b.run_until(200);
+        CHECK(b.done.at(1) == 29);
+        // PRE waits for tRAS (ACT at 1 -> 29), ACT for tRC (1 -> 41), CAS at 53.
+        CHECK(b.done.at(2) == 53 + 12 + 4);
+    }
+    {
+        DramBench b(c);
+        b.read(1, address(c, 0, 0));
+        b.read(2, address(c, 1, 0));
+        b.run_until(200);
+        CHECK(b.done.at(1) == 29);
+        CHECK(b.done.at(2) == 7 + 12 + 12 + 4); // second ACT at 1 + tRRD
+    }
+}
+
+TEST_CASE("GDDR5: a read after a write to the open row waits tCDLR after the write data") {
+    const DramConfig c = gddr5();
+    DramBench b(c);
+    b.write(1, address(c, 0, 0));
+    b.read(2, address(c, 0, 0, 128));
+    b.run_until(200);
+    CHECK(b.done.at(1) == 13 + 4 + 4);        // WR at 13, tWL = 4, burst 4
+    CHECK(b.done.at(2) == (21 + 5) + 12 + 4); // RD at write-data end + tCDLR
+    CHECK(b.channel.stats().writes == 1);
+}
+
+TEST_CASE("the request queue is bounded") {
+    DramConfig c = gddr5();
+    c.queue_capacity = 4;
+    DramChannel ch(c);
+    for (int i = 0; i < 4; ++i) ch.push(DramRequest{std::uint64_t(i) * 128, 128, false, true, 0});
+    CHECK_FALSE(ch.can_accept());
+    CHECK_THROWS_AS(ch.push(DramRequest{}), gpuarch::Error);
+}
