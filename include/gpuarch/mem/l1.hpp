@@ -25,12 +25,24 @@
 //    A response given to receive() before cycle(t) is visible to cycle(t): an MSHR entry its fill frees can
 //    be taken by the replaying head access in that same cycle. A completion produced by cycle(t) or by
 //    receive() is handed out by the next drain_completed(). At most one instruction is accepted per cycle.
+//  * Scheduler feedback (optional to consume; the SM drains both every cycle): drain_issued() reports each
+//    memory instruction whose accesses have all been served (it left the LSU; Wang 2016 Sec. 4.2 releases
+//    OAWS's Miss_inflight then), drain_locality_events() reports each data-cache miss to the warp that missed
+//    and each replacement of a line to the warp whose miss brought it in (the warp id in the tag, Rogers 2012
+//    Sec. 3.1, for CCWS's victim tag arrays). Reports not drained before the next cycle() are dropped, so an
+//    L1 used on its own never accumulates them.
+//  * Optional re-execution queue (ReexecutionQueue<N>, MASCAR, Sethia 2015 Sec. 4.2): when the head access of
+//    a cached load finds no MSHR resource or miss-queue slot, the load's remaining accesses move to the queue
+//    (if they fit and no other instruction of that warp is queued, Sethia 2015's ordering rule) and the LSU
+//    goes on with the next instruction. While the MSHRs and the miss queue have room, the queue's head access
+//    takes the L1 port before the LSU; the load finishes when its last queued access has been served.
 #include <algorithm>
 #include <bit>
 #include <functional>
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <gpuarch/core/cycle.hpp>
@@ -44,6 +56,7 @@
 #include <gpuarch/mem/queue.hpp>
 #include <gpuarch/mem/shared_memory.hpp>
 #include <gpuarch/mem/tag_array.hpp>
+#include <gpuarch/timing/interfaces.hpp>
 
 namespace gpuarch::mem {
 
@@ -67,6 +80,8 @@ struct L1Config {
     AllocationPolicy allocation = AllocationPolicy::on_fill; // Wang 2016 Sec. 5 runs allocate-on-fill
     bool cache_global_loads = true;
     std::uint32_t coherent_max_lines = 2;  // Wang 2016 Sec. 2.1: coherent = 1-2 cache lines
+    std::uint32_t reexecution_entries = 0; // MASCAR re-execution queue (line accesses); 0: none (Wang 2016 Sec. 5
+                                           // gives MASCAR 32)
     SharedMemoryConfig shared{};
     ConstantCacheConfig constant{};
     // GPU-wide tracker of cross-SM duplicate MSHR allocations (Gong 2020 Sec. 6.1); optional, not owned.
@@ -97,6 +112,8 @@ public:
     L1Unit(const L1Config& config, std::uint32_t sm_id)
         : config_((config.validate(), config)), sm_(sm_id), tags_(config.geometry),
           mshr_(config.mshr_entries, config.mshr_max_requests), reserved_way_(config.mshr_entries, 0),
+          entry_owner_(config.mshr_entries, 0),
+          line_owner_(std::size_t{config.geometry.sets} * config.geometry.ways, no_owner),
           const_tags_(config.constant.geometry),
           const_mshr_(config.constant.mshr_entries, config.constant.mshr_max_requests),
           classifier_(config.geometry, config.sector_bytes, config.coherent_max_lines), shared_(config.shared),
@@ -108,6 +125,9 @@ public:
         free_pending_.reserve(64);
         timed_.reserve(64);
         completed_.reserve(16);
+        issued_.reserve(16);
+        locality_.reserve(64);
+        reexec_.reserve(config.reexecution_entries);
     }
 
     const L1Config& config() const { return config_; }
@@ -205,9 +225,12 @@ public:
         accepted_this_cycle_ = false;
         cycled_ = true;
         last_cycle_ = now;
+        issued_.clear();
+        locality_.clear();
         release_timed(now);
         state_ = LsuState::idle;
-        if (lsu_count_ > 0) serve_head(now);
+        const bool port_used = !reexec_.empty() && serve_reexecution(now);
+        if (lsu_count_ > 0 && !port_used) serve_head(now);
         if (!miss_queue_.empty() && down.can_send()) {
             down.send(miss_queue_.front());
             miss_queue_.pop();
@@ -248,6 +271,20 @@ public:
         for (const Completion& c : completed_) done(c);
         completed_.clear();
     }
+    // done(const Completion&) for each memory instruction whose accesses have all been served since the last
+    // cycle() (loads: `misses` is final; the data may still be on its way).
+    template <class F>
+    void drain_issued(F&& done) {
+        for (const Completion& c : issued_) done(c);
+        issued_.clear();
+    }
+    // f(warp, const timing::LocalityEvent&) for each data-cache miss (to the warp that missed) and each valid line
+    // replaced by a fill or a reservation (to the warp whose miss brought the line in).
+    template <class F>
+    void drain_locality_events(F&& f) {
+        for (const auto& [warp, event] : locality_) f(warp, event);
+        locality_.clear();
+    }
 
     L1View view() const {
         L1View v;
@@ -269,7 +306,7 @@ public:
     std::uint64_t outstanding_writes() const { return outstanding_writes_; }
     // Nothing in the LSU, the MSHRs, the miss queue, or waiting to complete.
     bool idle() const {
-        return lsu_count_ == 0 && mshr_.busy() == 0 && const_mshr_.busy() == 0 && miss_queue_.empty() &&
+        return lsu_count_ == 0 && reexec_.empty() && mshr_.busy() == 0 && const_mshr_.busy() == 0 && miss_queue_.empty() &&
                timed_.empty() && completed_.empty() && free_pending_.size() == pending_.size();
     }
     const TagArray& tags() const { return tags_; }
@@ -319,6 +356,14 @@ public:
         v.counter("fully_cached_coherent_loads", fully_cached_coherent_, "coherent loads with no miss (Wang 2016 Fig. 11)");
         v.counter("fully_cached_divergent_loads", fully_cached_divergent_,
                   "divergent loads with no miss (Wang 2016 Fig. 10)");
+        if (config_.reexecution_entries > 0) {
+            v.counter("reexec_loads", reexec_loads_, "loads whose remaining accesses moved to the re-execution queue");
+            v.counter("reexec_accesses", reexec_accesses_, "line accesses served from the re-execution queue");
+            v.counter("reexec_replay_cycles", reexec_replay_cycles_,
+                      "MASCAR_Replay: cycles the re-execution queue's head could not be sent out (Wang 2016 Fig. 9)");
+            v.counter("reexec_full_cycles", reexec_full_cycles_,
+                      "cycles a stalled load stayed in the LSU because the queue had no room or held its warp");
+        }
     }
 
 private:
@@ -419,6 +464,7 @@ private:
             if (result != LsuState::busy) {
                 ++pending_[slot.pending].info.occlusion_cycles;
                 state_ = result;
+                if (config_.reexecution_entries > 0 && slot.path == Path::data_load) divert_to_reexecution();
                 return;
             }
             ++slot.next;
@@ -437,9 +483,59 @@ private:
         lsu_head_ = (lsu_head_ + 1) % static_cast<std::uint32_t>(lsu_.size());
         --lsu_count_;
         Pending& p = pending_[index];
-        p.issue_done = true;
         p.info.occlusion_cycles += p.started_at - p.eligible_at;
+        all_accesses_served(index, now);
+    }
+    void all_accesses_served(std::uint32_t index, core::Cycle now) {
+        Pending& p = pending_[index];
+        p.issue_done = true;
+        issued_.push_back(p.info);
         if (p.outstanding == 0) schedule_completion(index, std::max(p.ready_at, now), now);
+    }
+
+    // ---- re-execution queue (MASCAR, Sethia 2015 Sec. 4.2) ----
+    // The LSU head load just stalled: move its remaining accesses to the queue when they all fit and no other
+    // instruction of its warp is queued; the LSU is then free for the next instruction from the next cycle on.
+    void divert_to_reexecution() {
+        LsuSlot& slot = lsu_[lsu_head_];
+        const std::uint32_t warp = pending_[slot.pending].info.warp;
+        const std::size_t remaining = slot.accesses.size() - slot.next;
+        bool warp_queued = false;
+        for (const Reexec& r : reexec_) warp_queued = warp_queued || pending_[r.pending].info.warp == warp;
+        if (warp_queued || reexec_.size() + remaining > config_.reexecution_entries) {
+            ++reexec_full_cycles_;
+            return;
+        }
+        for (std::size_t k = slot.next; k < slot.accesses.size(); ++k)
+            reexec_.push_back(Reexec{slot.pending, slot.accesses[k].address, k + 1 == slot.accesses.size()});
+        ++reexec_loads_;
+        Pending& p = pending_[slot.pending];
+        p.info.occlusion_cycles += p.started_at - p.eligible_at;
+        lsu_head_ = (lsu_head_ + 1) % static_cast<std::uint32_t>(lsu_.size());
+        --lsu_count_;
+    }
+    // Re-executes the queue's head access when the MSHRs and the miss queue have room (the saturation that put it
+    // there has cleared). Returns whether it used the L1 port this cycle.
+    bool serve_reexecution(core::Cycle now) {
+        const Reexec head = reexec_.front();
+        if (mshr_.full() || miss_queue_.full()) {
+            ++reexec_replay_cycles_;
+            ++pending_[head.pending].info.occlusion_cycles;
+            return false;
+        }
+        const LsuState result = serve_cached_load(head.address, head.pending, now);
+        if (result != LsuState::busy) {
+            // A merge slot or a reservable way was missing: the port was spent on the attempt.
+            ++reexec_replay_cycles_;
+            ++pending_[head.pending].info.occlusion_cycles;
+            state_ = result;
+            return true;
+        }
+        ++reexec_accesses_;
+        reexec_.erase(reexec_.begin());
+        state_ = LsuState::busy;
+        if (head.last) all_accesses_served(head.pending, now);
+        return true;
     }
 
     // Serves one coalesced access; returns busy on success, else the stall state (the access is replayed).
@@ -478,7 +574,9 @@ private:
         case Path::atomic: {
             if (miss_queue_.full()) return LsuState::stalled_icnt;
             if (tags_.invalidate(t.address)) ++write_evictions_;
-            const std::uint32_t bytes = t.lanes * p.access_bytes;
+            // The packet carries the touched sectors of one line; several lanes may update the same word, so the
+            // lane count (which times the L2's atomic unit) can exceed what fits in the line.
+            const auto bytes = static_cast<std::uint32_t>(std::popcount(t.sector_mask)) * config_.sector_bytes;
             miss_queue_.push(MemPacket{t.address, bytes, MemPacket::atomic, sm_, make_id(IdClass::atomic, index),
                                        false, t.lanes});
             ++atomic_requests_;
@@ -512,6 +610,7 @@ private:
             ++merges_;
             ++p.outstanding;
             ++p.info.misses;
+            record_locality(p.info.warp, timing::LocalityEvent::miss, line);
             return LsuState::busy;
         }
         if (mshr_.full()) {
@@ -526,11 +625,13 @@ private:
                 ++reservation_fail_cycles_;
                 return LsuState::stalled_mshr;
             }
-            if (tags_.install(probe.set, way, line, LineState::reserved).evicted) ++evictions_;
+            install_line(probe.set, way, line, LineState::reserved, p.info.warp);
         }
         ++accesses_;
         const std::uint32_t entry = mshr_.allocate(line);
         reserved_way_[entry] = way;
+        entry_owner_[entry] = p.info.warp;
+        record_locality(p.info.warp, timing::LocalityEvent::miss, line);
         mshr_.add(entry, index);
         miss_queue_.push(MemPacket{line, config_.geometry.line_bytes, MemPacket::read, sm_,
                                    make_id(IdClass::data_fill, entry), false, 0});
@@ -582,11 +683,28 @@ private:
             tags_.touch(present.set, present.way);
         } else {
             const std::uint32_t way = tags_.victim(present.set);
-            if (tags_.install(present.set, way, line, LineState::valid).evicted) ++evictions_;
+            install_line(present.set, way, line, LineState::valid, entry_owner_[entry]);
         }
         requests_per_entry_.add(mshr_.request_count(entry));
         for (std::uint32_t waiter : mshr_.requests(entry)) resolve(waiter, now);
         mshr_.release(entry);
+    }
+
+    // Installs a line for `owner`'s miss; a valid line it replaces is reported to the warp that brought it in.
+    void install_line(std::uint32_t set, std::uint32_t way, std::uint64_t line, LineState state, std::uint32_t owner) {
+        const std::size_t slot = std::size_t{set} * config_.geometry.ways + way;
+        const TagArray::Eviction e = tags_.install(set, way, line, state);
+        if (e.evicted) {
+            ++evictions_;
+            if (line_owner_[slot] != no_owner) record_locality(line_owner_[slot], timing::LocalityEvent::eviction, e.line);
+        }
+        line_owner_[slot] = owner;
+    }
+    void record_locality(std::uint32_t warp, timing::LocalityEvent::Kind kind, std::uint64_t line) {
+        timing::LocalityEvent event;
+        event.kind = kind;
+        event.line = line;
+        locality_.emplace_back(warp, event);
     }
 
     void fill_constant(std::uint32_t entry, const MemPacket& packet, core::Cycle now) {
@@ -650,6 +768,9 @@ private:
     TagArray tags_;
     MshrTable<std::uint32_t> mshr_;
     std::vector<std::uint32_t> reserved_way_; // allocate-on-miss: the way each entry reserved
+    static constexpr std::uint32_t no_owner = ~std::uint32_t{0};
+    std::vector<std::uint32_t> entry_owner_;  // the warp whose miss allocated each MSHR entry
+    std::vector<std::uint32_t> line_owner_;   // per (set, way): the warp whose miss brought the line in
     TagArray const_tags_;
     MshrTable<std::uint32_t> const_mshr_;
     Coalescer classifier_;
@@ -665,6 +786,15 @@ private:
     std::vector<Timed> timed_;
     std::uint64_t seq_ = 0;
     std::vector<Completion> completed_;
+    std::vector<Completion> issued_;
+    std::vector<std::pair<std::uint32_t, timing::LocalityEvent>> locality_;
+    struct Reexec {
+        std::uint32_t pending;
+        std::uint64_t address;
+        bool last; // the load's last access: serving it finishes the load's issue
+    };
+    std::vector<Reexec> reexec_; // FIFO, at most config_.reexecution_entries
+    std::uint64_t reexec_loads_ = 0, reexec_accesses_ = 0, reexec_replay_cycles_ = 0, reexec_full_cycles_ = 0;
     std::uint64_t outstanding_writes_ = 0;
     bool cycled_ = false;
     core::Cycle last_cycle_ = 0;
@@ -688,7 +818,8 @@ class L1 : public L1Unit {
     static_assert((L1Knob<Knobs> && ...),
                   "every argument of L1<...> must be an L1 knob: MSHR<N>, Merges<N>, Sets<N>, Ways<N>, LineBytes<N>, "
                   "SectorBytes<N>, MissQueue<N>, HitLatency<N>, LsuQueue<N>, SharedBanks<N>, SharedLanesPerCycle<N>, "
-                  "AllocOnFill or AllocOnMiss, HashedIndex or LinearIndex, CacheGlobalLoads or BypassL1ForGlobalLoads");
+                  "AllocOnFill or AllocOnMiss, HashedIndex or LinearIndex, CacheGlobalLoads or BypassL1ForGlobalLoads, "
+                  "ReexecutionQueue<N>");
     static_assert(detail::knob_kinds_unique<Knobs...>(), "each kind of L1 knob may be given at most once");
 
     template <KnobKind Kind, auto Fallback>
@@ -715,6 +846,7 @@ public:
     static_assert(indexing != SetIndexing::fermi_hash || sets == 32 || sets == 64,
                   "the Fermi hashed set index (HashedIndex) is defined for 32 or 64 sets only");
     static constexpr bool cache_global_loads = knob<KnobKind::global_load_caching, defaults.cache_global_loads>;
+    static constexpr std::uint32_t reexecution_entries = knob<KnobKind::reexecution_queue, defaults.reexecution_entries>;
 
     static constexpr auto name_storage =
         detail::FixedString("L1<") + detail::JoinNames<Knobs...>::value + detail::FixedString(">");
@@ -732,6 +864,7 @@ public:
         c.lsu_queue = lsu_queue;
         c.allocation = allocation;
         c.cache_global_loads = cache_global_loads;
+        c.reexecution_entries = reexecution_entries;
         c.shared.banks = shared_banks;
         c.shared.lanes_per_cycle = shared_lanes_per_cycle;
         return c;
