@@ -26,7 +26,8 @@ struct RunRow {
     bool passed = false;     // the kernel's output matched its CPU reference
     std::string message;     // first mismatches, or the error that stopped the run
     std::uint64_t cycles = 0, warp_instructions = 0, thread_instructions = 0, launches = 0;
-    double host_seconds = 0;
+    double host_seconds = 0;     // the whole run: parsing, inputs, simulation, reference check
+    double sim_seconds = 0;      // inside GPU::launch only
     core::StatsTable stats;  // GPU-wide statistics summed over the kernel's launches
 
     double ipc() const { return cycles == 0 ? 0.0 : double(thread_instructions) / double(cycles); }
