@@ -25,6 +25,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include <boost/mp11/list.hpp>
@@ -87,6 +88,10 @@ public:
             schedulers_.emplace_back(timing::SchedulerConfig{pool, s});
             fetch_next_.push_back(0);
         }
+        // Per-SM state a scheduler family shares across the SM's schedulers (Wang 2016 Sec. 4.4: OAWS keeps its
+        // in-flight miss count, OCW counter and classifier once per SM).
+        if constexpr (requires(Scheduler& sched, SmShared& shared) { sched.attach(shared, 1U); })
+            for (auto& sched : schedulers_) sched.attach(sm_shared_, Frontend::schedulers);
         for (unsigned w = 0; w < Frontend::max_warps; ++w) {
             warps_[w].scheduler = w % Frontend::schedulers;
             warps_[w].pool_index = w / Frontend::schedulers;
@@ -109,6 +114,8 @@ public:
         reg_words_ = (kernel.registers.size() + 63) / 64;
         pending_.assign(std::size_t(Frontend::max_warps) * reg_words_, 0);
         pending_long_.assign(std::size_t(Frontend::max_warps) * reg_words_, 0);
+        for (auto& sched : schedulers_)
+            if constexpr (requires { sched.on_kernel_launch(); }) sched.on_kernel_launch();
     }
 
     // Occupancy (CUDA occupancy rules): threads, warps, CTAs, registers and shared memory per SM.
@@ -181,7 +188,20 @@ public:
         now_ = now;
         // 1. completions
         exec_.drain_completed(now, [this](std::uint64_t token) { on_exec_done(token); });
-        l1_.drain_completed([this](const mem::Completion& c) { on_memory_done(c.token); });
+        l1_.drain_completed([this](const mem::Completion& c) {
+            notify_memory_feedback(c);
+            on_memory_done(c.token);
+        });
+        if constexpr (requires { l1_.drain_issued([](const mem::Completion&) {}); })
+            l1_.drain_issued([this](const mem::Completion& c) { notify_memory_issued(c); });
+        if constexpr (requires { l1_.drain_locality_events([](std::uint32_t, const timing::LocalityEvent&) {}); }) {
+            l1_.drain_locality_events([this](std::uint32_t warp, const timing::LocalityEvent& event) {
+                if (warp >= warps_.size() || !warps_[warp].occupied) return;
+                auto& sched = schedulers_[warps_[warp].scheduler];
+                if constexpr (requires { sched.on_locality_event(0U, event); })
+                    sched.on_locality_event(warps_[warp].pool_index, event);
+            });
+        }
         // 2. register file
         rf_.cycle(now);
         rf_.drain_written([this](std::uint64_t token) { on_written(token); });
@@ -313,9 +333,40 @@ private:
             const auto& w = sm->warps_[sm->slot_of(scheduler, i)];
             return w.occupied && w.long_pending > 0 && w.ib_count > 0 && sm->head_blocked_by_long(sm->slot_of(scheduler, i));
         }
+        // The decoded instruction a warp would issue next (nullptr when its instruction buffer is empty), and how
+        // many lanes execute it; OAWS predicts a load's misses from these (Wang 2016 Sec. 4.1).
+        const ir::Instruction* next_instruction(unsigned i) const {
+            const auto& w = sm->warps_[sm->slot_of(scheduler, i)];
+            return w.occupied && w.ib_count > 0 ? sm->records_[w.ibuffer[w.ib_head]].result.instruction : nullptr;
+        }
+        unsigned next_active_lanes(unsigned i) const {
+            const auto& w = sm->warps_[sm->slot_of(scheduler, i)];
+            return w.occupied && w.ib_count > 0 ? sm->records_[w.ibuffer[w.ib_head]].active_lanes : 0;
+        }
+        ir::Pc next_pc(unsigned i) const {
+            const auto& w = sm->warps_[sm->slot_of(scheduler, i)];
+            return w.occupied && w.ib_count > 0 ? sm->records_[w.ibuffer[w.ib_head]].result.pc : ir::no_pc;
+        }
+        // The warp's next instruction is blocked only by a structural limit of the LSU (it would issue if the
+        // memory pipeline had room).
+        bool blocked_by_memory_pipeline(unsigned i) const {
+            return sm->warps_[sm->slot_of(scheduler, i)].occupied &&
+                   sm->blocker(sm->slot_of(scheduler, i)) == timing::IssueOutcome::memory_pipeline;
+        }
+        unsigned warp_width() const { return SM::warp_width; }
+        // The warp waits at a CTA barrier (a warp limiter must not count it, or the CTA deadlocks).
+        bool waiting_at_barrier(unsigned i) const {
+            const unsigned w = sm->slot_of(scheduler, i);
+            return sm->warps_[w].occupied && sm->blocker(w) == timing::IssueOutcome::barrier;
+        }
         timing::L1View l1() const {
             const auto v = sm->l1_.view();
-            return timing::L1View{v.mshr_total, v.mshr_free, v.lsu_queue_depth, v.lsu_blocked};
+            timing::L1View out{v.mshr_total, v.mshr_free, v.lsu_queue_depth, v.lsu_blocked};
+            if constexpr (requires { v.miss_queue_total; v.miss_queue_free; }) {
+                out.miss_queue_total = v.miss_queue_total;
+                out.miss_queue_free = v.miss_queue_free;
+            }
+            return out;
         }
         core::Cycle now() const { return sm->now_; }
     };
@@ -465,8 +516,11 @@ private:
             return rec.is_memory ? timing::IssueOutcome::memory_pipeline : timing::IssueOutcome::structural;
         timing::OperandRead read = operand_read(rec);
         if (!rf_.can_accept(read)) {
-            if constexpr (requires { rf_.conflicted_last_cycle(); })
+            if constexpr (requires { rf_.conflicted_last_cycle(scheduler); }) {
+                if (rf_.conflicted_last_cycle(scheduler)) return timing::IssueOutcome::bank_conflict;
+            } else if constexpr (requires { rf_.conflicted_last_cycle(); }) {
                 if (rf_.conflicted_last_cycle()) return timing::IssueOutcome::bank_conflict;
+            }
             return timing::IssueOutcome::structural;
         }
         return timing::IssueOutcome::issued;
@@ -684,6 +738,37 @@ private:
         complete(token);
     }
     void on_memory_done(std::uint64_t token) { complete(token); }
+    timing::MemoryFeedback feedback(const mem::Completion& c, const InFlight& rec) const {
+        timing::MemoryFeedback fb;
+        fb.pc = c.pc;
+        fb.is_load = c.kind == mem::WarpAccess::load;
+        fb.active_lanes = rec.active_lanes;
+        fb.lines = c.lines;
+        fb.sets = c.sets;
+        fb.misses = c.misses;
+        fb.coherent = c.coherent;
+        fb.occlusion_cycles = c.occlusion_cycles;
+        return fb;
+    }
+    // Data returned: the scheduler's optional on_memory_complete (OAWS's classifier trains on it).
+    void notify_memory_feedback(const mem::Completion& c) {
+        if constexpr (requires(Scheduler& sched, const timing::MemoryFeedback& fb) { sched.on_memory_complete(0U, fb); }) {
+            const InFlight* rec = record(c.token);
+            if (rec == nullptr) return;
+            const WarpState& ws = warps_[rec->warp];
+            schedulers_[ws.scheduler].on_memory_complete(ws.pool_index, feedback(c, *rec));
+        }
+    }
+    // Every access of the instruction left the LSU (Wang 2016 Sec. 4.2: Miss_inflight drops when a load retires
+    // from the memory pipeline): the scheduler's optional on_memory_issued.
+    void notify_memory_issued(const mem::Completion& c) {
+        if constexpr (requires(Scheduler& sched, const timing::MemoryFeedback& fb) { sched.on_memory_issued(0U, fb); }) {
+            const InFlight* rec = record(c.token);
+            if (rec == nullptr) return;
+            const WarpState& ws = warps_[rec->warp];
+            schedulers_[ws.scheduler].on_memory_issued(ws.pool_index, feedback(c, *rec));
+        }
+    }
 
     // Result ready: write destinations (through the register file) or retire directly.
     void complete(std::uint64_t token) {
@@ -781,6 +866,14 @@ private:
     RegisterFile rf_;
     Exec exec_;
     L1 l1_;
+    struct NoSharedState {};
+    template <class S>
+    static auto shared_state_type() {
+        if constexpr (requires { typename S::SmShared; }) return std::type_identity<typename S::SmShared>{};
+        else return std::type_identity<NoSharedState>{};
+    }
+    using SmShared = typename decltype(shared_state_type<Scheduler>())::type;
+    SmShared sm_shared_{};
     std::vector<Scheduler> schedulers_;
     std::vector<unsigned> fetch_next_;
     std::vector<WarpState> warps_;

@@ -50,6 +50,10 @@ struct Operand {
     std::uint64_t imm_bits = 0;    // immediate: integers sign-extended to 64 bits; f32 as float bits; f64 as double bits
     Pc target = no_pc;             // label
     std::array<RegId, 4> vector{no_reg, no_reg, no_reg, no_reg};
+    // Appended after the first contract: constant elements of a mov packing source (`mov.b32 %f1, {0, %rs1}`,
+    // as cuda_bf16.hpp emits). Bit e set: element e is a constant, vector[e] is no_reg, and the constant's bits
+    // sit in imm_bits at that element's bit position (e * element width); imm_bits is 0 at register elements.
+    std::uint8_t vector_imm_mask = 0;
 };
 
 struct Guard {

@@ -130,6 +130,29 @@ struct L1View {
     unsigned mshr_free = 0;
     unsigned lsu_queue_depth = 0;
     bool lsu_blocked = false;
+    unsigned miss_queue_total = 0; // the L1's memory-port queue (MASCAR's saturation test, Wang 2016 Sec. 5)
+    unsigned miss_queue_free = 0;
+};
+
+// What a scheduler learns when one of its warps' memory instructions finishes in the L1 (OAWS's divergent-load
+// classifier trains on it, Wang 2016 Sec. 4.2). Delivered through an optional `on_memory_complete(slot, fb)`.
+struct MemoryFeedback {
+    ir::Pc pc = ir::no_pc;
+    bool is_load = true;
+    unsigned active_lanes = 0;
+    unsigned lines = 0;     // coalesced cache lines (accesses)
+    unsigned sets = 0;      // distinct L1 sets touched
+    unsigned misses = 0;    // accesses that missed in the L1
+    bool coherent = true;
+    core::Cycle occlusion_cycles = 0;
+};
+
+// L1 locality events for schedulers that track lost locality (CCWS, Rogers et al. MICRO 2012): a miss by a warp,
+// and the eviction of a line a warp had brought in. Delivered through an optional
+// `on_locality_event(slot, event)` when the L1 provides `drain_locality_events`.
+struct LocalityEvent {
+    enum Kind : std::uint8_t { miss, eviction } kind = miss;
+    std::uint64_t line = 0; // line address
 };
 
 // Why a scheduler did not issue this cycle (or that it did). One per scheduler per cycle.

@@ -1,0 +1,339 @@
+#pragma once
+// Pre-decoding of a kernel for one launch: every operand resolved once into a register number, an immediate
+// bit pattern in the operand's own type, or a special register; every symbol resolved to its address in its state
+// space (module .global variables to their device address on the launching Device). The per-step engine then
+// never looks at ir::Operand again.
+//
+// Contract: decode_kernel either returns one DecodedInstruction per Pc or throws a KernelError naming the PTX line
+// of the first operand it cannot place (a symbol used in the wrong state space, a 128-bit register, a call that
+// was not inlined).
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <gpuarch/func/device.hpp>
+#include <gpuarch/func/float_ops.hpp>
+#include <gpuarch/func/kernel_error.hpp>
+#include <gpuarch/ir/def_use.hpp>
+#include <gpuarch/ir/instruction.hpp>
+#include <gpuarch/ir/module.hpp>
+#include <gpuarch/ir/names.hpp>
+
+namespace gpuarch::func {
+
+enum class SourceKind : std::uint8_t { none, reg, imm, special };
+
+struct DecodedSource {
+    SourceKind kind = SourceKind::none;
+    bool negated = false; // `!p` predicate source
+    ir::SpecialReg special = ir::SpecialReg::tid_x;
+    ir::RegId reg = ir::no_reg;
+    std::uint64_t imm = 0; // immediate, or a symbol's address, in the operand's type
+};
+
+struct DecodedInstruction {
+    const ir::Instruction* inst = nullptr;
+    ir::Opcode op = ir::Opcode::mov;
+    ir::ScalarType type = ir::ScalarType::none;
+    // Destination: a register (and the second register of `d|p`), or up to four vector elements (no_reg = sink).
+    ir::RegId dst = ir::no_reg;
+    ir::RegId dst2 = ir::no_reg;
+    std::uint8_t dst_count = 0; // vector destination elements; 0 for a scalar destination
+    std::array<ir::RegId, 4> dst_vector{ir::no_reg, ir::no_reg, ir::no_reg, ir::no_reg};
+    std::uint8_t dst_bits = 64; // width of the destination register (ld/cvt extend their result to it)
+    // Sources in operand order, excluding the destination and the address; vector sources are expanded.
+    std::uint8_t num_sources = 0;
+    std::array<DecodedSource, 5> sources{};
+    // Memory operand: address = (base register value, if any) + offset, in `space` (generic for generic ld/st).
+    bool has_address = false;
+    ir::RegId address_base = ir::no_reg;
+    std::uint64_t address_offset = 0;
+    std::uint64_t address_mask = ~std::uint64_t{0}; // a 32-bit base register gives 32-bit address arithmetic
+    ir::StateSpace space = ir::StateSpace::none;
+    std::uint8_t element_bytes = 0; // ld/st/atom: bytes of one element
+    std::uint8_t elements = 1;      // ld/st: vector width
+    ir::Pc target = ir::no_pc;      // bra
+};
+
+// A symbol's address in its own state space.
+struct SymbolAddress {
+    ir::StateSpace space = ir::StateSpace::none;
+    std::uint64_t address = 0;
+};
+
+constexpr std::uint64_t generic_window_base(ir::StateSpace space) {
+    switch (space) {
+    case ir::StateSpace::shared: return shared_window_base;
+    case ir::StateSpace::local: return local_window_base;
+    case ir::StateSpace::constant: return const_window_base;
+    case ir::StateSpace::param: return param_window_base;
+    default: return 0; // global addresses are generic addresses
+    }
+}
+
+class KernelDecoder {
+public:
+    KernelDecoder(const ir::Module& module, const ir::Kernel& kernel, DevPtr global_base,
+                  std::uint64_t dynamic_shared_start)
+        : module_(module), kernel_(kernel), global_base_(global_base), dynamic_shared_start_(dynamic_shared_start) {}
+
+    std::vector<DecodedInstruction> decode() const {
+        std::vector<DecodedInstruction> out;
+        out.reserve(kernel_.code.size());
+        for (const ir::Instruction& inst : kernel_.code) out.push_back(decode(inst));
+        return out;
+    }
+
+    SymbolAddress symbol_address(const ir::Operand& op, const ir::Instruction& inst) const {
+        if (op.symbol == ir::no_symbol) fail(inst, "an operand names no symbol");
+        switch (op.symbol_scope) {
+        case ir::SymbolScope::kernel_param:
+            if (op.symbol >= kernel_.params.size()) fail(inst, "a parameter operand is out of range");
+            return {ir::StateSpace::param, kernel_.params[op.symbol].offset};
+        case ir::SymbolScope::kernel_local: {
+            if (op.symbol >= kernel_.symbols.size()) fail(inst, "a kernel symbol operand is out of range");
+            const ir::Symbol& s = kernel_.symbols[op.symbol];
+            switch (s.space) {
+            case ir::StateSpace::shared: return {ir::StateSpace::shared, s.is_extern ? dynamic_shared_start_ : s.offset};
+            case ir::StateSpace::local: return {ir::StateSpace::local, s.offset};
+            case ir::StateSpace::param: return {ir::StateSpace::param, call_param_base + s.offset};
+            default: fail(inst, "kernel-scope variable '" + s.name + "' is in an unsupported state space");
+            }
+        }
+        case ir::SymbolScope::module: {
+            if (op.symbol >= module_.globals.size()) fail(inst, "a module symbol operand is out of range");
+            const ir::Symbol& s = module_.globals[op.symbol];
+            switch (s.space) {
+            case ir::StateSpace::global: return {ir::StateSpace::global, global_base_ + s.offset};
+            case ir::StateSpace::constant: return {ir::StateSpace::constant, s.offset};
+            case ir::StateSpace::shared: return {ir::StateSpace::shared, s.is_extern ? dynamic_shared_start_ : s.offset};
+            default: fail(inst, "module variable '" + s.name + "' is in an unsupported state space");
+            }
+        }
+        }
+        fail(inst, "unknown symbol scope");
+    }
+
+private:
+    [[noreturn]] void fail(const ir::Instruction& inst, const std::string& what) const {
+        FaultSite site;
+        site.kernel = kernel_.name;
+        site.file = module_.file_name;
+        site.pc = static_cast<ir::Pc>(&inst - kernel_.code.data());
+        site.line = inst.line;
+        throw KernelError("cannot execute '" + std::string(ir::name(inst.op)) + "': " + what, site);
+    }
+
+    unsigned register_bits(ir::RegId reg) const {
+        if (reg >= kernel_.registers.size()) return 64;
+        const ir::ScalarType t = kernel_.registers[reg].type;
+        if (t == ir::ScalarType::pred) return 1;
+        return size_bytes(t) * 8;
+    }
+
+    // The type an operand at position `index` (0 = first operand) is read as.
+    static ir::ScalarType role_type(const ir::Instruction& inst, unsigned index) {
+        using ir::Opcode;
+        using T = ir::ScalarType;
+        const T t = inst.type;
+        switch (inst.op) {
+        case Opcode::shl:
+        case Opcode::shr: return index == 2 ? T::u32 : t;
+        case Opcode::bfe: return index >= 2 ? T::u32 : t;
+        case Opcode::bfi: return index >= 3 ? T::u32 : t;
+        case Opcode::shf: return T::u32;
+        case Opcode::prmt:
+        case Opcode::lop3: return T::b32;
+        case Opcode::setp: return index == 3 ? T::pred : t;
+        case Opcode::set: return index == 3 ? T::pred : inst.src_type;
+        case Opcode::selp: return index == 3 ? T::pred : t;
+        case Opcode::slct: return index == 3 ? inst.src_type : t;
+        case Opcode::cvt: return index >= 1 ? inst.src_type : t;
+        case Opcode::mad:
+            if (inst.mul_mode == ir::MulMode::wide && index == 3) return wide_type(t);
+            return t;
+        case Opcode::shfl: // d|p, a, b, c, membermask
+        case Opcode::match: // d|p, a, membermask
+            return index == 1 ? t : T::u32;
+        case Opcode::vote: // d, {!}p, membermask
+            return index == 1 ? T::pred : T::u32;
+        case Opcode::bar: // [d,] a, [b,] [c]
+            return inst.barrier != ir::BarrierMode::sync && inst.barrier != ir::BarrierMode::arrive &&
+                           index + 1 == inst.num_operands
+                       ? T::pred
+                       : T::u32;
+        case Opcode::bar_warp_sync:
+        case Opcode::nanosleep:
+            return T::u32;
+        default: return t;
+        }
+    }
+
+    static ir::ScalarType wide_type(ir::ScalarType t) {
+        using T = ir::ScalarType;
+        switch (t) {
+        case T::u16: return T::u32;
+        case T::s16: return T::s32;
+        case T::u32: return T::u64;
+        case T::s32: return T::s64;
+        default: return t;
+        }
+    }
+
+    static std::uint64_t immediate(const ir::Operand& op, ir::ScalarType role) {
+        if (op.imm_type == ir::ImmType::integer || !is_float(role)) return op.imm_bits;
+        const FloatFormat from = op.imm_type == ir::ImmType::f32 ? f32_format : f64_format;
+        const FloatFormat to = format_of(role);
+        if (from.frac_bits == to.frac_bits) return op.imm_bits;
+        const std::uint64_t element = soft_convert(op.imm_bits, from, to, RoundMode::nearest_even, false);
+        return is_packed_half(role) ? (element | (element << 16)) : element;
+    }
+
+    DecodedSource source(const ir::Instruction& inst, const ir::Operand& op, unsigned index) const {
+        DecodedSource s;
+        s.negated = op.negated;
+        switch (op.kind) {
+        case ir::OperandKind::reg:
+            s.kind = SourceKind::reg;
+            s.reg = op.reg;
+            check_register(inst, op.reg);
+            break;
+        case ir::OperandKind::imm:
+            s.kind = SourceKind::imm;
+            s.imm = immediate(op, role_type(inst, index));
+            break;
+        case ir::OperandKind::special:
+            s.kind = SourceKind::special;
+            s.special = op.special;
+            break;
+        case ir::OperandKind::symbol: {
+            const SymbolAddress a = symbol_address(op, inst);
+            s.kind = SourceKind::imm;
+            s.imm = a.address + static_cast<std::uint64_t>(op.offset);
+            break;
+        }
+        case ir::OperandKind::sink:
+        case ir::OperandKind::none: s.kind = SourceKind::none; break;
+        default: fail(inst, "operand " + std::to_string(index) + " of kind '" + std::string(ir::name(op.kind)) +
+                                "' cannot be read as a value");
+        }
+        return s;
+    }
+
+    void check_register(const ir::Instruction& inst, ir::RegId reg) const {
+        if (reg == ir::no_reg) return;
+        if (reg >= kernel_.registers.size()) fail(inst, "register id " + std::to_string(reg) + " is not declared");
+        if (kernel_.registers[reg].type == ir::ScalarType::b128)
+            fail(inst, "128-bit register " + kernel_.registers[reg].name + " is not supported");
+    }
+
+    void decode_address(const ir::Instruction& inst, const ir::Operand& op, DecodedInstruction& d) const {
+        if (op.kind != ir::OperandKind::address) fail(inst, "expected an address operand");
+        d.has_address = true;
+        d.address_base = op.reg;
+        check_register(inst, op.reg);
+        if (op.reg != ir::no_reg && register_bits(op.reg) <= 32) d.address_mask = 0xffffffffU;
+        d.space = inst.space == ir::StateSpace::none ? ir::StateSpace::generic : inst.space;
+        std::uint64_t offset = static_cast<std::uint64_t>(op.offset);
+        if (op.symbol != ir::no_symbol) {
+            const SymbolAddress a = symbol_address(op, inst);
+            if (d.space == ir::StateSpace::generic) {
+                offset += generic_window_base(a.space) + a.address;
+            } else if (a.space == d.space) {
+                offset += a.address;
+            } else {
+                fail(inst, "a ." + std::string(ir::name(a.space)) + " variable is accessed through ." +
+                               std::string(ir::name(d.space)));
+            }
+        }
+        d.address_offset = offset;
+    }
+
+    DecodedInstruction decode(const ir::Instruction& inst) const {
+        using ir::Opcode;
+        DecodedInstruction d;
+        d.inst = &inst;
+        d.op = inst.op;
+        d.type = inst.type;
+        if (inst.op == Opcode::call) fail(inst, "a call was not inlined by the parser");
+        if (inst.type == ir::ScalarType::b128 && (inst.op == Opcode::ld || inst.op == Opcode::st))
+            fail(inst, "128-bit loads and stores need .b128 registers, which are not supported");
+        if (inst.guard.reg != ir::no_reg) check_register(inst, inst.guard.reg);
+        const bool has_dst = ir::has_destination(inst);
+        unsigned first_source = has_dst ? 1 : 0;
+        if (has_dst && inst.num_operands > 0) {
+            const ir::Operand& o = inst.operands[0];
+            if (o.kind == ir::OperandKind::reg) {
+                d.dst = o.reg;
+                d.dst2 = o.reg2;
+                check_register(inst, o.reg);
+                check_register(inst, o.reg2);
+                d.dst_bits = static_cast<std::uint8_t>(register_bits(o.reg));
+            } else if (o.kind == ir::OperandKind::vector) {
+                d.dst_count = o.vector_count;
+                for (unsigned e = 0; e < o.vector_count && e < 4; ++e) {
+                    d.dst_vector[e] = o.vector[e];
+                    check_register(inst, o.vector[e]);
+                }
+                d.dst_bits = static_cast<std::uint8_t>(o.vector[0] == ir::no_reg ? 64 : register_bits(o.vector[0]));
+            } else if (o.kind != ir::OperandKind::sink) {
+                fail(inst, "the destination is not a register");
+            }
+        }
+        switch (inst.op) {
+        case Opcode::ld:
+            decode_address(inst, inst.operands[1], d);
+            first_source = inst.num_operands; // no value sources
+            break;
+        case Opcode::st:
+        case Opcode::red:
+            decode_address(inst, inst.operands[0], d);
+            first_source = 1;
+            break;
+        case Opcode::atom:
+            decode_address(inst, inst.operands[1], d);
+            break;
+        case Opcode::bra:
+            if (inst.operands[0].kind != ir::OperandKind::label || inst.operands[0].target == ir::no_pc)
+                fail(inst, "the branch target is not a resolved label");
+            d.target = inst.operands[0].target;
+            first_source = inst.num_operands;
+            break;
+        default: break;
+        }
+        if (inst.op == Opcode::ld || inst.op == Opcode::st || inst.op == Opcode::atom || inst.op == Opcode::red) {
+            d.element_bytes = static_cast<std::uint8_t>(size_bytes(inst.type));
+            d.elements = inst.op == Opcode::ld || inst.op == Opcode::st ? std::max<std::uint8_t>(1, inst.vector_width) : 1;
+            if (d.element_bytes == 0) fail(inst, "the access has no data type");
+        }
+        for (unsigned i = first_source; i < inst.num_operands; ++i) {
+            const ir::Operand& o = inst.operands[i];
+            if (o.kind == ir::OperandKind::address) continue; // atom's address, decoded above
+            if (o.kind == ir::OperandKind::vector) {
+                for (unsigned e = 0; e < o.vector_count; ++e) {
+                    ir::Operand element;
+                    element.kind = ir::OperandKind::reg;
+                    element.reg = o.vector[e];
+                    add_source(inst, d, source(inst, element, i));
+                }
+                continue;
+            }
+            add_source(inst, d, source(inst, o, i));
+        }
+        return d;
+    }
+
+    void add_source(const ir::Instruction& inst, DecodedInstruction& d, const DecodedSource& s) const {
+        if (d.num_sources == d.sources.size()) fail(inst, "too many source operands");
+        d.sources[d.num_sources++] = s;
+    }
+
+    const ir::Module& module_;
+    const ir::Kernel& kernel_;
+    DevPtr global_base_;
+    std::uint64_t dynamic_shared_start_;
+};
+
+} // namespace func

@@ -1,0 +1,267 @@
+#pragma once
+// Device (global) memory: a sparse store keyed by allocation, plus the generic address-space layout.
+//
+// Contract:
+// - malloc returns 256-byte aligned addresses in [global_heap_base, global_heap_limit). Consecutive allocations
+//   are separated by at least 256 unmapped bytes and freed ranges are never handed out again, so small overruns
+//   and use-after-free are caught as faults instead of silently touching a neighbour.
+// - Every access names an address range that must lie inside one live allocation; nothing the simulated kernel
+//   does can reach host memory outside the allocation's own buffer.
+// - New allocations read as zero (cudaMalloc leaves them undefined; zero keeps runs deterministic).
+// - A Device is not thread-safe: one launch or host copy at a time.
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <span>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <unordered_map>
+#include <vector>
+
+#include <gpuarch/core/error.hpp>
+#include <gpuarch/func/module.hpp>
+#include <gpuarch/ir/module.hpp>
+
+namespace gpuarch::func {
+
+using DevPtr = std::uint64_t; // device virtual address; 0 is never a valid allocation
+
+// The 64-bit generic address space. Global addresses are generic addresses (cvta.global is the identity); the
+// other state spaces appear in generic space through disjoint 4 GiB windows at these bases, so a generic address
+// names exactly one space: window_base + address-in-space.
+inline constexpr std::uint64_t generic_window_bytes = std::uint64_t{1} << 32;
+inline constexpr std::uint64_t shared_window_base = 0x0000'1000'0000'0000ULL;
+inline constexpr std::uint64_t local_window_base = 0x0000'2000'0000'0000ULL;
+inline constexpr std::uint64_t const_window_base = 0x0000'3000'0000'0000ULL;
+inline constexpr std::uint64_t param_window_base = 0x0000'4000'0000'0000ULL;
+inline constexpr std::uint64_t global_heap_base = 0x0000'0001'0000'0000ULL;
+inline constexpr std::uint64_t global_heap_limit = shared_window_base;
+// Param-space addresses: the kernel's parameter buffer sits at [0, param_bytes); addresses from here on name the
+// executing thread's call-sequence .param storage (kernel-local .param symbols, kept in its local segment) at
+// (address - call_param_base).
+inline constexpr std::uint64_t call_param_base = std::uint64_t{1} << 31;
+
+inline constexpr std::uint64_t allocation_alignment = 256;
+inline constexpr std::uint64_t allocation_guard_bytes = 256;
+
+class Device {
+public:
+    // Variables of one module on this device: its .global segment (a device allocation) and its .const bank.
+    struct ModuleVariables {
+        DevPtr global_base = 0;
+        std::vector<std::uint8_t> constant;
+    };
+
+    explicit Device(std::uint64_t capacity_bytes = std::uint64_t{4} << 30) : capacity_(capacity_bytes) {}
+
+    Device(const Device&) = delete;
+    Device& operator=(const Device&) = delete;
+
+    DevPtr malloc(std::size_t bytes) {
+        if (bytes > capacity_ - std::min(capacity_, in_use_))
+            throw Error("device memory exhausted: cannot allocate " + std::to_string(bytes) + " bytes (" +
+                        std::to_string(in_use_) + " of " + std::to_string(capacity_) + " bytes in use)");
+        const DevPtr base = next_;
+        const std::uint64_t span = round_up(bytes == 0 ? 1 : bytes, allocation_alignment) + allocation_guard_bytes;
+        if (span > global_heap_limit - next_)
+            throw Error("device address space exhausted after " + std::to_string(next_ - global_heap_base) +
+                        " bytes of allocations");
+        next_ += span;
+        Allocation a;
+        a.size = bytes;
+        a.data = std::make_unique<std::uint8_t[]>(bytes == 0 ? 1 : bytes); // value-initialised: zeros
+        allocations_.emplace(base, std::move(a));
+        in_use_ += bytes;
+        return base;
+    }
+
+    void free(DevPtr ptr) {
+        if (ptr == 0) return; // like cudaFree(nullptr)
+        auto it = allocations_.find(ptr);
+        if (it == allocations_.end())
+            throw Error("free of 0x" + hex(ptr) + ", which is not the start of a live device allocation");
+        in_use_ -= it->second.size;
+        allocations_.erase(it);
+        cache_valid_ = false;
+    }
+
+    void copy_in(DevPtr dst, const void* src, std::size_t bytes) {
+        if (bytes == 0) return;
+        std::memcpy(checked(dst, bytes, "copy_in"), src, bytes);
+    }
+    void copy_out(void* dst, DevPtr src, std::size_t bytes) const {
+        if (bytes == 0) return;
+        std::memcpy(dst, const_cast<Device*>(this)->checked(src, bytes, "copy_out"), bytes);
+    }
+    void memset(DevPtr dst, int value, std::size_t bytes) {
+        if (bytes == 0) return;
+        std::memset(checked(dst, bytes, "memset"), value, bytes);
+    }
+
+    template <class T>
+    DevPtr upload(std::span<const T> host) {
+        static_assert(std::is_trivially_copyable_v<T>, "upload copies raw bytes: T must be trivially copyable");
+        const DevPtr p = malloc(host.size_bytes());
+        copy_in(p, host.data(), host.size_bytes());
+        return p;
+    }
+    template <class T>
+    DevPtr upload(std::span<T> host) {
+        return upload(std::span<const T>(host));
+    }
+    template <class T>
+    DevPtr upload(const std::vector<T>& host) {
+        return upload(std::span<const T>(host));
+    }
+    template <class T>
+    std::vector<T> download(DevPtr src, std::size_t count) const {
+        static_assert(std::is_trivially_copyable_v<T>, "download copies raw bytes: T must be trivially copyable");
+        std::vector<T> out(count);
+        copy_out(out.data(), src, count * sizeof(T));
+        return out;
+    }
+
+    // The host bytes behind [addr, addr + bytes) when the range lies inside one live allocation, else nullptr.
+    std::uint8_t* translate(DevPtr addr, std::uint64_t bytes) {
+        if (cache_valid_ && addr >= cache_base_ && addr <= cache_end_ && bytes <= cache_end_ - addr)
+            return cache_data_ + (addr - cache_base_);
+        auto it = allocations_.upper_bound(addr);
+        if (it == allocations_.begin()) return nullptr;
+        --it;
+        const DevPtr base = it->first;
+        const std::uint64_t size = it->second.size;
+        if (addr - base > size || bytes > size - (addr - base)) return nullptr;
+        cache_valid_ = true;
+        cache_base_ = base;
+        cache_end_ = base + size;
+        cache_data_ = it->second.data.get();
+        return cache_data_ + (addr - base);
+    }
+
+    // Why [addr, addr + bytes) is not accessible, as a phrase for error messages.
+    std::string describe_fault(DevPtr addr, std::uint64_t bytes) const {
+        auto it = allocations_.upper_bound(addr);
+        if (it != allocations_.begin()) {
+            --it;
+            const DevPtr base = it->first;
+            if (addr - base < it->second.size || (addr == base && it->second.size == 0))
+                return "the access runs past the end of the " + std::to_string(it->second.size) +
+                       "-byte allocation at 0x" + hex(base);
+            std::ostringstream text;
+            text << "no live allocation contains it (nearest below: 0x" << hex(base) << ", " << it->second.size
+                 << " bytes, ends " << (addr - base - it->second.size) << " bytes before)";
+            return text.str();
+        }
+        (void)bytes;
+        return "no live allocation contains it";
+    }
+
+    std::uint64_t bytes_in_use() const { return in_use_; }
+    std::uint64_t capacity() const { return capacity_; }
+
+    // The module's .global and .const variables on this device, created (and initialised from the module's
+    // initialisers) on first use; they live as long as the device, like a loaded CUmodule.
+    ModuleVariables& module_variables(const Module& module) {
+        auto it = modules_.find(module.id());
+        if (it != modules_.end()) return it->second;
+        const ir::Module& m = module.ir();
+        ModuleVariables vars;
+        if (m.global_bytes > 0) vars.global_base = malloc(m.global_bytes);
+        vars.constant.assign(m.const_bytes, 0);
+        for (const ir::Symbol& s : m.globals) {
+            if (s.initializer.empty()) continue;
+            const std::uint64_t n = std::min<std::uint64_t>(s.initializer.size(), s.size_bytes);
+            if (s.space == ir::StateSpace::global) {
+                if (s.offset + n > m.global_bytes)
+                    throw Error("module '" + m.file_name + "': .global variable '" + s.name +
+                                "' lies outside the module's global segment");
+                copy_in(vars.global_base + s.offset, s.initializer.data(), n);
+            } else if (s.space == ir::StateSpace::constant) {
+                if (s.offset + n > m.const_bytes)
+                    throw Error("module '" + m.file_name + "': .const variable '" + s.name +
+                                "' lies outside the module's constant segment");
+                std::memcpy(vars.constant.data() + s.offset, s.initializer.data(), n);
+            }
+        }
+        return modules_.emplace(module.id(), std::move(vars)).first->second;
+    }
+
+    // Address of a module-scope .global variable (like cudaGetSymbolAddress).
+    DevPtr symbol_address(const Module& module, std::string_view name) {
+        const ir::Symbol& s = find_symbol(module, name);
+        if (s.space != ir::StateSpace::global)
+            throw Error("symbol '" + std::string(name) + "' is not a .global variable; only .global variables have a "
+                        "device address");
+        return module_variables(module).global_base + s.offset;
+    }
+
+    // Host access to module-scope .global and .const variables (like cudaMemcpyToSymbol / FromSymbol).
+    void copy_to_symbol(const Module& module, std::string_view name, const void* src, std::size_t bytes,
+                        std::size_t offset = 0) {
+        const ir::Symbol& s = find_symbol(module, name);
+        check_symbol_range(s, bytes, offset);
+        ModuleVariables& vars = module_variables(module);
+        if (s.space == ir::StateSpace::global) copy_in(vars.global_base + s.offset + offset, src, bytes);
+        else std::memcpy(vars.constant.data() + s.offset + offset, src, bytes);
+    }
+    void copy_from_symbol(void* dst, const Module& module, std::string_view name, std::size_t bytes,
+                          std::size_t offset = 0) {
+        const ir::Symbol& s = find_symbol(module, name);
+        check_symbol_range(s, bytes, offset);
+        ModuleVariables& vars = module_variables(module);
+        if (s.space == ir::StateSpace::global) copy_out(dst, vars.global_base + s.offset + offset, bytes);
+        else std::memcpy(dst, vars.constant.data() + s.offset + offset, bytes);
+    }
+
+private:
+    struct Allocation {
+        std::uint64_t size = 0;
+        std::unique_ptr<std::uint8_t[]> data;
+    };
+
+    static std::uint64_t round_up(std::uint64_t v, std::uint64_t a) { return (v + a - 1) / a * a; }
+    static std::string hex(std::uint64_t v) {
+        std::ostringstream text;
+        text << std::hex << v;
+        return text.str();
+    }
+
+    std::uint8_t* checked(DevPtr addr, std::uint64_t bytes, const char* what) {
+        std::uint8_t* p = translate(addr, bytes);
+        if (p == nullptr)
+            throw Error(std::string(what) + " of " + std::to_string(bytes) + " bytes at device address 0x" + hex(addr) +
+                        " is out of bounds: " + describe_fault(addr, bytes));
+        return p;
+    }
+
+    static const ir::Symbol& find_symbol(const Module& module, std::string_view name) {
+        for (const ir::Symbol& s : module.ir().globals)
+            if (s.name == name && (s.space == ir::StateSpace::global || s.space == ir::StateSpace::constant))
+                return s;
+        throw Error("module '" + module.ir().file_name + "' has no module-scope .global or .const variable named '" +
+                    std::string(name) + "'");
+    }
+    static void check_symbol_range(const ir::Symbol& s, std::size_t bytes, std::size_t offset) {
+        if (offset > s.size_bytes || bytes > s.size_bytes - offset)
+            throw Error("access of " + std::to_string(bytes) + " bytes at offset " + std::to_string(offset) +
+                        " runs past the end of the " + std::to_string(s.size_bytes) + "-byte variable '" + s.name +
+                        "'");
+    }
+
+    std::uint64_t capacity_;
+    std::uint64_t in_use_ = 0;
+    DevPtr next_ = global_heap_base;
+    std::map<DevPtr, Allocation> allocations_;
+    std::unordered_map<std::uint64_t, ModuleVariables> modules_;
+    // One-entry translation cache: most consecutive accesses hit the same allocation.
+    bool cache_valid_ = false;
+    DevPtr cache_base_ = 0, cache_end_ = 0;
+    std::uint8_t* cache_data_ = nullptr;
+};
+
+} // namespace func

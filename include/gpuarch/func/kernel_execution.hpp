@@ -1,0 +1,1742 @@
+#pragma once
+// One kernel launch, executed one warp-instruction at a time.
+//
+// Contract:
+// - KernelExecution owns everything a launch needs (the parameter buffer, the decoded kernel, a reference to the
+//   Device and to the module's variables on it). start_cta(id) creates the architectural state of one CTA;
+//   step(cta, warp, out) executes that warp's next instruction (the SIMT-stack top) and describes it in `out`.
+//   Any interleaving of steps over warps and CTAs is allowed; the engine itself never reorders anything.
+// - Values are exact: every instruction follows the PTX ISA semantics (see int_ops.hpp, float_ops.hpp and
+//   docs/functional.md for the choices where the ISA leaves a result unspecified).
+// - A fault (out-of-bounds or misaligned access, write to read-only memory, barrier misuse, instruction limit)
+//   throws KernelError naming the kernel, PC, PTX line, CTA, thread and address; the launch cannot continue.
+// - step() allocates nothing: registers are structure-of-arrays per warp (regs[reg][lane]), every instruction
+//   is decoded once per launch, and each step is one switch on the opcode followed by a loop over the executed
+//   lanes.
+// - Warp-level intrinsics (shfl, vote, match, activemask, %laneid, %lanemask_*) act within aligned groups of 32
+//   lanes, so CUDA code keeps its 32-thread semantics on wider warps.
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+#include <gpuarch/core/lane_mask.hpp>
+#include <gpuarch/func/decode.hpp>
+#include <gpuarch/func/device.hpp>
+#include <gpuarch/func/dim3.hpp>
+#include <gpuarch/func/float_ops.hpp>
+#include <gpuarch/func/int_ops.hpp>
+#include <gpuarch/func/kernel_error.hpp>
+#include <gpuarch/func/launch_config.hpp>
+#include <gpuarch/func/module.hpp>
+#include <gpuarch/func/step_result.hpp>
+#include <gpuarch/func/warp_state.hpp>
+#include <gpuarch/ir/def_use.hpp>
+#include <gpuarch/ir/module.hpp>
+#include <gpuarch/ir/names.hpp>
+
+namespace gpuarch::func {
+
+namespace detail {
+
+template <class T>
+constexpr std::uint64_t to_bits(T v) {
+    if constexpr (std::is_same_v<T, bool>) return v ? 1 : 0;
+    else return static_cast<std::uint64_t>(static_cast<std::make_unsigned_t<T>>(v));
+}
+
+// Calls f(T{}) with T the C++ integer type of an integer or bit-size PTX type; false for other types.
+template <class F>
+bool dispatch_integer(ir::ScalarType t, F&& f) {
+    using T = ir::ScalarType;
+    switch (t) {
+    case T::b8:
+    case T::u8: f(std::uint8_t{}); return true;
+    case T::s8: f(std::int8_t{}); return true;
+    case T::b16:
+    case T::u16: f(std::uint16_t{}); return true;
+    case T::s16: f(std::int16_t{}); return true;
+    case T::b32:
+    case T::u32: f(std::uint32_t{}); return true;
+    case T::s32: f(std::int32_t{}); return true;
+    case T::b64:
+    case T::u64: f(std::uint64_t{}); return true;
+    case T::s64: f(std::int64_t{}); return true;
+    default: return false;
+    }
+}
+
+// Applies a per-lane function to every set lane of `mask` among the first `width` lanes; a full 64-lane word
+// (or the whole of a 32-lane warp) runs as a plain counted loop.
+template <class F>
+inline void for_each_lane(const core::WarpMask& mask, unsigned width, F&& f) {
+    const unsigned words = (width + 63) / 64;
+    for (unsigned w = 0; w < words; ++w) {
+        std::uint64_t bits = mask.word(w);
+        if (bits == 0) continue;
+        const unsigned base = w * 64;
+        const unsigned n = std::min(64U, width - base);
+        if (bits == low_mask(n)) {
+            for (unsigned i = 0; i < n; ++i) f(base + i);
+        } else {
+            while (bits != 0) {
+                const unsigned i = static_cast<unsigned>(std::countr_zero(bits));
+                bits &= bits - 1;
+                f(base + i);
+            }
+        }
+    }
+}
+
+// Population count without a library call (the baseline x86-64 target has no POPCNT instruction, and
+// std::popcount then calls libgcc).
+constexpr unsigned count_bits(std::uint64_t v) {
+    v = v - ((v >> 1) & 0x5555555555555555ULL);
+    v = (v & 0x3333333333333333ULL) + ((v >> 2) & 0x3333333333333333ULL);
+    v = (v + (v >> 4)) & 0x0f0f0f0f0f0f0f0fULL;
+    return static_cast<unsigned>((v * 0x0101010101010101ULL) >> 56);
+}
+
+inline unsigned count_lanes(const core::WarpMask& mask, unsigned width) {
+    unsigned n = 0;
+    for (unsigned w = 0; w < (width + 63) / 64; ++w) n += count_bits(mask.word(w));
+    return n;
+}
+
+// A source operand as seen by the lane loop: a register row, or one value shared by all lanes (mask 0).
+struct Source {
+    const std::uint64_t* data = nullptr;
+    std::uint32_t mask = 0;
+    bool negated = false;
+    std::uint64_t operator[](unsigned lane) const { return data[lane & mask]; }
+    bool pred(unsigned lane) const { return ((data[lane & mask] & 1U) != 0) != negated; }
+};
+
+inline std::uint64_t load_le(const std::uint8_t* p, unsigned bytes) {
+    std::uint64_t v = 0;
+    std::memcpy(&v, p, bytes); // little-endian host (x86-64, AArch64), as the device
+    return v;
+}
+inline void store_le(std::uint8_t* p, std::uint64_t v, unsigned bytes) { std::memcpy(p, &v, bytes); }
+
+inline std::uint64_t extend(std::uint64_t v, unsigned from_bits, bool is_signed, unsigned to_bits) {
+    if (to_bits <= from_bits) return v & low_mask(to_bits);
+    if (is_signed) return static_cast<std::uint64_t>(sign_extend(v, from_bits)) & low_mask(to_bits);
+    return v & low_mask(from_bits);
+}
+
+} // namespace detail
+
+class KernelExecution {
+public:
+    KernelExecution(Device& device, const Module& module, std::string_view entry, const LaunchConfig& config,
+                    const Args& args, const LaunchOptions& options = {})
+        : device_(&device), module_(module), kernel_(&module_.kernel(entry)), config_(config), options_(options) {
+        validate_launch(*kernel_, config_, options_);
+        params_ = pack_arguments(*kernel_, args);
+        variables_ = &device_->module_variables(module_);
+        const KernelDecoder decoder(module_.ir(), *kernel_, variables_->global_base, dynamic_shared_start(*kernel_));
+        code_ = decoder.decode();
+        width_ = options_.warp_width;
+        threads_per_cta_ = static_cast<unsigned>(config_.block.count());
+        warps_per_cta_ = (threads_per_cta_ + width_ - 1) / width_;
+        shared_bytes_ = cta_shared_bytes(*kernel_, config_);
+        for (auto& row : scratch_) row.assign(width_, 0);
+        shuffle_.assign(width_, 0);
+    }
+
+    const ir::Kernel& kernel() const { return *kernel_; }
+    const Module& module() const { return module_; }
+    const LaunchConfig& config() const { return config_; }
+    const LaunchOptions& options() const { return options_; }
+    Device& device() const { return *device_; }
+    unsigned warp_width() const { return width_; }
+    unsigned warps_per_cta() const { return warps_per_cta_; }
+    std::uint64_t cta_count() const { return config_.grid.count(); }
+    std::uint64_t warp_instructions() const { return warp_instructions_; }
+    std::uint64_t thread_instructions() const { return thread_instructions_; }
+    const std::vector<std::uint8_t>& parameter_buffer() const { return params_; }
+    const DecodedInstruction& decoded(ir::Pc pc) const { return code_[pc]; }
+
+    // Creates CTA `linear_cta_id` (x fastest) with every warp at PC 0; `sm_id` is what %smid reads.
+    CtaState start_cta(std::uint64_t linear_cta_id, unsigned sm_id = 0) const {
+        CtaState cta;
+        start_cta(cta, linear_cta_id, sm_id);
+        return cta;
+    }
+
+    // The same, reusing the buffers of `cta` (a CTA of this launch that finished, or a default-constructed one).
+    void start_cta(CtaState& cta, std::uint64_t linear_cta_id, unsigned sm_id = 0) const {
+        if (linear_cta_id >= cta_count())
+            throw KernelError("kernel '" + kernel_->name + "': CTA " + std::to_string(linear_cta_id) +
+                              " does not exist in a grid of " + std::to_string(cta_count()) + " CTAs");
+        cta.barriers = {};
+        cta.linear_id = linear_cta_id;
+        cta.id = unflatten(linear_cta_id, config_.grid);
+        cta.sm_id = sm_id;
+        cta.shared.assign(shared_bytes_, 0);
+        cta.local_frame_bytes = kernel_->local_bytes;
+        cta.local.assign(kernel_->local_bytes * threads_per_cta_, 0);
+        cta.warps.resize(warps_per_cta_);
+        const std::size_t registers = kernel_->registers.size();
+        for (unsigned w = 0; w < warps_per_cta_; ++w) {
+            WarpState& warp = cta.warps[w];
+            warp.exited = core::WarpMask{};
+            warp.clock = 0;
+            warp.executed = 0;
+            warp.barrier = -1;
+            warp.reduction_dst = ir::no_reg;
+            warp.reduction_lanes = core::WarpMask{};
+            warp.index = w;
+            warp.width = width_;
+            warp.first_thread = w * width_;
+            const unsigned lanes = std::min(width_, threads_per_cta_ - warp.first_thread);
+            warp.valid = core::WarpMask::first(lanes);
+            warp.regs.assign(registers * width_, 0);
+            warp.carry.assign(width_, 0);
+            warp.tid_x.assign(width_, 0);
+            warp.tid_y.assign(width_, 0);
+            warp.tid_z.assign(width_, 0);
+            for (unsigned l = 0; l < lanes; ++l) {
+                const Dim3 t = unflatten(warp.first_thread + l, config_.block);
+                warp.tid_x[l] = t.x;
+                warp.tid_y[l] = t.y;
+                warp.tid_z[l] = t.z;
+            }
+            warp.stack.clear();
+            warp.stack.reserve(16);
+            warp.stack.push_back(SimtEntry{0, ir::no_pc, warp.valid});
+        }
+        cta.live_warps = warps_per_cta_;
+        if (kernel_->code.empty())
+            for (WarpState& warp : cta.warps) finish_warp(cta, warp);
+    }
+
+    // Executes warp `warp`'s next instruction and describes it in `out` (sized to the warp width).
+    void step(CtaState& cta, unsigned warp, StepResult& out) {
+        if (out.width() < width_)
+            throw Error("StepResult holds " + std::to_string(out.width()) + " lanes but the launch uses " +
+                        std::to_string(width_) + "-lane warps");
+        step_impl<true>(cta, check_steppable(cta, warp), &out);
+    }
+    // Executes warp `warp`'s next instruction without describing it (the functional-only path).
+    void step(CtaState& cta, unsigned warp) { step_impl<false>(cta, check_steppable(cta, warp), nullptr); }
+
+    // Throws a KernelError describing the barrier deadlock when no unfinished warp of `cta` can step.
+    void check_progress(const CtaState& cta) const {
+        if (cta.finished()) return;
+        for (unsigned w = 0; w < cta.warp_count(); ++w)
+            if (cta.warp_ready(w)) return;
+        std::string waits;
+        ir::Pc pc = ir::no_pc;
+        for (unsigned b = 0; b < barrier_count; ++b) {
+            const BarrierState& s = cta.barriers[b];
+            if (s.arrived_warps == 0) continue;
+            if (pc == ir::no_pc) pc = s.pc;
+            waits += (waits.empty() ? "" : "; ") + std::to_string(s.arrived_warps) + " warp(s) at barrier " +
+                     std::to_string(b) +
+                     (s.expected_threads != 0 ? " expecting " + std::to_string(s.expected_threads) + " threads"
+                                              : std::string());
+        }
+        FaultSite site = site_for(cta, pc);
+        throw KernelError("barrier deadlock: every unfinished warp waits at a barrier that cannot complete (" +
+                              waits + "; " + std::to_string(cta.live_warps) + " warp(s) unfinished)",
+                          site);
+    }
+
+private:
+    WarpState& check_steppable(CtaState& cta, unsigned warp) const {
+        if (warp >= cta.warps.size())
+            throw Error("warp " + std::to_string(warp) + " does not exist in a CTA of " +
+                        std::to_string(cta.warps.size()) + " warps");
+        WarpState& w = cta.warps[warp];
+        if (w.finished()) throw Error("step called on warp " + std::to_string(warp) + ", which has finished");
+        if (w.waiting())
+            throw Error("step called on warp " + std::to_string(warp) + ", which waits at barrier " +
+                        std::to_string(w.barrier));
+        return w;
+    }
+
+    FaultSite site_for(const CtaState& cta, ir::Pc pc) const {
+        FaultSite site;
+        site.kernel = kernel_->name;
+        site.file = module_.ir().file_name;
+        site.pc = pc;
+        if (pc != ir::no_pc && pc < kernel_->code.size()) site.line = kernel_->code[pc].line;
+        site.cta = cta.id;
+        return site;
+    }
+
+    [[noreturn]] void fault(const CtaState& cta, const WarpState& w, ir::Pc pc, int lane, const std::string& what,
+                            std::optional<std::uint64_t> address = std::nullopt) const {
+        FaultSite site = site_for(cta, pc);
+        if (lane >= 0) site.thread = Dim3{w.tid_x[lane], w.tid_y[lane], w.tid_z[lane]};
+        site.address = address;
+        throw KernelError(what, site);
+    }
+
+    // ---- stepping ------------------------------------------------------------------------------------------
+
+    template <bool Record>
+    void step_impl(CtaState& cta, WarpState& w, StepResult* out) {
+        const ir::Pc pc = w.stack.back().pc;
+        if (pc >= code_.size()) fault(cta, w, pc, -1, "execution ran past the end of the kernel");
+        if (warp_instructions_ >= options_.instruction_limit)
+            fault(cta, w, pc, -1,
+                  "the launch reached its instruction limit of " + std::to_string(options_.instruction_limit) +
+                      " warp instructions (LaunchOptions::instruction_limit); the kernel may not terminate");
+        const DecodedInstruction& d = code_[pc];
+        const core::WarpMask active = w.stack.back().mask;
+        core::WarpMask exec = active;
+        if (d.inst->guard.reg != ir::no_reg) exec = guard_mask(w, d.inst->guard, active);
+        ++warp_instructions_;
+        thread_instructions_ += detail::count_lanes(exec, width_);
+        if constexpr (Record) {
+            out->pc = pc;
+            out->instruction = d.inst;
+            out->active = active;
+            out->executed = exec;
+            out->is_branch = false;
+            out->diverged = false;
+            out->taken = core::WarpMask{};
+            out->reconvergence_pc = ir::no_pc;
+            out->is_memory = out->is_load = out->is_store = out->is_atomic = false;
+            out->space = ir::StateSpace::none;
+            out->access_bytes = 0;
+            out->has_value = false;
+            out->value_reg = ir::no_reg;
+            out->warp_finished = out->barrier_wait = out->barrier_released = false;
+        }
+        bool released = false;
+        switch (d.op) {
+        case ir::Opcode::bra: branch<Record>(w, d, pc, active, exec, out); break;
+        case ir::Opcode::ret:
+        case ir::Opcode::exit: exit_lanes(w, pc, exec); break;
+        case ir::Opcode::bar:
+            if (exec.any()) released = barrier(cta, w, d, pc, exec);
+            w.stack.back().pc = pc + 1;
+            break;
+        default:
+            if (exec.any()) execute<Record>(cta, w, d, pc, exec, out);
+            w.stack.back().pc = pc + 1;
+            break;
+        }
+        // Pop entries that reached their reconvergence point or lost all their lanes.
+        while (!w.stack.empty() &&
+               (w.stack.back().mask.none() || w.stack.back().pc == w.stack.back().reconvergence_pc))
+            w.stack.pop_back();
+        ++w.clock;
+        ++w.executed;
+        if (w.stack.empty()) released = finish_warp(cta, w) || released;
+        if constexpr (Record) {
+            out->next_pc = w.next_pc();
+            out->warp_finished = w.finished();
+            out->barrier_wait = w.waiting();
+            out->barrier_released = released;
+            const ir::RegId first_dst = d.dst != ir::no_reg ? d.dst : (d.dst_count > 0 ? d.dst_vector[0] : ir::no_reg);
+            if (!out->has_value && first_dst != ir::no_reg && ir::has_destination(*d.inst) && d.op != ir::Opcode::bar) {
+                out->has_value = true;
+                out->value_reg = first_dst;
+                const std::uint64_t* row = w.row(first_dst);
+                detail::for_each_lane(exec, width_, [&](unsigned l) { out->values[l] = row[l]; });
+            }
+        }
+    }
+
+    core::WarpMask guard_mask(const WarpState& w, const ir::Guard& guard, const core::WarpMask& active) const {
+        core::WarpMask m;
+        const std::uint64_t* p = w.row(guard.reg);
+        const unsigned words = (width_ + 63) / 64;
+        for (unsigned word = 0; word < words; ++word) {
+            if (active.word(word) == 0) continue;
+            const unsigned base = word * 64, n = std::min(64U, width_ - base);
+            std::uint64_t bits = 0;
+            for (unsigned i = 0; i < n; ++i) bits |= (p[base + i] & 1U) << i;
+            if (guard.negated) bits = ~bits;
+            m.set_word(word, bits & active.word(word));
+        }
+        return m;
+    }
+
+    template <bool Record>
+    void branch(WarpState& w, const DecodedInstruction& d, ir::Pc pc, const core::WarpMask& active,
+                const core::WarpMask& taken, StepResult* out) {
+        const core::WarpMask not_taken = active & ~taken;
+        const ir::Pc join = d.inst->reconvergence_pc;
+        if constexpr (Record) {
+            out->is_branch = true;
+            out->taken = taken;
+            out->reconvergence_pc = join;
+        }
+        SimtEntry& top = w.stack.back();
+        if (not_taken.none()) {
+            top.pc = d.target;
+        } else if (taken.none()) {
+            top.pc = pc + 1;
+        } else {
+            if constexpr (Record) out->diverged = true;
+            if (top.reconvergence_pc == join) {
+                // The top entry already reconverges where this branch does (a loop exit, a second break): it
+                // continues as the fall-through path and the join entry below it collects both paths, so the
+                // stack does not grow with the number of divergent iterations.
+                top.pc = pc + 1;
+                top.mask = not_taken;
+            } else {
+                top.pc = join; // the top entry becomes the join entry, holding every lane
+                w.stack.push_back(SimtEntry{pc + 1, join, not_taken});
+            }
+            w.stack.push_back(SimtEntry{d.target, join, taken});
+        }
+    }
+
+    void exit_lanes(WarpState& w, ir::Pc pc, const core::WarpMask& exiting) {
+        w.exited |= exiting;
+        const core::WarpMask keep = ~exiting;
+        for (SimtEntry& e : w.stack) e.mask &= keep;
+        w.stack.back().pc = pc + 1; // the lanes whose guard was false continue
+    }
+
+    // Marks a warp finished; returns whether that completed a barrier the other warps wait at.
+    bool finish_warp(CtaState& cta, WarpState& w) const {
+        w.stack.clear();
+        --cta.live_warps;
+        bool released = false;
+        for (unsigned b = 0; b < barrier_count; ++b) {
+            BarrierState& s = cta.barriers[b];
+            if (s.arrived_warps != 0 && s.expected_threads == 0 && s.arrived_warps >= cta.live_warps) {
+                release_barrier(cta, b);
+                released = true;
+            }
+        }
+        return released;
+    }
+
+    // bar.sync / bar.arrive / bar.red: the warp arrives (counted once, with all its launched threads, as the
+    // hardware counts whole warps) and, unless it only arrives, waits. Returns whether the barrier completed.
+    bool barrier(CtaState& cta, WarpState& w, const DecodedInstruction& d, ir::Pc pc, const core::WarpMask& exec) {
+        const unsigned first = static_cast<unsigned>(exec.find_first());
+        const detail::Source a = source(cta, w, d, 0);
+        const std::uint64_t id = a[first] & 0xffffffffU;
+        if (id >= barrier_count)
+            fault(cta, w, pc, static_cast<int>(first), "barrier id " + std::to_string(id) + " is not in 0..15");
+        const bool reduction = d.inst->barrier == ir::BarrierMode::red_popc ||
+                               d.inst->barrier == ir::BarrierMode::red_and || d.inst->barrier == ir::BarrierMode::red_or;
+        const unsigned value_sources = d.num_sources - (reduction ? 1U : 0U);
+        std::uint32_t expected = 0;
+        if (value_sources >= 2) {
+            const detail::Source b = source(cta, w, d, 1);
+            expected = static_cast<std::uint32_t>(b[first]);
+            if (expected == 0)
+                fault(cta, w, pc, static_cast<int>(first), "barrier thread count is 0");
+        } else if (d.inst->barrier == ir::BarrierMode::arrive) {
+            fault(cta, w, pc, static_cast<int>(first), "bar.arrive needs a thread count");
+        }
+        BarrierState& s = cta.barriers[id];
+        if (s.arrived_warps == 0) {
+            s.expected_threads = expected;
+            s.reduction = reduction ? d.inst->barrier : ir::BarrierMode::none;
+            s.pc = pc;
+        } else if (s.expected_threads != expected) {
+            fault(cta, w, pc, static_cast<int>(first),
+                  "barrier " + std::to_string(id) + " is used with thread counts " +
+                      std::to_string(s.expected_threads) + " and " + std::to_string(expected) + " at once");
+        }
+        ++s.arrived_warps;
+        s.arrived_threads += detail::count_lanes(w.valid, width_);
+        if (reduction) {
+            const detail::Source c = source(cta, w, d, static_cast<unsigned>(d.num_sources - 1));
+            detail::for_each_lane(exec, width_, [&](unsigned l) {
+                s.true_count += c.pred(l) ? 1U : 0U;
+                ++s.lane_count;
+            });
+            w.reduction_dst = d.dst;
+            w.reduction_lanes = exec;
+        }
+        if (d.inst->barrier != ir::BarrierMode::arrive) w.barrier = static_cast<int>(id);
+        const bool complete = s.expected_threads == 0 ? s.arrived_warps >= cta.live_warps
+                                                      : s.arrived_threads >= s.expected_threads;
+        if (complete) release_barrier(cta, static_cast<unsigned>(id));
+        return complete;
+    }
+
+    void release_barrier(CtaState& cta, unsigned id) const {
+        BarrierState& s = cta.barriers[id];
+        std::uint64_t result = 0;
+        switch (s.reduction) {
+        case ir::BarrierMode::red_popc: result = s.true_count; break;
+        case ir::BarrierMode::red_and: result = s.true_count == s.lane_count ? 1 : 0; break;
+        case ir::BarrierMode::red_or: result = s.true_count != 0 ? 1 : 0; break;
+        default: break;
+        }
+        for (WarpState& w : cta.warps) {
+            if (w.barrier != static_cast<int>(id)) continue;
+            w.barrier = -1;
+            if (s.reduction != ir::BarrierMode::none && w.reduction_dst != ir::no_reg) {
+                std::uint64_t* row = w.row(w.reduction_dst);
+                detail::for_each_lane(w.reduction_lanes, width_, [&](unsigned l) { row[l] = result; });
+                w.reduction_dst = ir::no_reg;
+            }
+        }
+        s = BarrierState{};
+    }
+
+    // ---- operands ------------------------------------------------------------------------------------------
+
+    detail::Source source(const CtaState& cta, const WarpState& w, const DecodedInstruction& d, unsigned i) {
+        const DecodedSource& s = d.sources[i];
+        switch (s.kind) {
+        case SourceKind::reg: return {w.row(s.reg), ~0U, s.negated};
+        case SourceKind::imm: return {&s.imm, 0U, s.negated};
+        case SourceKind::special: {
+            std::uint64_t* row = scratch_[i].data();
+            fill_special(cta, w, s.special, row);
+            return {row, ~0U, s.negated};
+        }
+        case SourceKind::none: break;
+        }
+        fault(cta, w, static_cast<ir::Pc>(d.inst - kernel_->code.data()), -1,
+              "operand " + std::to_string(i) + " has no value");
+    }
+
+    void fill_special(const CtaState& cta, const WarpState& w, ir::SpecialReg r, std::uint64_t* row) const {
+        using S = ir::SpecialReg;
+        const unsigned n = width_;
+        auto fill = [&](std::uint64_t v) { std::fill(row, row + n, v); };
+        switch (r) {
+        case S::tid_x: for (unsigned l = 0; l < n; ++l) row[l] = w.tid_x[l]; break;
+        case S::tid_y: for (unsigned l = 0; l < n; ++l) row[l] = w.tid_y[l]; break;
+        case S::tid_z: for (unsigned l = 0; l < n; ++l) row[l] = w.tid_z[l]; break;
+        case S::ntid_x: fill(config_.block.x); break;
+        case S::ntid_y: fill(config_.block.y); break;
+        case S::ntid_z: fill(config_.block.z); break;
+        case S::ctaid_x: fill(cta.id.x); break;
+        case S::ctaid_y: fill(cta.id.y); break;
+        case S::ctaid_z: fill(cta.id.z); break;
+        case S::nctaid_x: fill(config_.grid.x); break;
+        case S::nctaid_y: fill(config_.grid.y); break;
+        case S::nctaid_z: fill(config_.grid.z); break;
+        case S::laneid: for (unsigned l = 0; l < n; ++l) row[l] = l & 31U; break;
+        // %warpid: the 32-thread warp of the thread within its CTA, so %warpid * 32 + %laneid is the thread's
+        // linear index on every warp width.
+        case S::warpid: for (unsigned l = 0; l < n; ++l) row[l] = (w.first_thread + l) / 32; break;
+        case S::nwarpid: fill((threads_per_cta_ + 31) / 32); break;
+        case S::smid: fill(cta.sm_id); break;
+        case S::nsmid: fill(options_.num_sms); break;
+        case S::gridid: fill(0); break;
+        case S::lanemask_eq: for (unsigned l = 0; l < n; ++l) row[l] = std::uint64_t{1} << (l & 31U); break;
+        case S::lanemask_lt: for (unsigned l = 0; l < n; ++l) row[l] = (std::uint64_t{1} << (l & 31U)) - 1; break;
+        case S::lanemask_le: for (unsigned l = 0; l < n; ++l) row[l] = (std::uint64_t{2} << (l & 31U)) - 1; break;
+        case S::lanemask_gt:
+            for (unsigned l = 0; l < n; ++l) row[l] = ~((std::uint64_t{2} << (l & 31U)) - 1) & 0xffffffffU;
+            break;
+        case S::lanemask_ge:
+            for (unsigned l = 0; l < n; ++l) row[l] = ~((std::uint64_t{1} << (l & 31U)) - 1) & 0xffffffffU;
+            break;
+        case S::clock: fill(w.clock & 0xffffffffU); break;
+        case S::clock_hi: fill(w.clock >> 32); break;
+        case S::clock64: fill(w.clock); break;
+        case S::globaltimer: fill(w.clock); break; // nanoseconds = warp instructions (see WarpState::clock)
+        case S::globaltimer_lo: fill(w.clock & 0xffffffffU); break;
+        case S::globaltimer_hi: fill(w.clock >> 32); break;
+        case S::dynamic_smem_size: fill(config_.dynamic_shared_bytes); break;
+        case S::total_smem_size: fill(shared_bytes_); break;
+        }
+    }
+
+    // ---- instruction semantics -----------------------------------------------------------------------------
+
+    struct Ctx {
+        CtaState& cta;
+        WarpState& w;
+        const DecodedInstruction& d;
+        ir::Pc pc;
+        const core::WarpMask& exec;
+    };
+
+    [[noreturn]] void unsupported(const Ctx& c) const {
+        std::string text = std::string(ir::name(c.d.op));
+        const ir::Instruction& i = *c.d.inst;
+        if (i.mul_mode != ir::MulMode::none) text += "." + std::string(ir::name(i.mul_mode));
+        if (i.rounding != ir::Rounding::none) text += "." + std::string(ir::name(i.rounding));
+        if (i.approx) text += ".approx";
+        if (i.op == ir::Opcode::cvt) text += "." + std::string(ir::name(i.type)) + "." + std::string(ir::name(i.src_type));
+        else if (i.type != ir::ScalarType::none) text += "." + std::string(ir::name(i.type));
+        fault(c.cta, c.w, c.pc, -1, "'" + text + "' is not supported by the functional engine");
+    }
+
+    std::uint64_t* dst_row(const Ctx& c) {
+        if (c.d.dst == ir::no_reg) return scratch_[5].data(); // sink `_`
+        return c.w.row(c.d.dst);
+    }
+
+    template <class F>
+    void lanes(const Ctx& c, F&& f) const {
+        detail::for_each_lane(c.exec, width_, f);
+    }
+
+    template <bool Record>
+    void execute(CtaState& cta, WarpState& w, const DecodedInstruction& d, ir::Pc pc, const core::WarpMask& exec,
+                 StepResult* out) {
+        const Ctx c{cta, w, d, pc, exec};
+        using ir::Opcode;
+        switch (d.op) {
+        case Opcode::add:
+        case Opcode::sub: add_sub(c); break;
+        case Opcode::addc:
+        case Opcode::subc: add_sub(c); break;
+        case Opcode::mul: mul(c); break;
+        case Opcode::mad:
+        case Opcode::madc: mad(c); break;
+        case Opcode::fma: fma(c); break;
+        case Opcode::mul24:
+        case Opcode::mad24: mul24_op(c); break;
+        case Opcode::div: div(c); break;
+        case Opcode::rem: rem(c); break;
+        case Opcode::abs:
+        case Opcode::neg: abs_neg(c); break;
+        case Opcode::min:
+        case Opcode::max: min_max(c); break;
+        case Opcode::and_:
+        case Opcode::or_:
+        case Opcode::xor_:
+        case Opcode::not_:
+        case Opcode::cnot: logic(c); break;
+        case Opcode::popc:
+        case Opcode::clz:
+        case Opcode::brev:
+        case Opcode::bfind: bit_count(c); break;
+        case Opcode::bfe:
+        case Opcode::bfi: bit_field(c); break;
+        case Opcode::prmt:
+        case Opcode::lop3:
+        case Opcode::shf: permute(c); break;
+        case Opcode::shl:
+        case Opcode::shr: shift(c); break;
+        case Opcode::setp:
+        case Opcode::set: compare(c); break;
+        case Opcode::selp:
+        case Opcode::slct: select(c); break;
+        case Opcode::cvt: convert(c); break;
+        case Opcode::cvta: convert_address(c); break;
+        case Opcode::mov: move(c); break;
+        case Opcode::rcp:
+        case Opcode::sqrt:
+        case Opcode::rsqrt:
+        case Opcode::sin:
+        case Opcode::cos:
+        case Opcode::lg2:
+        case Opcode::ex2:
+        case Opcode::tanh: special_function(c); break;
+        case Opcode::copysign:
+        case Opcode::testp: float_misc(c); break;
+        case Opcode::ld:
+        case Opcode::st:
+        case Opcode::atom:
+        case Opcode::red: memory<Record>(c, out); break;
+        case Opcode::shfl: shuffle(c); break;
+        case Opcode::vote: vote(c); break;
+        case Opcode::match: match(c); break;
+        case Opcode::activemask: {
+            std::uint64_t* dst = dst_row(c);
+            lanes(c, [&](unsigned l) { dst[l] = c.exec.group32(l / 32); });
+            break;
+        }
+        // Memory ordering has no functional effect: the engine executes one instruction at a time, so every
+        // access is already ordered (sequentially consistent). bar.warp.sync: lanes of a warp already execute
+        // in lock step under the SIMT stack. nanosleep only delays.
+        case Opcode::bar_warp_sync:
+        case Opcode::membar:
+        case Opcode::fence:
+        case Opcode::nanosleep: break;
+        case Opcode::bra:
+        case Opcode::ret:
+        case Opcode::exit:
+        case Opcode::bar:
+        case Opcode::call: unsupported(c);
+        }
+    }
+
+    // add, sub, addc, subc: integer (with .sat and the carry chain) and floating point.
+    void add_sub(const Ctx& c) {
+        const ir::Instruction& i = *c.d.inst;
+        const bool subtract = i.op == ir::Opcode::sub || i.op == ir::Opcode::subc;
+        if (is_float(c.d.type)) {
+            float_binary(c, subtract ? Arith::sub : Arith::add);
+            return;
+        }
+        const detail::Source a = source(c.cta, c.w, c.d, 0), b = source(c.cta, c.w, c.d, 1);
+        std::uint64_t* dst = dst_row(c);
+        const bool carry_in = i.op == ir::Opcode::addc || i.op == ir::Opcode::subc;
+        const bool carry_out = i.carry_out;
+        std::uint8_t* cf = c.w.carry.data();
+        const bool ok = detail::dispatch_integer(c.d.type, [&]<class T>(T) {
+            using U = std::make_unsigned_t<T>;
+            constexpr unsigned bits = sizeof(T) * 8;
+            if (i.sat) {
+                if constexpr (std::is_same_v<T, std::int32_t>) {
+                    lanes(c, [&](unsigned l) {
+                        const auto x = static_cast<std::int32_t>(a[l]), y = static_cast<std::int32_t>(b[l]);
+                        const std::int64_t r = subtract ? std::int64_t{x} - y : std::int64_t{x} + y;
+                        dst[l] = detail::to_bits(static_cast<std::int32_t>(
+                            std::clamp<std::int64_t>(r, INT32_MIN, INT32_MAX)));
+                    });
+                    return;
+                }
+                unsupported(c);
+            }
+            if (!carry_in && !carry_out) {
+                if (subtract) lanes(c, [&](unsigned l) { dst[l] = U(U(a[l]) - U(b[l])); });
+                else lanes(c, [&](unsigned l) { dst[l] = U(U(a[l]) + U(b[l])); });
+                return;
+            }
+            lanes(c, [&](unsigned l) {
+                const uint128 x = U(a[l]), y = U(b[l]);
+                const uint128 cin = carry_in ? cf[l] : 0;
+                std::uint8_t cout = 0;
+                uint128 r = 0;
+                if (subtract) {
+                    r = x - y - cin;
+                    cout = x < y + cin ? 1 : 0; // borrow
+                } else {
+                    r = x + y + cin;
+                    cout = static_cast<std::uint8_t>((r >> bits) & 1U);
+                }
+                dst[l] = static_cast<U>(r);
+                if (carry_out) cf[l] = cout;
+            });
+        });
+        if (!ok) unsupported(c);
+    }
+
+    // Element-wise float add/sub/mul/div in the instruction's format, rounding, .ftz and .sat.
+    void float_binary(const Ctx& c, Arith op) {
+        const ir::Instruction& i = *c.d.inst;
+        const detail::Source a = source(c.cta, c.w, c.d, 0), b = source(c.cta, c.w, c.d, 1);
+        std::uint64_t* dst = dst_row(c);
+        const FloatFormat f = format_of(c.d.type);
+        const RoundMode m = round_mode(i.rounding);
+        if (c.d.type == ir::ScalarType::f32 && m == RoundMode::nearest_even && !i.ftz && !i.sat) {
+            switch (op) {
+            case Arith::add: lanes(c, [&](unsigned l) { dst[l] = bits_of(as_f32(a[l]) + as_f32(b[l])); }); return;
+            case Arith::sub: lanes(c, [&](unsigned l) { dst[l] = bits_of(as_f32(a[l]) - as_f32(b[l])); }); return;
+            case Arith::mul: lanes(c, [&](unsigned l) { dst[l] = bits_of(as_f32(a[l]) * as_f32(b[l])); }); return;
+            case Arith::div: lanes(c, [&](unsigned l) { dst[l] = bits_of(as_f32(a[l]) / as_f32(b[l])); }); return;
+            }
+        }
+        if (c.d.type == ir::ScalarType::f64 && m == RoundMode::nearest_even) {
+            switch (op) {
+            case Arith::add: lanes(c, [&](unsigned l) { dst[l] = bits_of(as_f64(a[l]) + as_f64(b[l])); }); return;
+            case Arith::sub: lanes(c, [&](unsigned l) { dst[l] = bits_of(as_f64(a[l]) - as_f64(b[l])); }); return;
+            case Arith::mul: lanes(c, [&](unsigned l) { dst[l] = bits_of(as_f64(a[l]) * as_f64(b[l])); }); return;
+            case Arith::div: lanes(c, [&](unsigned l) { dst[l] = bits_of(as_f64(a[l]) / as_f64(b[l])); }); return;
+            }
+        }
+        const bool sat = i.sat;
+        const bool ftz = i.ftz;
+        elementwise2(c, a, b, dst, [&](std::uint64_t x, std::uint64_t y) {
+            const std::uint64_t r = float_arith(op, x, y, f, m, ftz);
+            return sat ? saturate(r, f) : r;
+        });
+    }
+
+    // Applies a two-operand element function to each lane, per 16-bit half for packed types.
+    template <class F>
+    void elementwise2(const Ctx& c, const detail::Source& a, const detail::Source& b, std::uint64_t* dst, F&& f) {
+        if (is_packed_half(c.d.type)) {
+            lanes(c, [&](unsigned l) {
+                const std::uint64_t lo = f(a[l] & 0xffffU, b[l] & 0xffffU);
+                const std::uint64_t hi = f((a[l] >> 16) & 0xffffU, (b[l] >> 16) & 0xffffU);
+                dst[l] = (lo & 0xffffU) | ((hi & 0xffffU) << 16);
+            });
+        } else {
+            const std::uint64_t mask = low_mask(size_bytes(c.d.type) * 8);
+            lanes(c, [&](unsigned l) { dst[l] = f(a[l] & mask, b[l] & mask); });
+        }
+    }
+    template <class F>
+    void elementwise1(const Ctx& c, const detail::Source& a, std::uint64_t* dst, F&& f) {
+        if (is_packed_half(c.d.type)) {
+            lanes(c, [&](unsigned l) {
+                const std::uint64_t lo = f(a[l] & 0xffffU), hi = f((a[l] >> 16) & 0xffffU);
+                dst[l] = (lo & 0xffffU) | ((hi & 0xffffU) << 16);
+            });
+        } else {
+            const std::uint64_t mask = low_mask(size_bytes(c.d.type) * 8);
+            lanes(c, [&](unsigned l) { dst[l] = f(a[l] & mask); });
+        }
+    }
+
+    void mul(const Ctx& c) {
+        if (is_float(c.d.type)) {
+            float_binary(c, Arith::mul);
+            return;
+        }
+        const ir::MulMode mode = c.d.inst->mul_mode;
+        const detail::Source a = source(c.cta, c.w, c.d, 0), b = source(c.cta, c.w, c.d, 1);
+        std::uint64_t* dst = dst_row(c);
+        const bool ok = detail::dispatch_integer(c.d.type, [&]<class T>(T) {
+            using U = std::make_unsigned_t<T>;
+            if (mode == ir::MulMode::hi) {
+                lanes(c, [&](unsigned l) { dst[l] = detail::to_bits(mul_hi<T>(static_cast<T>(a[l]), static_cast<T>(b[l]))); });
+            } else if (mode == ir::MulMode::wide) {
+                if constexpr (sizeof(T) <= 4) {
+                    using W = std::conditional_t<std::is_signed_v<T>, std::int64_t, std::uint64_t>;
+                    lanes(c, [&](unsigned l) {
+                        dst[l] = static_cast<std::uint64_t>(W{static_cast<T>(a[l])} * W{static_cast<T>(b[l])}) &
+                                 low_mask(sizeof(T) * 16);
+                    });
+                } else {
+                    unsupported(c);
+                }
+            } else {
+                lanes(c, [&](unsigned l) { dst[l] = static_cast<U>(U(a[l]) * U(b[l])); });
+            }
+        });
+        if (!ok) unsupported(c);
+    }
+
+    // mad (integer .lo/.hi/.wide with optional .sat and .cc), madc (carry in), and float mad (= fma).
+    void mad(const Ctx& c) {
+        const ir::Instruction& i = *c.d.inst;
+        if (is_float(c.d.type)) {
+            fma(c);
+            return;
+        }
+        const detail::Source a = source(c.cta, c.w, c.d, 0), b = source(c.cta, c.w, c.d, 1),
+                             cc = source(c.cta, c.w, c.d, 2);
+        std::uint64_t* dst = dst_row(c);
+        std::uint8_t* cf = c.w.carry.data();
+        const bool carry_in = i.op == ir::Opcode::madc;
+        const bool carry_out = i.carry_out;
+        const ir::MulMode mode = i.mul_mode;
+        const bool ok = detail::dispatch_integer(c.d.type, [&]<class T>(T) {
+            using U = std::make_unsigned_t<T>;
+            constexpr unsigned bits = sizeof(T) * 8;
+            if (mode == ir::MulMode::wide) {
+                if constexpr (sizeof(T) <= 4) {
+                    using W = std::conditional_t<std::is_signed_v<T>, std::int64_t, std::uint64_t>;
+                    using UW = std::make_unsigned_t<W>;
+                    constexpr unsigned wide_bits = bits * 2;
+                    lanes(c, [&](unsigned l) {
+                        const UW p = static_cast<UW>(W{static_cast<T>(a[l])} * W{static_cast<T>(b[l])});
+                        const uint128 r = uint128{p & low_mask(wide_bits)} + (cc[l] & low_mask(wide_bits)) +
+                                          (carry_in ? cf[l] : 0);
+                        dst[l] = static_cast<std::uint64_t>(r) & low_mask(wide_bits);
+                        if (carry_out) cf[l] = static_cast<std::uint8_t>((r >> wide_bits) & 1U);
+                    });
+                    return;
+                } else {
+                    unsupported(c);
+                }
+            }
+            if (i.sat) { // mad.hi.sat.s32: the sum saturates to the s32 range
+                if constexpr (std::is_same_v<T, std::int32_t>) {
+                    lanes(c, [&](unsigned l) {
+                        const std::int64_t p = mode == ir::MulMode::hi
+                                                   ? mul_hi<std::int32_t>(static_cast<T>(a[l]), static_cast<T>(b[l]))
+                                                   : static_cast<std::int32_t>(U(a[l]) * U(b[l]));
+                        const std::int64_t r = p + static_cast<std::int32_t>(cc[l]);
+                        dst[l] = detail::to_bits(static_cast<std::int32_t>(std::clamp<std::int64_t>(r, INT32_MIN, INT32_MAX)));
+                    });
+                    return;
+                }
+                unsupported(c);
+            }
+            if (!carry_in && !carry_out && mode != ir::MulMode::hi) {
+                lanes(c, [&](unsigned l) { dst[l] = static_cast<U>(U(U(a[l]) * U(b[l])) + U(cc[l])); });
+                return;
+            }
+            lanes(c, [&](unsigned l) {
+                const U p = mode == ir::MulMode::hi ? static_cast<U>(mul_hi<T>(static_cast<T>(a[l]), static_cast<T>(b[l])))
+                                                    : static_cast<U>(U(a[l]) * U(b[l]));
+                const uint128 r = uint128{p} + U(cc[l]) + (carry_in ? cf[l] : 0);
+                dst[l] = static_cast<U>(r);
+                if (carry_out) cf[l] = static_cast<std::uint8_t>((r >> bits) & 1U);
+            });
+        });
+        if (!ok) unsupported(c);
+    }
+
+    void fma(const Ctx& c) {
+        const ir::Instruction& i = *c.d.inst;
+        if (!is_float(c.d.type)) unsupported(c);
+        const detail::Source a = source(c.cta, c.w, c.d, 0), b = source(c.cta, c.w, c.d, 1),
+                             cc = source(c.cta, c.w, c.d, 2);
+        std::uint64_t* dst = dst_row(c);
+        const FloatFormat f = format_of(c.d.type);
+        const RoundMode m = round_mode(i.rounding);
+        if (c.d.type == ir::ScalarType::f32 && m == RoundMode::nearest_even && !i.ftz && !i.sat) {
+            lanes(c, [&](unsigned l) { dst[l] = bits_of(std::fma(as_f32(a[l]), as_f32(b[l]), as_f32(cc[l]))); });
+            return;
+        }
+        const bool ftz = i.ftz, sat = i.sat;
+        auto element = [&](std::uint64_t x, std::uint64_t y, std::uint64_t z) {
+            const std::uint64_t r = float_fma(x, y, z, f, m, ftz);
+            return sat ? saturate(r, f) : r;
+        };
+        if (is_packed_half(c.d.type)) {
+            lanes(c, [&](unsigned l) {
+                const std::uint64_t lo = element(a[l] & 0xffffU, b[l] & 0xffffU, cc[l] & 0xffffU);
+                const std::uint64_t hi =
+                    element((a[l] >> 16) & 0xffffU, (b[l] >> 16) & 0xffffU, (cc[l] >> 16) & 0xffffU);
+                dst[l] = (lo & 0xffffU) | ((hi & 0xffffU) << 16);
+            });
+        } else {
+            const std::uint64_t mask = low_mask(size_bytes(c.d.type) * 8);
+            lanes(c, [&](unsigned l) { dst[l] = element(a[l] & mask, b[l] & mask, cc[l] & mask); });
+        }
+    }
+
+    void mul24_op(const Ctx& c) {
+        const ir::Instruction& i = *c.d.inst;
+        const bool is_signed = c.d.type == ir::ScalarType::s32;
+        if (c.d.type != ir::ScalarType::u32 && !is_signed) unsupported(c);
+        const bool hi = i.mul_mode == ir::MulMode::hi;
+        const detail::Source a = source(c.cta, c.w, c.d, 0), b = source(c.cta, c.w, c.d, 1);
+        std::uint64_t* dst = dst_row(c);
+        if (i.op == ir::Opcode::mul24) {
+            lanes(c, [&](unsigned l) {
+                dst[l] = mul24(static_cast<std::uint32_t>(a[l]), static_cast<std::uint32_t>(b[l]), is_signed, hi);
+            });
+            return;
+        }
+        const detail::Source cc = source(c.cta, c.w, c.d, 2);
+        const bool sat = i.sat;
+        lanes(c, [&](unsigned l) {
+            const std::uint32_t p = mul24(static_cast<std::uint32_t>(a[l]), static_cast<std::uint32_t>(b[l]), is_signed, hi);
+            if (sat && is_signed) {
+                const std::int64_t r = std::int64_t{static_cast<std::int32_t>(p)} + static_cast<std::int32_t>(cc[l]);
+                dst[l] = detail::to_bits(static_cast<std::int32_t>(std::clamp<std::int64_t>(r, INT32_MIN, INT32_MAX)));
+            } else {
+                dst[l] = static_cast<std::uint32_t>(p + static_cast<std::uint32_t>(cc[l]));
+            }
+        });
+    }
+
+    void div(const Ctx& c) {
+        const ir::Instruction& i = *c.d.inst;
+        if (is_float(c.d.type)) {
+            if (i.approx || i.full) {
+                if (c.d.type != ir::ScalarType::f32) unsupported(c);
+                const detail::Source a = source(c.cta, c.w, c.d, 0), b = source(c.cta, c.w, c.d, 1);
+                std::uint64_t* dst = dst_row(c);
+                const bool ftz = i.ftz;
+                if (i.approx) {
+                    lanes(c, [&](unsigned l) { dst[l] = f32_div_approx(a[l] & 0xffffffffU, b[l] & 0xffffffffU, ftz); });
+                } else { // div.full.f32: "maximum ulp error is 2 across the full range"; we round correctly
+                    lanes(c, [&](unsigned l) {
+                        dst[l] = float_arith(Arith::div, a[l] & 0xffffffffU, b[l] & 0xffffffffU, f32_format,
+                                             RoundMode::nearest_even, ftz);
+                    });
+                }
+                return;
+            }
+            float_binary(c, Arith::div);
+            return;
+        }
+        const detail::Source a = source(c.cta, c.w, c.d, 0), b = source(c.cta, c.w, c.d, 1);
+        std::uint64_t* dst = dst_row(c);
+        const bool ok = detail::dispatch_integer(c.d.type, [&]<class T>(T) {
+            lanes(c, [&](unsigned l) { dst[l] = detail::to_bits(int_div<T>(static_cast<T>(a[l]), static_cast<T>(b[l]))); });
+        });
+        if (!ok) unsupported(c);
+    }
+
+    void rem(const Ctx& c) {
+        const detail::Source a = source(c.cta, c.w, c.d, 0), b = source(c.cta, c.w, c.d, 1);
+        std::uint64_t* dst = dst_row(c);
+        const bool ok = detail::dispatch_integer(c.d.type, [&]<class T>(T) {
+            lanes(c, [&](unsigned l) { dst[l] = detail::to_bits(int_rem<T>(static_cast<T>(a[l]), static_cast<T>(b[l]))); });
+        });
+        if (!ok) unsupported(c);
+    }
+
+    void abs_neg(const Ctx& c) {
+        const bool negate = c.d.op == ir::Opcode::neg;
+        const detail::Source a = source(c.cta, c.w, c.d, 0);
+        std::uint64_t* dst = dst_row(c);
+        if (is_float(c.d.type)) {
+            const FloatFormat f = format_of(c.d.type);
+            const bool ftz = c.d.inst->ftz;
+            elementwise1(c, a, dst, [&](std::uint64_t x) { return negate ? float_neg(x, f, ftz) : float_abs(x, f, ftz); });
+            return;
+        }
+        const bool ok = detail::dispatch_integer(c.d.type, [&]<class T>(T) {
+            using U = std::make_unsigned_t<T>;
+            lanes(c, [&](unsigned l) {
+                const U x = static_cast<U>(a[l]);
+                const bool negative = std::is_signed_v<T> && static_cast<T>(x) < 0;
+                dst[l] = static_cast<U>((negate || negative) ? U(U(0) - x) : x);
+            });
+        });
+        if (!ok) unsupported(c);
+    }
+
+    void min_max(const Ctx& c) {
+        const bool is_max = c.d.op == ir::Opcode::max;
+        const detail::Source a = source(c.cta, c.w, c.d, 0), b = source(c.cta, c.w, c.d, 1);
+        std::uint64_t* dst = dst_row(c);
+        if (is_float(c.d.type)) {
+            const FloatFormat f = format_of(c.d.type);
+            const bool ftz = c.d.inst->ftz, nan = c.d.inst->propagate_nan;
+            elementwise2(c, a, b, dst, [&](std::uint64_t x, std::uint64_t y) { return float_min_max(is_max, x, y, f, ftz, nan); });
+            return;
+        }
+        const bool ok = detail::dispatch_integer(c.d.type, [&]<class T>(T) {
+            lanes(c, [&](unsigned l) {
+                const T x = static_cast<T>(a[l]), y = static_cast<T>(b[l]);
+                dst[l] = detail::to_bits(is_max ? std::max(x, y) : std::min(x, y));
+            });
+        });
+        if (!ok) unsupported(c);
+    }
+
+    void logic(const Ctx& c) {
+        const detail::Source a = source(c.cta, c.w, c.d, 0);
+        std::uint64_t* dst = dst_row(c);
+        const std::uint64_t mask = c.d.type == ir::ScalarType::pred ? 1U : low_mask(size_bytes(c.d.type) * 8);
+        if (mask == 0) unsupported(c);
+        switch (c.d.op) {
+        case ir::Opcode::not_: lanes(c, [&](unsigned l) { dst[l] = ~a[l] & mask; }); return;
+        case ir::Opcode::cnot: lanes(c, [&](unsigned l) { dst[l] = (a[l] & mask) == 0 ? 1 : 0; }); return;
+        default: break;
+        }
+        const detail::Source b = source(c.cta, c.w, c.d, 1);
+        switch (c.d.op) {
+        case ir::Opcode::and_: lanes(c, [&](unsigned l) { dst[l] = a[l] & b[l] & mask; }); break;
+        case ir::Opcode::or_: lanes(c, [&](unsigned l) { dst[l] = (a[l] | b[l]) & mask; }); break;
+        case ir::Opcode::xor_: lanes(c, [&](unsigned l) { dst[l] = (a[l] ^ b[l]) & mask; }); break;
+        default: unsupported(c);
+        }
+    }
+
+    void bit_count(const Ctx& c) {
+        const unsigned width = size_bytes(c.d.type) * 8;
+        if (width != 32 && width != 64) unsupported(c);
+        const detail::Source a = source(c.cta, c.w, c.d, 0);
+        std::uint64_t* dst = dst_row(c);
+        const std::uint64_t mask = low_mask(width);
+        switch (c.d.op) {
+        case ir::Opcode::popc: lanes(c, [&](unsigned l) { dst[l] = detail::count_bits(a[l] & mask); }); break;
+        case ir::Opcode::clz: lanes(c, [&](unsigned l) { dst[l] = count_leading_zeros(a[l], width); }); break;
+        case ir::Opcode::brev: lanes(c, [&](unsigned l) { dst[l] = bit_reverse(a[l] & mask, width); }); break;
+        case ir::Opcode::bfind: {
+            const bool is_signed = is_signed_int(c.d.type), amount = c.d.inst->shiftamt;
+            lanes(c, [&](unsigned l) { dst[l] = find_msb(a[l], width, is_signed, amount); });
+            break;
+        }
+        default: unsupported(c);
+        }
+    }
+
+    void bit_field(const Ctx& c) {
+        const unsigned width = size_bytes(c.d.type) * 8;
+        if (width != 32 && width != 64) unsupported(c);
+        const detail::Source a = source(c.cta, c.w, c.d, 0), b = source(c.cta, c.w, c.d, 1),
+                             cc = source(c.cta, c.w, c.d, 2);
+        std::uint64_t* dst = dst_row(c);
+        if (c.d.op == ir::Opcode::bfe) {
+            const bool is_signed = is_signed_int(c.d.type);
+            lanes(c, [&](unsigned l) {
+                dst[l] = bit_field_extract(a[l], width, static_cast<std::uint32_t>(b[l]), static_cast<std::uint32_t>(cc[l]),
+                                           is_signed);
+            });
+            return;
+        }
+        const detail::Source len = source(c.cta, c.w, c.d, 3);
+        lanes(c, [&](unsigned l) {
+            dst[l] = bit_field_insert(a[l], b[l], static_cast<std::uint32_t>(cc[l]), static_cast<std::uint32_t>(len[l]), width);
+        });
+    }
+
+    void permute(const Ctx& c) {
+        const detail::Source a = source(c.cta, c.w, c.d, 0), b = source(c.cta, c.w, c.d, 1),
+                             cc = source(c.cta, c.w, c.d, 2);
+        std::uint64_t* dst = dst_row(c);
+        auto u32 = [](std::uint64_t v) { return static_cast<std::uint32_t>(v); };
+        switch (c.d.op) {
+        case ir::Opcode::prmt: {
+            const ir::PrmtMode mode = c.d.inst->prmt;
+            lanes(c, [&](unsigned l) { dst[l] = permute_bytes(u32(a[l]), u32(b[l]), u32(cc[l]), mode); });
+            break;
+        }
+        case ir::Opcode::lop3: {
+            const detail::Source lut = source(c.cta, c.w, c.d, 3);
+            const std::uint64_t mask = low_mask(size_bytes(c.d.type) == 0 ? 32 : size_bytes(c.d.type) * 8);
+            lanes(c, [&](unsigned l) { dst[l] = lop3(a[l], b[l], cc[l], u32(lut[l]) & 0xffU) & mask; });
+            break;
+        }
+        case ir::Opcode::shf: {
+            const bool right = c.d.inst->funnel_right, clamp = c.d.inst->clamp;
+            lanes(c, [&](unsigned l) { dst[l] = funnel_shift(u32(a[l]), u32(b[l]), u32(cc[l]), right, clamp); });
+            break;
+        }
+        default: unsupported(c);
+        }
+    }
+
+    void shift(const Ctx& c) {
+        const unsigned width = size_bytes(c.d.type) * 8;
+        if (width < 16 || width > 64) unsupported(c);
+        const detail::Source a = source(c.cta, c.w, c.d, 0), b = source(c.cta, c.w, c.d, 1);
+        std::uint64_t* dst = dst_row(c);
+        if (c.d.op == ir::Opcode::shl) {
+            if (width == 32) {
+                lanes(c, [&](unsigned l) {
+                    const auto n = static_cast<std::uint32_t>(b[l]);
+                    dst[l] = n >= 32 ? 0 : static_cast<std::uint32_t>(static_cast<std::uint32_t>(a[l]) << n);
+                });
+            } else {
+                lanes(c, [&](unsigned l) { dst[l] = shift_left(a[l], static_cast<std::uint32_t>(b[l]), width); });
+            }
+            return;
+        }
+        const bool arithmetic = is_signed_int(c.d.type);
+        lanes(c, [&](unsigned l) { dst[l] = shift_right(a[l], static_cast<std::uint32_t>(b[l]), width, arithmetic); });
+    }
+
+    static bool combine(ir::BoolOp op, bool t, bool c) {
+        switch (op) {
+        case ir::BoolOp::and_: return t && c;
+        case ir::BoolOp::or_: return t || c;
+        case ir::BoolOp::xor_: return t != c;
+        case ir::BoolOp::none: break;
+        }
+        return t;
+    }
+
+    // Compares lane values of type t (per 16-bit half for packed types: bit 0 = lower half, bit 1 = upper half).
+    template <class F>
+    void compare_lanes(const Ctx& c, ir::ScalarType t, const detail::Source& a, const detail::Source& b, F&& sink) {
+        const ir::CompareOp op = c.d.inst->cmp;
+        const bool ftz = c.d.inst->ftz;
+        if (t == ir::ScalarType::f32) {
+            if (ftz) {
+                lanes(c, [&](unsigned l) {
+                    sink(l, compare_float(op, as_f32(flush_subnormal(a[l] & 0xffffffffU, f32_format)),
+                                          as_f32(flush_subnormal(b[l] & 0xffffffffU, f32_format))) ? 1U : 0U);
+                });
+            } else {
+                lanes(c, [&](unsigned l) { sink(l, compare_float(op, as_f32(a[l]), as_f32(b[l])) ? 1U : 0U); });
+            }
+            return;
+        }
+        if (t == ir::ScalarType::f64) {
+            lanes(c, [&](unsigned l) { sink(l, compare_float(op, as_f64(a[l]), as_f64(b[l])) ? 1U : 0U); });
+            return;
+        }
+        if (is_float(t)) {
+            const FloatFormat f = format_of(t);
+            if (is_packed_half(t)) {
+                lanes(c, [&](unsigned l) {
+                    const bool lo = compare_float_bits(op, a[l] & 0xffffU, b[l] & 0xffffU, f, ftz);
+                    const bool hi = compare_float_bits(op, (a[l] >> 16) & 0xffffU, (b[l] >> 16) & 0xffffU, f, ftz);
+                    sink(l, (lo ? 1U : 0U) | (hi ? 2U : 0U));
+                });
+            } else {
+                lanes(c, [&](unsigned l) { sink(l, compare_float_bits(op, a[l] & 0xffffU, b[l] & 0xffffU, f, ftz) ? 1U : 0U); });
+            }
+            return;
+        }
+        const bool ok = detail::dispatch_integer(t, [&]<class T>(T) {
+            lanes(c, [&](unsigned l) { sink(l, compare_int<T>(op, static_cast<T>(a[l]), static_cast<T>(b[l])) ? 1U : 0U); });
+        });
+        if (!ok) unsupported(c);
+    }
+
+    // setp: p = t BOOLOP c, q = !t BOOLOP c (for x2 types: p from the lower half, q from the upper half).
+    // set: d = 0xffffffff / 1.0f (per half: 0xffff / 1.0) when t BOOLOP c holds, else 0.
+    void compare(const Ctx& c) {
+        const ir::Instruction& i = *c.d.inst;
+        const detail::Source a = source(c.cta, c.w, c.d, 0), b = source(c.cta, c.w, c.d, 1);
+        const bool has_c = c.d.num_sources >= 3;
+        const detail::Source pc = has_c ? source(c.cta, c.w, c.d, 2) : detail::Source{};
+        const ir::BoolOp bop = has_c ? i.bool_op : ir::BoolOp::none;
+        if (c.d.op == ir::Opcode::setp) {
+            std::uint64_t* p = dst_row(c);
+            std::uint64_t* q = c.d.dst2 == ir::no_reg ? nullptr : c.w.row(c.d.dst2);
+            if (!has_c && q == nullptr && !is_float(c.d.type)) { // the common integer compare
+                const ir::CompareOp op = i.cmp;
+                if (detail::dispatch_integer(c.d.type, [&]<class T>(T) {
+                        lanes(c, [&](unsigned l) {
+                            p[l] = compare_int<T>(op, static_cast<T>(a[l]), static_cast<T>(b[l])) ? 1 : 0;
+                        });
+                    }))
+                    return;
+            }
+            const bool packed = is_packed_half(c.d.type);
+            compare_lanes(c, c.d.type, a, b, [&](unsigned l, unsigned r) {
+                const bool cv = has_c && pc.pred(l);
+                const bool t0 = (r & 1U) != 0;
+                p[l] = combine(bop, t0, cv) ? 1 : 0;
+                if (q != nullptr) q[l] = combine(bop, packed ? (r & 2U) != 0 : !t0, cv) ? 1 : 0;
+            });
+            return;
+        }
+        std::uint64_t* dst = dst_row(c);
+        const ir::ScalarType st = i.src_type == ir::ScalarType::none ? c.d.type : i.src_type;
+        const ir::ScalarType dt = c.d.type;
+        const bool packed = is_packed_half(st);
+        compare_lanes(c, st, a, b, [&](unsigned l, unsigned r) {
+            const bool cv = has_c && pc.pred(l);
+            auto value = [&](bool t, unsigned half_bits) -> std::uint64_t {
+                if (is_float(dt)) return t ? format_of(dt).one() : 0;
+                return t ? low_mask(half_bits) : 0;
+            };
+            if (packed) {
+                const std::uint64_t lo = value(combine(bop, (r & 1U) != 0, cv), 16);
+                const std::uint64_t hi = value(combine(bop, (r & 2U) != 0, cv), 16);
+                dst[l] = lo | (hi << 16);
+            } else {
+                dst[l] = value(combine(bop, (r & 1U) != 0, cv), size_bytes(dt) * 8);
+            }
+        });
+    }
+
+    void select(const Ctx& c) {
+        const detail::Source a = source(c.cta, c.w, c.d, 0), b = source(c.cta, c.w, c.d, 1),
+                             cc = source(c.cta, c.w, c.d, 2);
+        std::uint64_t* dst = dst_row(c);
+        // Immediates are sign-extended to 64 bits; registers keep their values zero-extended from the type.
+        const std::uint64_t mask = c.d.type == ir::ScalarType::pred ? 1U : low_mask(size_bytes(c.d.type) * 8);
+        if (c.d.op == ir::Opcode::selp) {
+            lanes(c, [&](unsigned l) { dst[l] = (cc.pred(l) ? a[l] : b[l]) & mask; });
+            return;
+        }
+        // slct: d = (c >= 0) ? a : b, with c an s32 or f32 (-0.0 >= 0; NaN selects b).
+        if (c.d.inst->src_type == ir::ScalarType::f32) {
+            const bool ftz = c.d.inst->ftz;
+            lanes(c, [&](unsigned l) {
+                std::uint64_t v = cc[l] & 0xffffffffU;
+                if (ftz) v = flush_subnormal(v, f32_format);
+                dst[l] = (as_f32(v) >= 0.0f ? a[l] : b[l]) & mask;
+            });
+        } else {
+            lanes(c, [&](unsigned l) { dst[l] = (static_cast<std::int32_t>(cc[l]) >= 0 ? a[l] : b[l]) & mask; });
+        }
+    }
+
+    // cvt between every integer and float type, with rounding, saturation and .ftz.
+    void convert(const Ctx& c) {
+        const ir::Instruction& i = *c.d.inst;
+        const ir::ScalarType dt = c.d.type, st = i.src_type;
+        const detail::Source a = source(c.cta, c.w, c.d, 0);
+        std::uint64_t* dst = dst_row(c);
+        const unsigned dbits = size_bytes(dt) * 8, sbits = size_bytes(st) * 8;
+        const unsigned reg_bits = std::max<unsigned>(c.d.dst_bits, dbits);
+        const bool ftz = i.ftz, sat = i.sat;
+        const RoundMode m = round_mode(i.rounding);
+        if (dbits == 0 || sbits == 0) unsupported(c);
+        // Pack two f32 into f16x2 / bf16x2: a goes to the upper half, b to the lower half.
+        if (is_packed_half(dt)) {
+            if (st != ir::ScalarType::f32 || c.d.num_sources < 2) unsupported(c);
+            const detail::Source b = source(c.cta, c.w, c.d, 1);
+            const FloatFormat f = format_of(dt);
+            lanes(c, [&](unsigned l) {
+                std::uint64_t hi = soft_convert(a[l] & 0xffffffffU, f32_format, f, m, ftz);
+                std::uint64_t lo = soft_convert(b[l] & 0xffffffffU, f32_format, f, m, ftz);
+                if (sat) {
+                    hi = saturate(hi, f);
+                    lo = saturate(lo, f);
+                }
+                dst[l] = lo | (hi << 16);
+            });
+            return;
+        }
+        if (is_packed_half(st)) unsupported(c);
+        if (is_float(dt) && is_float(st)) {
+            const FloatFormat df = format_of(dt), sf = format_of(st);
+            const bool integral = is_integer_rounding(i.rounding);
+            lanes(c, [&](unsigned l) {
+                std::uint64_t x = a[l] & low_mask(sbits);
+                std::uint64_t r = 0;
+                if (integral) {
+                    // Round to an integral value, then to the destination format (exact when it is as wide).
+                    const std::uint64_t whole = soft_round_integral(x, sf, m, ftz);
+                    r = soft_convert(whole, sf, df, RoundMode::nearest_even, ftz);
+                } else {
+                    r = soft_convert(x, sf, df, m, ftz);
+                }
+                dst[l] = sat ? saturate(r, df) : r;
+            });
+            return;
+        }
+        if (is_float(dt)) { // integer -> float
+            const FloatFormat df = format_of(dt);
+            const bool is_signed = is_signed_int(st);
+            lanes(c, [&](unsigned l) {
+                const std::uint64_t x = a[l] & low_mask(sbits);
+                const std::int64_t sx = sign_extend(x, sbits);
+                const bool negative = is_signed && sx < 0;
+                const std::uint64_t magnitude = negative ? (std::uint64_t{0} - static_cast<std::uint64_t>(sx)) : x;
+                const std::uint64_t r = soft_from_integer(negative, magnitude, df, m, ftz);
+                dst[l] = sat ? saturate(r, df) : r;
+            });
+            return;
+        }
+        if (is_float(st)) { // float -> integer: always saturating, NaN -> 0
+            const FloatFormat sf = format_of(st);
+            const bool is_signed = is_signed_int(dt);
+            const bool wide = is_signed && reg_bits > dbits;
+            lanes(c, [&](unsigned l) {
+                const std::uint64_t r = soft_to_integer(a[l] & low_mask(sbits), sf, m, is_signed, dbits, ftz);
+                dst[l] = wide ? detail::extend(r, dbits, true, reg_bits) : r;
+            });
+            return;
+        }
+        // integer -> integer: extend by the source type, then truncate (or saturate) to the destination type,
+        // then extend by the destination type into a wider destination register.
+        const bool src_signed = is_signed_int(st), dst_signed = is_signed_int(dt);
+        lanes(c, [&](unsigned l) {
+            const std::uint64_t raw = a[l] & low_mask(sbits);
+            std::uint64_t r = 0;
+            if (sat) {
+                if (src_signed) {
+                    const std::int64_t v = sign_extend(raw, sbits);
+                    const std::int64_t lo = dst_signed ? (dbits >= 64 ? INT64_MIN : -(std::int64_t{1} << (dbits - 1))) : 0;
+                    const std::int64_t hi = dst_signed ? static_cast<std::int64_t>(low_mask(dbits - 1))
+                                                       : (dbits >= 64 ? INT64_MAX : static_cast<std::int64_t>(low_mask(dbits)));
+                    r = static_cast<std::uint64_t>(std::clamp(v, lo, hi)) & low_mask(dbits);
+                    if (!dst_signed && dbits >= 64 && v >= 0) r = static_cast<std::uint64_t>(v);
+                } else {
+                    const std::uint64_t hi = dst_signed ? low_mask(dbits - 1) : low_mask(dbits);
+                    r = std::min(raw, hi);
+                }
+            } else {
+                r = detail::extend(raw, sbits, src_signed, 64) & low_mask(dbits);
+            }
+            dst[l] = detail::extend(r, dbits, dst_signed, reg_bits);
+        });
+    }
+
+    void convert_address(const Ctx& c) {
+        const ir::Instruction& i = *c.d.inst;
+        const detail::Source a = source(c.cta, c.w, c.d, 0);
+        std::uint64_t* dst = dst_row(c);
+        const std::uint64_t base = generic_window_base(i.space);
+        const std::uint64_t mask = low_mask(std::max(32U, size_bytes(c.d.type) * 8));
+        if (i.to_space) lanes(c, [&](unsigned l) { dst[l] = (a[l] - base) & mask; });
+        else lanes(c, [&](unsigned l) { dst[l] = (a[l] + base) & mask; });
+    }
+
+    void move(const Ctx& c) {
+        const DecodedInstruction& d = c.d;
+        const unsigned bits = d.type == ir::ScalarType::pred ? 1 : size_bytes(d.type) * 8;
+        if (bits == 0) unsupported(c);
+        if (d.dst_count > 0) { // unpack: mov.b64 {lo, hi}, x
+            const detail::Source a = source(c.cta, c.w, d, 0);
+            const unsigned part = bits / d.dst_count;
+            for (unsigned e = 0; e < d.dst_count; ++e) {
+                if (d.dst_vector[e] == ir::no_reg) continue;
+                std::uint64_t* row = c.w.row(d.dst_vector[e]);
+                lanes(c, [&](unsigned l) { row[l] = (a[l] >> (e * part)) & low_mask(part); });
+            }
+            return;
+        }
+        std::uint64_t* dst = dst_row(c);
+        if (d.num_sources > 1) { // pack: mov.b64 x, {lo, hi}
+            const unsigned part = bits / d.num_sources;
+            std::array<detail::Source, 4> parts{};
+            for (unsigned e = 0; e < d.num_sources && e < 4; ++e) parts[e] = source(c.cta, c.w, d, e);
+            const unsigned n = std::min<unsigned>(d.num_sources, 4);
+            lanes(c, [&](unsigned l) {
+                std::uint64_t v = 0;
+                for (unsigned e = 0; e < n; ++e) v |= (parts[e][l] & low_mask(part)) << (e * part);
+                dst[l] = v;
+            });
+            return;
+        }
+        const detail::Source a = source(c.cta, c.w, d, 0);
+        const std::uint64_t mask = low_mask(bits);
+        lanes(c, [&](unsigned l) { dst[l] = a[l] & mask; });
+    }
+
+    void special_function(const Ctx& c) {
+        const ir::Instruction& i = *c.d.inst;
+        const detail::Source a = source(c.cta, c.w, c.d, 0);
+        std::uint64_t* dst = dst_row(c);
+        if (!is_float(c.d.type)) unsupported(c);
+        const FloatFormat f = format_of(c.d.type);
+        const bool ftz = i.ftz;
+        if (!i.approx && (i.op == ir::Opcode::rcp || i.op == ir::Opcode::sqrt)) { // IEEE .rn/.rz/.rm/.rp
+            if (c.d.type != ir::ScalarType::f32 && c.d.type != ir::ScalarType::f64) unsupported(c);
+            const RoundMode m = round_mode(i.rounding);
+            if (i.op == ir::Opcode::rcp)
+                elementwise1(c, a, dst, [&](std::uint64_t x) { return float_arith(Arith::div, f.one(), x, f, m, ftz); });
+            else
+                elementwise1(c, a, dst, [&](std::uint64_t x) { return float_sqrt(x, f, m, ftz); });
+            return;
+        }
+        Approx fn = Approx::rcp;
+        switch (i.op) {
+        case ir::Opcode::rcp: fn = Approx::rcp; break;
+        case ir::Opcode::sqrt: fn = Approx::sqrt; break;
+        case ir::Opcode::rsqrt: fn = Approx::rsqrt; break;
+        case ir::Opcode::sin: fn = Approx::sin; break;
+        case ir::Opcode::cos: fn = Approx::cos; break;
+        case ir::Opcode::lg2: fn = Approx::lg2; break;
+        case ir::Opcode::ex2: fn = Approx::ex2; break;
+        case ir::Opcode::tanh: fn = Approx::tanh; break;
+        default: unsupported(c);
+        }
+        elementwise1(c, a, dst, [&](std::uint64_t x) { return float_approx(fn, x, f, ftz); });
+    }
+
+    void float_misc(const Ctx& c) {
+        if (c.d.type != ir::ScalarType::f32 && c.d.type != ir::ScalarType::f64) unsupported(c);
+        const FloatFormat f = format_of(c.d.type);
+        const detail::Source a = source(c.cta, c.w, c.d, 0);
+        std::uint64_t* dst = dst_row(c);
+        const std::uint64_t mask = low_mask(size_bytes(c.d.type) * 8);
+        if (c.d.op == ir::Opcode::testp) {
+            const ir::TestKind kind = c.d.inst->test;
+            lanes(c, [&](unsigned l) { dst[l] = float_test(kind, a[l] & mask, f) ? 1 : 0; });
+            return;
+        }
+        // copysign d, a, b: the magnitude of b with the sign of a.
+        const detail::Source b = source(c.cta, c.w, c.d, 1);
+        const std::uint64_t sign = f.sign_bit();
+        lanes(c, [&](unsigned l) { dst[l] = ((b[l] & ~sign) | (a[l] & sign)) & mask; });
+    }
+
+    // ---- memory --------------------------------------------------------------------------------------------
+
+    // Maps a lane's address to host bytes, resolving generic addresses to their window. Faults on misalignment,
+    // out-of-bounds and writes to read-only spaces.
+    std::uint8_t* resolve(const Ctx& c, unsigned lane, std::uint64_t address, unsigned bytes, bool write,
+                          ir::StateSpace& space, std::uint64_t& space_address) {
+        space = c.d.space;
+        space_address = address;
+        if (space == ir::StateSpace::generic) {
+            space = ir::StateSpace::global;
+            for (ir::StateSpace s : {ir::StateSpace::shared, ir::StateSpace::local, ir::StateSpace::constant,
+                                     ir::StateSpace::param}) {
+                const std::uint64_t base = generic_window_base(s);
+                if (address >= base && address - base < generic_window_bytes) {
+                    space = s;
+                    space_address = address - base;
+                    break;
+                }
+            }
+        }
+        const char* what = c.d.op == ir::Opcode::ld ? "load" : c.d.op == ir::Opcode::st ? "store" : "atomic";
+        auto describe = [&] {
+            return std::string(ir::name(space)) + " " + what + " of " + std::to_string(bytes) + " bytes";
+        };
+        if (space_address % bytes != 0)
+            fault(c.cta, c.w, c.pc, static_cast<int>(lane), "misaligned " + describe() +
+                                                                 " (the address must be a multiple of " +
+                                                                 std::to_string(bytes) + ")",
+                  address);
+        auto in_bounds = [&](std::uint64_t size) { return space_address <= size && bytes <= size - space_address; };
+        switch (space) {
+        case ir::StateSpace::global: {
+            std::uint8_t* p = device_->translate(space_address, bytes);
+            if (p == nullptr)
+                fault(c.cta, c.w, c.pc, static_cast<int>(lane),
+                      "out-of-bounds " + describe() + ": " + device_->describe_fault(space_address, bytes), address);
+            return p;
+        }
+        case ir::StateSpace::shared:
+            if (!in_bounds(c.cta.shared.size()))
+                fault(c.cta, c.w, c.pc, static_cast<int>(lane),
+                      "out-of-bounds " + describe() + ": the CTA has " + std::to_string(c.cta.shared.size()) +
+                          " bytes of shared memory",
+                      address);
+            return c.cta.shared.data() + space_address;
+        case ir::StateSpace::local:
+            return local_bytes(c, lane, space_address, bytes, address, describe);
+        case ir::StateSpace::constant:
+            if (write) fault(c.cta, c.w, c.pc, static_cast<int>(lane), describe() + ": constant memory is read-only", address);
+            if (!in_bounds(variables_->constant.size()))
+                fault(c.cta, c.w, c.pc, static_cast<int>(lane),
+                      "out-of-bounds " + describe() + ": the module has " +
+                          std::to_string(variables_->constant.size()) + " bytes of constant memory",
+                      address);
+            return variables_->constant.data() + space_address;
+        case ir::StateSpace::param:
+            if (space_address >= call_param_base)
+                return local_bytes(c, lane, space_address - call_param_base, bytes, address, describe);
+            if (write) fault(c.cta, c.w, c.pc, static_cast<int>(lane), describe() + ": kernel parameters are read-only", address);
+            if (!in_bounds(params_.size()))
+                fault(c.cta, c.w, c.pc, static_cast<int>(lane),
+                      "out-of-bounds " + describe() + ": the kernel has " + std::to_string(params_.size()) +
+                          " bytes of parameters",
+                      address);
+            return params_.data() + space_address;
+        default: break;
+        }
+        fault(c.cta, c.w, c.pc, static_cast<int>(lane), describe() + ": unsupported state space", address);
+    }
+
+    template <class Describe>
+    std::uint8_t* local_bytes(const Ctx& c, unsigned lane, std::uint64_t offset, unsigned bytes, std::uint64_t address,
+                              Describe&& describe) {
+        const std::uint64_t frame = c.cta.local_frame_bytes;
+        if (offset > frame || bytes > frame - offset)
+            fault(c.cta, c.w, c.pc, static_cast<int>(lane),
+                  "out-of-bounds " + describe() + ": each thread has " + std::to_string(frame) +
+                      " bytes of local memory",
+                  address);
+        return c.cta.local.data() + (std::uint64_t{c.w.first_thread} + lane) * frame + offset;
+    }
+
+    template <bool Record>
+    void memory(const Ctx& c, StepResult* out) {
+        const DecodedInstruction& d = c.d;
+        const unsigned element = d.element_bytes, count = d.elements;
+        const unsigned bytes = element * count;
+        const detail::Source base = d.address_base == ir::no_reg ? detail::Source{&zero_, 0U, false}
+                                                                 : detail::Source{c.w.row(d.address_base), ~0U, false};
+        const std::uint64_t offset = d.address_offset, address_mask = d.address_mask;
+        if constexpr (Record) {
+            out->is_memory = true;
+            out->is_load = d.op == ir::Opcode::ld;
+            out->is_store = d.op == ir::Opcode::st;
+            out->is_atomic = d.op == ir::Opcode::atom || d.op == ir::Opcode::red;
+            out->space = d.space;
+            out->access_bytes = bytes;
+        }
+        auto record = [&](unsigned l, ir::StateSpace s, std::uint64_t a) {
+            if constexpr (Record) {
+                out->addresses[l] = a;
+                out->lane_spaces[l] = s;
+            }
+        };
+        ir::StateSpace space{};
+        std::uint64_t space_address = 0;
+        if (d.op == ir::Opcode::ld) {
+            const bool is_signed = is_signed_int(d.type);
+            const unsigned ebits = element * 8;
+            const unsigned reg_bits = std::max<unsigned>(d.dst_bits, ebits);
+            if (d.dst_count == 0) {
+                std::uint64_t* dst = dst_row(c);
+                lanes(c, [&](unsigned l) {
+                    const std::uint8_t* p = resolve(c, l, (base[l] + offset) & address_mask, bytes, false, space, space_address);
+                    record(l, space, space_address);
+                    dst[l] = detail::extend(detail::load_le(p, element), ebits, is_signed, reg_bits);
+                });
+            } else {
+                lanes(c, [&](unsigned l) {
+                    const std::uint8_t* p = resolve(c, l, (base[l] + offset) & address_mask, bytes, false, space, space_address);
+                    record(l, space, space_address);
+                    for (unsigned e = 0; e < count && e < d.dst_count; ++e) {
+                        if (d.dst_vector[e] == ir::no_reg) continue;
+                        c.w.row(d.dst_vector[e])[l] =
+                            detail::extend(detail::load_le(p + e * element, element), ebits, is_signed, reg_bits);
+                    }
+                });
+            }
+            return;
+        }
+        if (d.op == ir::Opcode::st) {
+            std::array<detail::Source, 4> values{};
+            const unsigned n = std::min<unsigned>(count, d.num_sources);
+            if (n < count) unsupported(c);
+            for (unsigned e = 0; e < n && e < 4; ++e) values[e] = source(c.cta, c.w, d, e);
+            lanes(c, [&](unsigned l) {
+                std::uint8_t* p = resolve(c, l, (base[l] + offset) & address_mask, bytes, true, space, space_address);
+                record(l, space, space_address);
+                for (unsigned e = 0; e < n; ++e) detail::store_le(p + e * element, values[e][l], element);
+            });
+            return;
+        }
+        // atom / red: lanes apply their operation one after another, in lane order.
+        const bool has_dst = d.op == ir::Opcode::atom;
+        const detail::Source b = source(c.cta, c.w, d, 0);
+        const detail::Source cc = d.num_sources > 1 ? source(c.cta, c.w, d, 1) : detail::Source{&zero_, 0U, false};
+        std::uint64_t* dst = has_dst ? dst_row(c) : nullptr;
+        const ir::AtomOp op = d.inst->atom_op;
+        lanes(c, [&](unsigned l) {
+            std::uint8_t* p = resolve(c, l, (base[l] + offset) & address_mask, bytes, true, space, space_address);
+            if (space != ir::StateSpace::global && space != ir::StateSpace::shared)
+                fault(c.cta, c.w, c.pc, static_cast<int>(l),
+                      "atomic on ." + std::string(ir::name(space)) + " memory (only global and shared are atomic)",
+                      (base[l] + offset) & address_mask);
+            record(l, space, space_address);
+            const std::uint64_t old = detail::load_le(p, element);
+            // CUDA Programming Guide, "Floating-Point Standard": f32 atomic add on global memory flushes
+            // subnormals (FADD.FTZ.RN); on shared memory it keeps them.
+            const bool ftz = space == ir::StateSpace::global;
+            const std::uint64_t updated = atomic_update(c, op, old, b[l], cc[l], ftz);
+            detail::store_le(p, updated, element);
+            if (has_dst) dst[l] = old;
+        });
+    }
+
+    std::uint64_t atomic_update(const Ctx& c, ir::AtomOp op, std::uint64_t old, std::uint64_t b, std::uint64_t cv,
+                                bool ftz_f32) {
+        const ir::ScalarType t = c.d.type;
+        const unsigned bits = size_bytes(t) * 8;
+        const std::uint64_t mask = low_mask(bits);
+        switch (op) {
+        case ir::AtomOp::exch: return b & mask;
+        case ir::AtomOp::cas: return old == (b & mask) ? (cv & mask) : old;
+        case ir::AtomOp::and_: return old & b & mask;
+        case ir::AtomOp::or_: return (old | b) & mask;
+        case ir::AtomOp::xor_: return (old ^ b) & mask;
+        case ir::AtomOp::inc: { // ((old >= b) ? 0 : old + 1), unsigned 32-bit
+            if (t != ir::ScalarType::u32) unsupported(c);
+            const std::uint64_t bb = b & mask;
+            return old >= bb ? 0 : old + 1;
+        }
+        case ir::AtomOp::dec: { // ((old == 0 || old > b) ? b : old - 1)
+            if (t != ir::ScalarType::u32) unsupported(c);
+            const std::uint64_t bb = b & mask;
+            return (old == 0 || old > bb) ? bb : old - 1;
+        }
+        case ir::AtomOp::add:
+            if (is_float(t)) {
+                const FloatFormat f = format_of(t);
+                if (is_packed_half(t)) {
+                    const std::uint64_t lo = float_arith(Arith::add, old & 0xffffU, b & 0xffffU, f, RoundMode::nearest_even, false);
+                    const std::uint64_t hi =
+                        float_arith(Arith::add, (old >> 16) & 0xffffU, (b >> 16) & 0xffffU, f, RoundMode::nearest_even, false);
+                    return lo | (hi << 16);
+                }
+                const bool ftz = t == ir::ScalarType::f32 && ftz_f32;
+                return float_arith(Arith::add, old, b & mask, f, RoundMode::nearest_even, ftz);
+            }
+            return (old + b) & mask;
+        case ir::AtomOp::min:
+        case ir::AtomOp::max: {
+            std::uint64_t r = 0;
+            const bool is_max = op == ir::AtomOp::max;
+            const bool ok = detail::dispatch_integer(t, [&]<class T>(T) {
+                const T x = static_cast<T>(old), y = static_cast<T>(b);
+                r = detail::to_bits(is_max ? std::max(x, y) : std::min(x, y));
+            });
+            if (!ok) unsupported(c);
+            return r;
+        }
+        case ir::AtomOp::none: break;
+        }
+        unsupported(c);
+    }
+
+    // ---- warp-level intrinsics (per aligned 32-lane group) ---------------------------------------------------
+
+    std::uint32_t member_mask(const Ctx& c, unsigned index, unsigned lane) {
+        if (c.d.num_sources <= index) return 0xffffffffU;
+        return static_cast<std::uint32_t>(source(c.cta, c.w, c.d, index)[lane]);
+    }
+
+    // shfl.sync (PTX ISA, shfl.sync pseudo-code): c packs the clamp value (bits 4:0) and the segment mask
+    // (bits 12:8); a lane whose computed source is out of its segment reads its own value and gets p = false.
+    void shuffle(const Ctx& c) {
+        const detail::Source a = source(c.cta, c.w, c.d, 0), b = source(c.cta, c.w, c.d, 1),
+                             cc = source(c.cta, c.w, c.d, 2);
+        for (unsigned l = 0; l < width_; ++l) shuffle_[l] = a[l]; // every lane's value before any write
+        std::uint64_t* dst = dst_row(c);
+        std::uint64_t* p = c.d.dst2 == ir::no_reg ? nullptr : c.w.row(c.d.dst2);
+        const ir::ShflMode mode = c.d.inst->shfl_mode;
+        const std::uint64_t mask = low_mask(std::max(32U, size_bytes(c.d.type) * 8));
+        lanes(c, [&](unsigned l) {
+            const int lane = static_cast<int>(l & 31U);
+            const int bval = static_cast<int>(b[l] & 31U);
+            const int cval = static_cast<int>(cc[l] & 31U);
+            const int segmask = static_cast<int>((cc[l] >> 8) & 31U);
+            const int max_lane = (lane & segmask) | (cval & ~segmask);
+            const int min_lane = lane & segmask;
+            int j = lane;
+            bool valid = false;
+            switch (mode) {
+            case ir::ShflMode::up: j = lane - bval; valid = j >= max_lane; break;
+            case ir::ShflMode::down: j = lane + bval; valid = j <= max_lane; break;
+            case ir::ShflMode::bfly: j = lane ^ bval; valid = j <= max_lane; break;
+            case ir::ShflMode::idx: j = min_lane | (bval & ~segmask); valid = j <= max_lane; break;
+            case ir::ShflMode::none: unsupported(c);
+            }
+            if (!valid) j = lane;
+            dst[l] = shuffle_[(l & ~31U) + static_cast<unsigned>(j)] & mask;
+            if (p != nullptr) p[l] = valid ? 1 : 0;
+        });
+    }
+
+    // vote.sync over the lanes of each 32-lane group that execute it and are in membermask.
+    void vote(const Ctx& c) {
+        const detail::Source pred = source(c.cta, c.w, c.d, 0);
+        std::uint64_t* dst = dst_row(c);
+        const ir::VoteMode mode = c.d.inst->vote_mode;
+        const unsigned groups = width_ / 32;
+        for (unsigned g = 0; g < groups; ++g) {
+            const std::uint32_t executing = c.exec.group32(g);
+            if (executing == 0) continue;
+            const unsigned first = g * 32 + static_cast<unsigned>(std::countr_zero(executing));
+            const std::uint32_t part = executing & member_mask(c, 1, first);
+            std::uint32_t ballot = 0;
+            for (std::uint32_t bits = part; bits != 0; bits &= bits - 1) {
+                const unsigned i = static_cast<unsigned>(std::countr_zero(bits));
+                if (pred.pred(g * 32 + i)) ballot |= 1U << i;
+            }
+            std::uint64_t result = 0;
+            switch (mode) {
+            case ir::VoteMode::ballot: result = ballot; break;
+            case ir::VoteMode::all: result = ballot == part ? 1 : 0; break;
+            case ir::VoteMode::any: result = ballot != 0 ? 1 : 0; break;
+            case ir::VoteMode::uni: result = (ballot == 0 || ballot == part) ? 1 : 0; break;
+            case ir::VoteMode::none: unsupported(c);
+            }
+            for (std::uint32_t bits = executing; bits != 0; bits &= bits - 1)
+                dst[g * 32 + static_cast<unsigned>(std::countr_zero(bits))] = result;
+        }
+    }
+
+    // match.any / match.all over the lanes of each 32-lane group that execute it and are in membermask.
+    void match(const Ctx& c) {
+        const detail::Source a = source(c.cta, c.w, c.d, 0);
+        std::uint64_t* dst = dst_row(c);
+        std::uint64_t* p = c.d.dst2 == ir::no_reg ? nullptr : c.w.row(c.d.dst2);
+        const std::uint64_t mask = low_mask(size_bytes(c.d.type) * 8);
+        const bool all = c.d.inst->vote_mode == ir::VoteMode::all;
+        const unsigned groups = width_ / 32;
+        for (unsigned g = 0; g < groups; ++g) {
+            const std::uint32_t executing = c.exec.group32(g);
+            if (executing == 0) continue;
+            const unsigned first = g * 32 + static_cast<unsigned>(std::countr_zero(executing));
+            const std::uint32_t part = executing & member_mask(c, 1, first);
+            for (std::uint32_t bits = executing; bits != 0; bits &= bits - 1) {
+                const unsigned l = g * 32 + static_cast<unsigned>(std::countr_zero(bits));
+                std::uint32_t same = 0;
+                for (std::uint32_t others = part; others != 0; others &= others - 1) {
+                    const unsigned k = static_cast<unsigned>(std::countr_zero(others));
+                    if ((a[g * 32 + k] & mask) == (a[l] & mask)) same |= 1U << k;
+                }
+                if (all) {
+                    const bool equal = same == part;
+                    dst[l] = equal ? part : 0;
+                    if (p != nullptr) p[l] = equal ? 1 : 0;
+                } else {
+                    dst[l] = same;
+                }
+            }
+        }
+    }
+
+    Device* device_;
+    Module module_;
+    const ir::Kernel* kernel_;
+    LaunchConfig config_;
+    LaunchOptions options_;
+    std::vector<std::uint8_t> params_;
+    Device::ModuleVariables* variables_ = nullptr;
+    std::vector<DecodedInstruction> code_;
+    unsigned width_ = 32;
+    unsigned threads_per_cta_ = 0;
+    unsigned warps_per_cta_ = 0;
+    std::uint64_t shared_bytes_ = 0;
+    std::uint64_t warp_instructions_ = 0;
+    std::uint64_t thread_instructions_ = 0;
+    std::array<std::vector<std::uint64_t>, 6> scratch_; // [0..4]: special-register rows per source; [5]: sink
+    std::vector<std::uint64_t> shuffle_;
+    std::uint64_t zero_ = 0;
+};
+
+} // namespace func

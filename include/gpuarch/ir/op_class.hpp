@@ -1,0 +1,102 @@
+#pragma once
+// Which functional-unit class executes an instruction (timing) and how statistics bucket it.
+// Contract (the table is also in docs/ptx.md):
+//   int_alu    integer/bit/predicate add sub min max abs neg addc subc and or xor not cnot shl shr shf lop3
+//              popc clz brev bfe bfi bfind prmt; setp/set/slct whose comparison type is an integer;
+//              selp and mov of any type (including special registers, symbol addresses, packing);
+//              cvt between integer types; cvta
+//   int_mul    integer mul mad mul24 mad24 madc div rem (div/rem are multi-instruction sequences on hardware
+//              that run on the integer multiply pipe; bucketed here rather than invented as a new class)
+//   fp32       f32 add sub mul mad fma min max abs neg copysign testp, setp/set/slct comparing f32,
+//              cvt between f32 and an integer, and f32->f32 rounding
+//   fp64       every f64 operation except the approximate special functions below, and every cvt with an f64
+//              side
+//   sfu        rcp sqrt rsqrt sin cos lg2 ex2 tanh on f32/f16/bf16 (and .approx f64 rcp/sqrt/rsqrt); every f32
+//              div (approx, full and IEEE forms are built on the MUFU reciprocal)
+//   half       f16/f16x2/bf16/bf16x2 arithmetic and comparisons; cvt with a half-precision side (and no f64)
+//   load_*     ld by state space (generic when the space is omitted); ld.param of kernel params and of inlined
+//              call-sequence params is load_param
+//   store_*    st by state space
+//   atomic_*   atom and red by state space
+//   branch     bra (and call, which never survives inlining)
+//   barrier    bar / barrier (sync, arrive, red)
+//   warp_level shfl vote match activemask bar.warp.sync
+//   control    ret exit membar fence nanosleep
+#include <gpuarch/ir/instruction.hpp>
+#include <gpuarch/ir/types.hpp>
+
+namespace gpuarch::ir {
+
+constexpr bool is_half_type(ScalarType t) {
+    return t == ScalarType::f16 || t == ScalarType::f16x2 || t == ScalarType::bf16 || t == ScalarType::bf16x2;
+}
+
+constexpr OpClass classify(const Instruction& inst) {
+    // The type that decides the arithmetic unit: set/slct compare in src_type.
+    const ScalarType t = (inst.op == Opcode::set || inst.op == Opcode::slct) ? inst.src_type : inst.type;
+    const auto by_float_type = [](ScalarType type, OpClass integer) {
+        if (type == ScalarType::f64) return OpClass::fp64;
+        if (type == ScalarType::f32) return OpClass::fp32;
+        if (is_half_type(type)) return OpClass::half;
+        return integer;
+    };
+    const auto by_space = [](StateSpace space, OpClass global, OpClass shared, OpClass local, OpClass constant,
+                             OpClass param, OpClass generic) {
+        switch (space) {
+        case StateSpace::global: return global;
+        case StateSpace::shared: return shared;
+        case StateSpace::local: return local;
+        case StateSpace::constant: return constant;
+        case StateSpace::param: return param;
+        default: return generic;
+        }
+    };
+    switch (inst.op) {
+    case Opcode::add: case Opcode::sub: case Opcode::min: case Opcode::max: case Opcode::abs: case Opcode::neg:
+    case Opcode::setp: case Opcode::set: case Opcode::slct: case Opcode::copysign: case Opcode::testp:
+        return by_float_type(t, OpClass::int_alu);
+    case Opcode::addc: case Opcode::subc: case Opcode::popc: case Opcode::clz: case Opcode::brev: case Opcode::bfe:
+    case Opcode::bfi: case Opcode::bfind: case Opcode::prmt: case Opcode::and_: case Opcode::or_: case Opcode::xor_:
+    case Opcode::not_: case Opcode::cnot: case Opcode::shl: case Opcode::shr: case Opcode::shf: case Opcode::lop3:
+    case Opcode::selp: case Opcode::mov: case Opcode::cvta:
+        return OpClass::int_alu;
+    case Opcode::mul: case Opcode::mad: case Opcode::fma: case Opcode::mul24: case Opcode::mad24:
+    case Opcode::madc: case Opcode::rem:
+        return by_float_type(t, OpClass::int_mul);
+    case Opcode::div:
+        if (t == ScalarType::f32) return OpClass::sfu;
+        return by_float_type(t, OpClass::int_mul);
+    case Opcode::rcp: case Opcode::sqrt: case Opcode::rsqrt:
+        if (t == ScalarType::f64 && !inst.approx) return OpClass::fp64;
+        return OpClass::sfu;
+    case Opcode::sin: case Opcode::cos: case Opcode::lg2: case Opcode::ex2: case Opcode::tanh:
+        return OpClass::sfu;
+    case Opcode::cvt: {
+        const ScalarType d = inst.type, s = inst.src_type;
+        if (d == ScalarType::f64 || s == ScalarType::f64) return OpClass::fp64;
+        if (is_half_type(d) || is_half_type(s)) return OpClass::half;
+        if (d == ScalarType::f32 || s == ScalarType::f32) return OpClass::fp32;
+        return OpClass::int_alu;
+    }
+    case Opcode::ld:
+        return by_space(inst.space, OpClass::load_global, OpClass::load_shared, OpClass::load_local,
+                        OpClass::load_const, OpClass::load_param, OpClass::load_generic);
+    case Opcode::st:
+        return by_space(inst.space, OpClass::store_global, OpClass::store_shared, OpClass::store_local,
+                        OpClass::store_generic, OpClass::store_param, OpClass::store_generic);
+    case Opcode::atom: case Opcode::red:
+        return by_space(inst.space, OpClass::atomic_global, OpClass::atomic_shared, OpClass::atomic_generic,
+                        OpClass::atomic_generic, OpClass::atomic_generic, OpClass::atomic_generic);
+    case Opcode::bra: case Opcode::call:
+        return OpClass::branch;
+    case Opcode::bar:
+        return OpClass::barrier;
+    case Opcode::bar_warp_sync: case Opcode::shfl: case Opcode::vote: case Opcode::activemask: case Opcode::match:
+        return OpClass::warp_level;
+    case Opcode::ret: case Opcode::exit: case Opcode::membar: case Opcode::fence: case Opcode::nanosleep:
+        return OpClass::control;
+    }
+    return OpClass::control;
+}
+
+} // namespace gpuarch::ir

@@ -1,0 +1,205 @@
+// Memory spaces (global, shared incl. dynamic, local, const, param, generic windows), module variables with
+// initializers, the Device API, and the faults: out-of-bounds, misaligned, read-only, freed memory.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ptx_harness.hpp"
+
+using namespace gpuarch;
+using namespace gpuarch::func;
+
+namespace {
+
+// Runs `body` and returns the KernelError it raises.
+KernelError fault_of(const std::string& body, LaunchConfig config = {Dim3{1, 1, 1}, Dim3{1, 1, 1}, 0},
+                     const std::string& decls = "") {
+    try {
+        test::run_body(body, 64, test::bytes_of(std::vector<std::uint32_t>(16, 0)), config, {}, decls);
+    } catch (const KernelError& e) {
+        return e;
+    }
+    FAIL("the kernel did not fault");
+    return KernelError("unreachable");
+}
+
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+} // namespace
+
+TEST_CASE("const and global module variables start from their initializers and global ones persist across launches") {
+    Device device;
+    const Module module = Module::from_string(test::wrap_body(R"(
+        ld.const.u32 %r1, [ctab+8];
+        mov.u64 %rd1, ctab;
+        cvta.const.u64 %rd2, %rd1;
+        ld.u32 %r2, [%rd2+12];
+        ld.global.u32 %r3, [gvar+4];
+        mov.u64 %rd3, gvar;
+        ld.global.u32 %r4, [%rd3];
+        atom.global.add.u32 %r5, [gvar], 1;
+        st.global.v4.u32 [%rd62], {%r1, %r2, %r3, %r4};
+        st.global.u32 [%rd62+16], %r5;
+    )", ".const .align 4 .b32 ctab[4] = {10, 20, 30, 40};\n.global .align 4 .b32 gvar[2] = {5, 6};\n"),
+                                              "vars.ptx");
+    const DevPtr out = device.malloc(20);
+    launch(device, module, "k", LaunchConfig{}, Args(out, out));
+    auto v = device.download<std::uint32_t>(out, 5);
+    CHECK(v == std::vector<std::uint32_t>{30, 40, 6, 5, 5});
+    launch(device, module, "k", LaunchConfig{}, Args(out, out));
+    v = device.download<std::uint32_t>(out, 5);
+    CHECK(v[3] == 6); // the first launch's atomic add is still there
+    CHECK(v[4] == 6);
+    std::uint32_t g[2] = {};
+    device.copy_from_symbol(g, module, "gvar", 8);
+    CHECK(g[0] == 7);
+    const std::uint32_t replacement[4] = {1, 2, 3, 4};
+    device.copy_to_symbol(module, "ctab", replacement, sizeof replacement);
+    launch(device, module, "k", LaunchConfig{}, Args(out, out));
+    CHECK(device.download<std::uint32_t>(out, 1)[0] == 3);
+    CHECK(device.symbol_address(module, "gvar") != 0);
+    CHECK_THROWS_AS(device.symbol_address(module, "ctab"), Error);
+    CHECK_THROWS_AS(device.copy_to_symbol(module, "gvar", replacement, 12), Error);
+}
+
+TEST_CASE("local memory is per thread and reachable through ld.local and the generic local window") {
+    const auto r = test::run_body(R"(
+        .local .align 4 .b8 depot[16];
+        mov.u32 %r1, %tid.x;
+        mov.u64 %rd4, depot;
+        cvta.local.u64 %rd5, %rd4;
+        st.u32 [%rd5+4], %r1;
+        bar.sync 0;
+        ld.local.u32 %r6, [depot+4];
+        mul.wide.u32 %rd1, %r1, 4;
+        add.s64 %rd2, %rd62, %rd1;
+        st.global.u32 [%rd2], %r6;
+    )", 64 * 4, {}, LaunchConfig{Dim3{1, 1, 1}, Dim3{64, 1, 1}, 0});
+    for (unsigned t = 0; t < 64; ++t) CHECK(r.u32(t) == t);
+}
+
+TEST_CASE("kernel parameters are readable through the generic param window and a param-space address") {
+    const auto r = test::run_body(R"(
+        mov.u64 %rd1, out;
+        ld.param.u64 %rd2, [%rd1];
+        mov.u64 %rd3, in;
+        cvta.param.u64 %rd4, %rd3;
+        ld.u64 %rd5, [%rd4];
+        cvta.to.global.u64 %rd6, %rd2;
+        sub.s64 %rd7, %rd5, %rd6;
+        st.global.v2.u64 [%rd62], {%rd6, %rd7};
+    )", 16, test::bytes_of(std::vector<std::uint8_t>(8, 0)));
+    CHECK(r.u64(0) != 0);
+    CHECK(r.u64(1) == 512); // `in` is the next allocation: 256 bytes rounded up plus the 256-byte guard
+}
+
+TEST_CASE("dynamic shared memory starts after the static segment and has exactly the launched size") {
+    const std::string decls = ".extern .shared .align 16 .b8 dyn[];\n";
+    const auto r = test::run_body(R"(
+        .shared .align 4 .b8 fixed[20];
+        mov.u32 %r1, %tid.x;
+        mov.u32 %r2, dyn;
+        mov.u32 %r3, fixed;
+        shl.b32 %r4, %r1, 2;
+        add.u32 %r5, %r2, %r4;
+        st.shared.u32 [%r5], %r1;
+        st.shared.u32 [%r3+16], 99;
+        bar.sync 0;
+        ld.shared.u32 %r6, [%r5];
+        mov.u32 %r7, %dynamic_smem_size;
+        st.global.v4.u32 [%rd62], {%r2, %r3, %r6, %r7};
+    )", 16, {}, LaunchConfig{Dim3{1, 1, 1}, Dim3{16, 1, 1}, 64}, {}, decls);
+    CHECK(r.u32(0) == 32); // 20 bytes of static shared memory rounded up to 16
+    CHECK(r.u32(1) == 0);
+    CHECK(r.u32(2) == 15); // every thread stores here; lanes store in order, so thread 15's value remains
+    CHECK(r.u32(3) == 64);
+    const KernelError e = fault_of("mov.u32 %r2, dyn;\nld.shared.u32 %r1, [%r2+64];",
+                                   LaunchConfig{Dim3{1, 1, 1}, Dim3{1, 1, 1}, 64}, decls);
+    CHECK(contains(e.what(), "out-of-bounds shared load of 4 bytes"));
+}
+
+TEST_CASE("an out-of-bounds global access names the kernel, PC, PTX line, CTA, thread and address") {
+    const std::string body = R"(
+        mov.u32 %r1, %tid.x;
+        mov.u32 %r2, %ctaid.x;
+        setp.ne.u32 %p1, %r1, 3;
+        @%p1 bra DONE;
+        setp.ne.u32 %p2, %r2, 1;
+        @%p2 bra DONE;
+        ld.global.u32 %r3, [%rd63+4096];
+    DONE:
+    )";
+    const KernelError e = fault_of(body, LaunchConfig{Dim3{2, 1, 1}, Dim3{4, 1, 1}, 0});
+    const std::string what = e.what();
+    const std::string text = test::wrap_body(body);
+    const unsigned line =
+        1 + static_cast<unsigned>(std::count(text.begin(), text.begin() + text.find("ld.global.u32 %r3"), '\n'));
+    CHECK(contains(what, "kernel 'k' at PC " + std::to_string(e.site().pc) + " (test.ptx:"));
+    CHECK(contains(what, "out-of-bounds global load of 4 bytes"));
+    CHECK(contains(what, "CTA (1,0,0)"));
+    CHECK(contains(what, "thread (3,0,0)"));
+    CHECK(contains(what, "test.ptx:" + std::to_string(line))); // the ld's line in the wrapped kernel
+    CHECK(contains(what, "address 0x"));
+    CHECK(contains(what, "no live allocation contains it (nearest below: 0x"));
+    REQUIRE(e.site().address.has_value());
+    CHECK(e.site().line == line);
+    CHECK(e.site().thread == Dim3{3, 0, 0});
+    CHECK(e.site().cta == Dim3{1, 0, 0});
+    CHECK(e.site().pc != ir::no_pc);
+}
+
+TEST_CASE("misaligned, out-of-bounds shared and local, read-only and null accesses fault with their reason") {
+    CHECK(contains(fault_of("ld.global.u32 %r1, [%rd63+2];").what(), "misaligned global load of 4 bytes"));
+    CHECK(contains(fault_of("ld.global.v4.u32 {%r1, %r2, %r3, %r4}, [%rd63+8];").what(),
+                   "misaligned global load of 16 bytes"));
+    CHECK(contains(fault_of(".shared .align 4 .b8 s[16];\nst.shared.u32 [s+16], 1;").what(),
+                   "out-of-bounds shared store of 4 bytes: the CTA has 16 bytes of shared memory"));
+    CHECK(contains(fault_of(".local .align 4 .b8 d[8];\nld.local.u32 %r1, [d+8];").what(),
+                   "each thread has 8 bytes of local memory"));
+    CHECK(contains(fault_of("mov.u64 %rd1, c;\ncvta.const.u64 %rd2, %rd1;\nst.u32 [%rd2], 1;",
+                            LaunchConfig{Dim3{1, 1, 1}, Dim3{1, 1, 1}, 0}, ".const .align 4 .b32 c[1];\n")
+                       .what(),
+                   "constant memory is read-only"));
+    CHECK(contains(fault_of("mov.u64 %rd1, 0;\nld.u32 %r1, [%rd1];").what(), "no live allocation contains it"));
+    CHECK(contains(fault_of("mov.u64 %rd1, out;\ncvta.param.u64 %rd2, %rd1;\nst.u64 [%rd2], 0;").what(),
+                   "kernel parameters are read-only"));
+}
+
+TEST_CASE("a launch that reads freed device memory faults") {
+    Device device;
+    const Module module = Module::from_string(test::wrap_body("ld.global.u32 %r1, [%rd63];"), "free.ptx");
+    const DevPtr in = device.malloc(16);
+    device.free(in);
+    CHECK_THROWS_WITH_AS(launch(device, module, "k", LaunchConfig{}, Args(in, in)),
+                         doctest::Contains("out-of-bounds global load"), KernelError);
+}
+
+TEST_CASE("the Device aligns and separates allocations, bounds-checks host copies and rejects bad frees") {
+    Device device(1 << 20);
+    const DevPtr a = device.malloc(10), b = device.malloc(300);
+    CHECK(a % 256 == 0);
+    CHECK(b % 256 == 0);
+    CHECK(b - a >= 256 + 256); // rounded size plus the guard gap
+    const std::vector<std::uint8_t> data(10, 0xab);
+    device.copy_in(a, data.data(), 10);
+    CHECK(device.download<std::uint8_t>(a, 10) == data);
+    CHECK_THROWS_AS(device.copy_in(a, data.data(), 11), Error);
+    CHECK_THROWS_AS(device.copy_in(a + 16, data.data(), 1), Error);
+    CHECK_THROWS_WITH_AS(device.copy_in(a + 8, data.data(), 4), doctest::Contains("runs past the end of the 10-byte"),
+                         Error);
+    device.memset(b, 0x11, 300);
+    CHECK(device.download<std::uint8_t>(b, 300) == std::vector<std::uint8_t>(300, 0x11));
+    CHECK(device.download<std::uint32_t>(device.malloc(8), 2) == std::vector<std::uint32_t>{0, 0}); // zeroed
+    CHECK_THROWS_AS(device.free(a + 4), Error);
+    device.free(a);
+    CHECK_THROWS_AS(device.free(a), Error);
+    CHECK_THROWS_AS(device.download<std::uint8_t>(a, 1), Error);
+    device.free(0);
+    CHECK_THROWS_WITH_AS(device.malloc(2 << 20), doctest::Contains("device memory exhausted"), Error);
+    const std::vector<float> floats{1.5f, 2.5f};
+    const DevPtr f = device.upload(floats);
+    CHECK(device.download<float>(f, 2) == floats);
+}

@@ -1,0 +1,356 @@
+// CTA barriers (bar.sync, bar.arrive, bar.red, exited warps, deadlock), atomics on global and shared memory, and
+// the warp-level intrinsics (shfl, vote, match, activemask, %laneid, %lanemask) on 32- and 64-lane warps.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "ptx_harness.hpp"
+
+using namespace gpuarch;
+using namespace gpuarch::func;
+
+namespace {
+
+LaunchConfig block(unsigned threads, unsigned ctas = 1) { return {Dim3{ctas, 1, 1}, Dim3{threads, 1, 1}, 0}; }
+
+const char* exchange_through_shared = R"(
+    .shared .align 4 .b8 sh[256];
+    mov.u32 %r1, %tid.x;
+    mov.u32 %r10, sh;
+    shl.b32 %r2, %r1, 2;
+    add.u32 %r3, %r10, %r2;
+    add.u32 %r4, %r1, 1000;
+    st.shared.u32 [%r3], %r4;
+    bar.sync 0;
+    sub.u32 %r5, 63, %r1;
+    shl.b32 %r6, %r5, 2;
+    add.u32 %r7, %r10, %r6;
+    ld.shared.u32 %r8, [%r7];
+    mul.wide.u32 %rd1, %r1, 4;
+    add.s64 %rd2, %rd62, %rd1;
+    st.global.u32 [%rd2], %r8;
+)";
+
+} // namespace
+
+TEST_CASE("bar.sync makes every warp's shared-memory writes visible to the CTA before any warp continues") {
+    for (unsigned width : {32U, 64U}) {
+        INFO("warp width " << width);
+        const auto r = test::run_body(exchange_through_shared, 64 * 4, {}, block(64), LaunchOptions{width});
+        for (unsigned t = 0; t < 64; ++t) CHECK(r.u32(t) == 1000 + 63 - t);
+    }
+}
+
+TEST_CASE("a warp at bar.sync waits until the last warp arrives, which releases all of them") {
+    Device device;
+    const Module module = Module::from_string(test::wrap_body(exchange_through_shared), "bar.ptx");
+    const DevPtr out = device.malloc(64 * 4);
+    KernelExecution ex(device, module, "k", block(64), Args(out, out));
+    CtaState cta = ex.start_cta(0);
+    StepResult step(32);
+    do ex.step(cta, 0, step);
+    while (!step.barrier_wait);
+    CHECK_FALSE(step.barrier_released);
+    CHECK_FALSE(cta.warp_ready(0));
+    CHECK(cta.warp_waiting(0));
+    CHECK(cta.next_pc(0) == step.pc + 1);
+    do ex.step(cta, 1, step);
+    while (!step.barrier_released);
+    CHECK(cta.warp_ready(0));
+    CHECK(cta.warp_ready(1));
+    CHECK_FALSE(step.barrier_wait);
+}
+
+TEST_CASE("warps that exited do not hold a barrier back") {
+    const auto r = test::run_body(R"(
+        mov.u32 %r1, %tid.x;
+        setp.ge.u32 %p1, %r1, 32;
+        @%p1 ret;
+        bar.sync 0;
+        mul.wide.u32 %rd1, %r1, 4;
+        add.s64 %rd2, %rd62, %rd1;
+        st.global.u32 [%rd2], 1;
+    )", 64 * 4, {}, block(64));
+    for (unsigned t = 0; t < 64; ++t) CHECK(r.u32(t) == (t < 32 ? 1U : 0U));
+}
+
+TEST_CASE("bar.red reduces a predicate over the whole CTA: popc counts, and/or combine") {
+    const auto r = test::run_body(R"(
+        mov.u32 %r1, %tid.x;
+        and.b32 %r2, %r1, 3;
+        setp.eq.u32 %p1, %r2, 0;
+        bar.red.popc.u32 %r3, 0, %p1;
+        setp.lt.u32 %p2, %r1, 1000;
+        bar.red.and.pred %p3, 0, %p2;
+        setp.eq.u32 %p4, %r1, 5;
+        bar.red.or.pred %p5, 0, %p4;
+        bar.red.and.pred %p6, 0, %p4;
+        selp.u32 %r4, 1, 0, %p3;
+        selp.u32 %r5, 1, 0, %p5;
+        selp.u32 %r6, 1, 0, %p6;
+        mul.wide.u32 %rd1, %r1, 16;
+        add.s64 %rd2, %rd62, %rd1;
+        st.global.v4.u32 [%rd2], {%r3, %r4, %r5, %r6};
+    )", 96 * 16, {}, block(96));
+    for (unsigned t = 0; t < 96; ++t) {
+        CHECK(r.u32(4 * t) == 24);
+        CHECK(r.u32(4 * t + 1) == 1);
+        CHECK(r.u32(4 * t + 2) == 1);
+        CHECK(r.u32(4 * t + 3) == 0);
+    }
+}
+
+TEST_CASE("a named barrier with a thread count pairs a producer's bar.arrive with a consumer's bar.sync") {
+    const auto r = test::run_body(R"(
+        .shared .align 4 .b8 sh[128];
+        mov.u32 %r1, %tid.x;
+        mov.u32 %r10, sh;
+        setp.lt.u32 %p1, %r1, 32;
+        @%p1 bra CONSUMER;
+        sub.u32 %r2, %r1, 32;
+        shl.b32 %r3, %r2, 2;
+        add.u32 %r4, %r10, %r3;
+        shl.b32 %r5, %r1, 1;
+        st.shared.u32 [%r4], %r5;
+        bar.arrive 1, 64;
+        bra END;
+    CONSUMER:
+        bar.sync 1, 64;
+        shl.b32 %r6, %r1, 2;
+        add.u32 %r7, %r10, %r6;
+        ld.shared.u32 %r8, [%r7];
+        mul.wide.u32 %rd1, %r1, 4;
+        add.s64 %rd2, %rd62, %rd1;
+        st.global.u32 [%rd2], %r8;
+    END:
+    )", 32 * 4, {}, block(64));
+    for (unsigned t = 0; t < 32; ++t) CHECK(r.u32(t) == 2 * (t + 32));
+}
+
+TEST_CASE("warps waiting at different barriers are reported as a deadlock") {
+    try {
+        test::run_body(R"(
+            mov.u32 %r1, %tid.x;
+            setp.lt.u32 %p1, %r1, 32;
+            @%p1 bra A;
+            bar.sync 1;
+            bra E;
+        A:
+            bar.sync 2;
+        E:
+        )", 4, {}, block(64));
+        FAIL("expected a deadlock error");
+    } catch (const KernelError& e) {
+        const std::string what = e.what();
+        CHECK(what.find("barrier deadlock") != std::string::npos);
+        CHECK(what.find("kernel 'k'") != std::string::npos);
+        CHECK(what.find("barrier 1") != std::string::npos);
+        CHECK(what.find("barrier 2") != std::string::npos);
+    }
+}
+
+TEST_CASE("atomics apply every operation once per lane and return the previous value") {
+    std::vector<std::uint32_t> init(16, 0);
+    init[2] = 0x80000000U; // max.s32 start
+    init[3] = 0x7fffffffU; // min.s32 start
+    init[6] = 0xffffffffU; // and start
+    const auto r = test::run_body(R"(
+        .shared .align 4 .b8 counter[8];
+        mov.u32 %r1, %tid.x;
+        mov.u32 %r20, %ctaid.x;
+        mov.u32 %r21, %ntid.x;
+        mad.lo.s32 %r22, %r20, %r21, %r1;         // global thread id
+        and.b32 %r23, %r22, 31;
+        shl.b32 %r24, 1, %r23;
+        not.b32 %r25, %r24;
+        sub.s32 %r26, %r1, 64;
+        neg.s32 %r27, %r26;
+        add.u32 %r28, %r22, 1;
+        atom.global.add.u32 %r2, [%rd63], 1;
+        atom.global.inc.u32 %r3, [%rd63+4], 9;
+        atom.global.max.s32 %r4, [%rd63+8], %r26;
+        atom.global.min.s32 %r5, [%rd63+12], %r27;
+        atom.global.cas.b32 %r6, [%rd63+16], 0, %r28;
+        atom.global.exch.b32 %r7, [%rd63+20], %r22;
+        atom.global.and.b32 %r8, [%rd63+24], %r25;
+        atom.global.or.b32 %r9, [%rd63+28], %r24;
+        atom.global.xor.b32 %r11, [%rd63+32], %r22;
+        atom.global.add.f32 %f1, [%rd63+36], 0f3F000000;
+        atom.global.add.u64 %rd5, [%rd63+40], 3;
+        atom.global.dec.u32 %r12, [%rd63+48], 5;
+        red.global.add.u32 [%rd63+52], 2;
+        atom.global.add.f64 %fd1, [%rd63+56], 0d3FD0000000000000;
+        mov.u32 %r13, counter;
+        atom.shared.add.u32 %r14, [%r13], 1;
+        bar.sync 0;
+        mul.wide.u32 %rd1, %r22, 4;
+        add.s64 %rd2, %rd62, %rd1;
+        st.global.u32 [%rd2], %r2;
+        setp.ne.u32 %p1, %r1, 0;
+        @%p1 bra DONE;
+        ld.shared.u32 %r15, [%r13];
+        mul.wide.u32 %rd3, %r20, 4;
+        add.s64 %rd4, %rd62, %rd3;
+        st.global.u32 [%rd4+1024], %r15;
+    DONE:
+    )", 1024 + 8, test::bytes_of(init), block(128, 2));
+    std::vector<std::uint32_t> old(256);
+    for (unsigned t = 0; t < 256; ++t) old[t] = r.u32(t);
+    std::sort(old.begin(), old.end());
+    for (unsigned t = 0; t < 256; ++t) CHECK(old[t] == t); // each add saw a distinct previous value
+    CHECK(r.u32(256) == 128);                               // shared counter, CTA 0
+    CHECK(r.u32(257) == 128);                               // CTA 1
+}
+
+TEST_CASE("atomic results in memory: inc/dec wrap, min/max are signed, cas succeeds once, f32/f64/u64 add") {
+    Device device;
+    std::vector<std::uint32_t> init(16, 0);
+    init[2] = 0x80000000U;
+    init[3] = 0x7fffffffU;
+    init[6] = 0xffffffffU;
+    const Module module = Module::from_string(test::wrap_body(R"(
+        mov.u32 %r1, %tid.x;
+        mov.u32 %r20, %ctaid.x;
+        mov.u32 %r21, %ntid.x;
+        mad.lo.s32 %r22, %r20, %r21, %r1;
+        and.b32 %r23, %r22, 31;
+        shl.b32 %r24, 1, %r23;
+        not.b32 %r25, %r24;
+        sub.s32 %r26, %r1, 64;
+        neg.s32 %r27, %r26;
+        add.u32 %r28, %r22, 1;
+        atom.global.inc.u32 %r3, [%rd63+4], 9;
+        atom.global.max.s32 %r4, [%rd63+8], %r26;
+        atom.global.min.s32 %r5, [%rd63+12], %r27;
+        atom.global.cas.b32 %r6, [%rd63+16], 0, %r28;
+        atom.global.exch.b32 %r7, [%rd63+20], %r22;
+        atom.global.and.b32 %r8, [%rd63+24], %r25;
+        atom.global.or.b32 %r9, [%rd63+28], %r24;
+        atom.global.xor.b32 %r11, [%rd63+32], %r22;
+        atom.global.add.f32 %f1, [%rd63+36], 0f3F000000;
+        atom.global.add.u64 %rd5, [%rd63+40], 3;
+        atom.global.dec.u32 %r12, [%rd63+48], 5;
+        red.global.add.u32 [%rd63+52], 2;
+        atom.global.add.f64 %fd1, [%rd63+56], 0d3FD0000000000000;
+    )"), "atom.ptx");
+    const DevPtr mem = device.upload(std::span<const std::uint32_t>(init));
+    launch(device, module, "k", block(128, 2), Args(mem, mem));
+    const auto v = device.download<std::uint32_t>(mem, 16);
+    CHECK(v[1] == 256 % 10);
+    CHECK(static_cast<std::int32_t>(v[2]) == 63);
+    CHECK(static_cast<std::int32_t>(v[3]) == -63); // min over -(tid - 64) for tid in 0..127
+    CHECK(v[4] == 1);     // only the first lane (thread 0 of CTA 0) found 0
+    CHECK(v[5] == 255);   // the last lane executed
+    CHECK(v[6] == 0);
+    CHECK(v[7] == 0xffffffffU);
+    CHECK(v[8] == 0);     // xor of 0..255
+    float f = 0;
+    std::memcpy(&f, &v[9], 4);
+    CHECK(f == 128.0f);
+    CHECK((std::uint64_t{v[11]} << 32 | v[10]) == 768);
+    CHECK(v[12] == 2);    // dec from 0 with bound 5 cycles 5,4,3,2,1,0: 256 steps end at 2
+    CHECK(v[13] == 512);
+    double d = 0;
+    std::memcpy(&d, &v[14], 8);
+    CHECK(d == 64.0);
+}
+
+TEST_CASE("f32 atomic add flushes subnormals on global memory but keeps them on shared memory") {
+    const auto r = test::run_body(R"(
+        .shared .align 4 .b8 s[4];
+        atom.global.add.f32 %f1, [%rd63], 0f00000001;
+        ld.global.f32 %f2, [%rd63];
+        mov.u32 %r1, s;
+        atom.shared.add.f32 %f3, [%r1], 0f00000001;
+        ld.shared.f32 %f4, [%r1];
+        st.global.v2.f32 [%rd62], {%f2, %f4};
+    )", 8, test::bytes_of(std::vector<std::uint32_t>{0}));
+    CHECK(r.u32(0) == 0);
+    CHECK(r.u32(1) == 1);
+}
+
+namespace {
+
+const char* warp_level = R"(
+    mov.u32 %r1, %tid.x;
+    shfl.sync.down.b32 %r2|%p1, %r1, 1, 0x1f, 0xffffffff;
+    shfl.sync.up.b32 %r3|%p2, %r1, 1, 0, 0xffffffff;
+    shfl.sync.bfly.b32 %r4, %r1, 3, 0x1f, 0xffffffff;
+    shfl.sync.idx.b32 %r5, %r1, 5, 0x1f, 0xffffffff;
+    shfl.sync.down.b32 %r6, %r1, 2, 0x181f, 0xffffffff;
+    shfl.sync.idx.b32 %r7, %r1, 3, 0x181f, 0xffffffff;
+    and.b32 %r8, %r1, 1;
+    setp.eq.u32 %p3, %r8, 1;
+    vote.sync.ballot.b32 %r9, %p3, 0xffffffff;
+    vote.sync.any.pred %p4, %p3, 0xffffffff;
+    vote.sync.all.pred %p5, %p3, 0xffffffff;
+    vote.sync.uni.pred %p6, %p3, 0xffffffff;
+    shr.u32 %r10, %r1, 2;
+    match.any.sync.b32 %r11, %r10, 0xffffffff;
+    match.all.sync.b32 %r12|%p7, %r10, 0xffffffff;
+    mov.u32 %r14, 7;
+    match.all.sync.b32 %r13|%p8, %r14, 0xffffffff;
+    mov.u32 %r15, %laneid;
+    mov.u32 %r16, %lanemask_lt;
+    activemask.b32 %r17;
+    mov.u32 %r18, 0;
+    @%p3 activemask.b32 %r18;
+    vote.sync.all.pred %p9, %p3, 0xaaaaaaaa;
+    selp.u32 %r30, 1, 0, %p1;
+    selp.u32 %r31, 1, 0, %p2;
+    selp.u32 %r32, 1, 0, %p4;
+    selp.u32 %r33, 1, 0, %p5;
+    selp.u32 %r34, 1, 0, %p6;
+    selp.u32 %r35, 1, 0, %p7;
+    selp.u32 %r36, 1, 0, %p8;
+    selp.u32 %r37, 1, 0, %p9;
+    mul.wide.u32 %rd1, %r1, 96;
+    add.s64 %rd2, %rd62, %rd1;
+    st.global.v4.u32 [%rd2], {%r2, %r3, %r4, %r5};
+    st.global.v4.u32 [%rd2+16], {%r6, %r7, %r9, %r11};
+    st.global.v4.u32 [%rd2+32], {%r12, %r13, %r15, %r16};
+    st.global.v4.u32 [%rd2+48], {%r17, %r18, %r30, %r31};
+    st.global.v4.u32 [%rd2+64], {%r32, %r33, %r34, %r35};
+    st.global.v2.u32 [%rd2+80], {%r36, %r37};
+)";
+
+} // namespace
+
+TEST_CASE("shfl, vote, match and lane masks keep CUDA's 32-thread semantics on 32- and 64-lane warps") {
+    for (unsigned width : {32U, 64U}) {
+        INFO("warp width " << width);
+        const auto r = test::run_body(warp_level, 64 * 96, {}, block(64), LaunchOptions{width});
+        for (unsigned t = 0; t < 64; ++t) {
+            INFO("thread " << t);
+            const unsigned lane = t % 32, group = t - lane, seg = lane & ~7U;
+            const std::uint32_t* v = reinterpret_cast<const std::uint32_t*>(r.out.data()) + 24 * t;
+            CHECK(v[0] == (lane < 31 ? t + 1 : t));
+            CHECK(v[1] == (lane > 0 ? t - 1 : t));
+            CHECK(v[2] == group + (lane ^ 3U));
+            CHECK(v[3] == group + 5);
+            CHECK(v[4] == (lane + 2 <= seg + 7 ? t + 2 : t));
+            CHECK(v[5] == group + seg + 3);
+            CHECK(v[6] == 0xaaaaaaaaU);
+            CHECK(v[7] == (0xfU << (lane & ~3U)));
+            CHECK(v[8] == 0);
+            CHECK(v[9] == 0xffffffffU);
+            CHECK(v[10] == lane);
+            CHECK(v[11] == (1U << lane) - 1);
+            CHECK(v[12] == 0xffffffffU);
+            CHECK(v[13] == (lane % 2 == 1 ? 0xaaaaaaaaU : 0U));
+            CHECK(v[14] == (lane < 31 ? 1U : 0U));
+            CHECK(v[15] == (lane > 0 ? 1U : 0U));
+            CHECK(v[16] == 1); // any
+            CHECK(v[17] == 0); // all
+            CHECK(v[18] == 0); // uni
+            CHECK(v[19] == 0); // match.all predicate: values differ
+            CHECK(v[20] == 1); // match.all predicate: all equal
+            CHECK(v[21] == 1); // vote.all restricted to the odd lanes by membermask
+        }
+    }
+}

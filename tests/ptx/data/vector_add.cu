@@ -1,0 +1,5 @@
+// Test input for tests/ptx: the simplest kernel shape (guarded global load/store).
+__global__ void vector_add(const float* a, const float* b, float* c, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) c[i] = a[i] + b[i];
+}

@@ -1,0 +1,183 @@
+// Malformed and unsupported PTX: every error is a ParseError "file:line:column: message" at the offending token.
+#include <string>
+
+#include "ptx_test_support.hpp"
+
+using namespace gpuarch;
+using namespace gpuarch::test;
+
+namespace {
+
+// The expected message for an error on body line `line` (1-based) at the first occurrence of `needle` in it.
+std::string at(std::string_view body, unsigned line, std::string_view needle, std::string_view message) {
+    std::size_t start = 0;
+    for (unsigned l = 1; l < line; ++l) start = body.find('\n', start) + 1;
+    const std::size_t end = body.find('\n', start);
+    const std::string_view text = body.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start);
+    const std::size_t column = text.find(needle);
+    REQUIRE(column != std::string_view::npos);
+    return "test.ptx:" + std::to_string(kernel_first_body_line + line - 1) + ":" + std::to_string(column + 1) + ": " +
+           std::string(message);
+}
+
+void check_body_error(std::string_view body, unsigned line, std::string_view needle, std::string_view message) {
+    CAPTURE(body);
+    CHECK(kernel_error(body) == at(body, line, needle, message));
+}
+
+} // namespace
+
+TEST_CASE("ParseError derives from gpuarch::Error and exposes position and message") {
+    try {
+        (void)ptx::parse(kernel_text("bogus %r1;"), "x.ptx");
+        FAIL("expected a ParseError");
+    } catch (const Error& e) {
+        const auto* pe = dynamic_cast<const ptx::ParseError*>(&e);
+        REQUIRE(pe != nullptr);
+        CHECK(pe->where().file == "x.ptx");
+        CHECK(pe->where().line == 7);
+        CHECK(pe->where().column == 1);
+        CHECK(pe->message() == "unsupported instruction 'bogus'");
+        CHECK(std::string(e.what()) == "x.ptx:7:1: unsupported instruction 'bogus'");
+    }
+}
+
+TEST_CASE("unsupported instruction families are named with their reason") {
+    const std::pair<const char*, const char*> cases[] = {
+        {"wmma.load.a.sync.aligned.row.m16n16k16.f16 {%r0}, [%rd1];", "tensor-core matrix instructions are not supported"},
+        {"mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 {%f0}, {%r0}, {%r1}, {%f1};", "tensor-core matrix instructions are not supported"},
+        {"ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%r0, %r1, %r2, %r3}, [%r4];", "tensor-core matrix instructions are not supported"},
+        {"cp.async.ca.shared.global [%r1], [%rd1], 16;", "asynchronous copies are not supported"},
+        {"tex.2d.v4.f32.f32 {%f0, %f1, %f2, %f3}, [t, {%f4, %f5}];", "texture and surface instructions are not supported"},
+        {"suld.b.2d.v4.b32.trap {%r0, %r1, %r2, %r3}, [s, {%r4, %r5}];", "texture and surface instructions are not supported"},
+        {"sust.b.2d.v4.b32.trap [s, {%r4, %r5}], {%r0, %r1, %r2, %r3};", "texture and surface instructions are not supported"},
+        {"elect.sync %r1|%p1, -1;", "elect.sync (sm_90) is not supported"},
+        {"setmaxnreg.inc.sync.aligned.u32 64;", "setmaxnreg (sm_90) is not supported"},
+        {"griddepcontrol.wait;", "programmatic dependent launch (griddepcontrol) is not supported"},
+        {"trap;", "trap is not supported (a kernel that traps cannot be simulated)"},
+    };
+    for (const auto& c : cases) {
+        const char* line = c.first;
+        const char* reason = c.second;
+        const std::string body = std::string("  ") + line;
+        const std::string opcode = std::string(line).substr(0, std::string(line).find(' '));
+        std::string op = opcode.back() == ';' ? opcode.substr(0, opcode.size() - 1) : opcode;
+        check_body_error(body, 1, op, "unsupported instruction '" + op + "': " + reason);
+    }
+}
+
+TEST_CASE("an unknown opcode is rejected at its position") {
+    check_body_error("add.s32 %r1, %r2, %r3;\n\tsad.s32 %r1, %r2, %r3, %r4;", 2, "sad", "unsupported instruction 'sad.s32'");
+    check_body_error("frobnicate;", 1, "frobnicate", "unsupported instruction 'frobnicate'");
+}
+
+TEST_CASE("an unknown modifier is rejected at the modifier") {
+    check_body_error("add.s32.foo %r1, %r2, %r3;", 1, "foo", "unsupported modifier '.foo' on 'add'");
+    check_body_error("max.xorsign.abs.f32 %f1, %f2, %f3;", 1, "xorsign", "unsupported modifier '.xorsign' on 'max'");
+    check_body_error("ld.global.L2::cache_hint.u32 %r1, [%rd1], %rd2;", 1, "L2::cache_hint",
+                     "cache-policy operands (.L2::cache_hint) are not supported");
+    check_body_error("cvt.rn.relu.f16.f32 %rs1, %f1;", 1, "relu", "unsupported modifier '.relu' on 'cvt'");
+    check_body_error("add.s32.s32 %r1, %r2, %r3;", 1, "s32 %r1", "'add.s32.s32' has too many type modifiers");
+}
+
+TEST_CASE("undeclared names: registers, labels, variables, special registers") {
+    check_body_error("add.s32 %r1, %r99, 1;", 1, "%r99", "undeclared register '%r99'");
+    check_body_error("add.s32 %r99, %r1, 1;", 1, "%r99", "undeclared register '%r99'");
+    check_body_error("bra NOWHERE;", 1, "NOWHERE", "unknown label 'NOWHERE'");
+    check_body_error("ld.global.u32 %r1, [nothing];", 1, "nothing", "undeclared variable 'nothing'");
+    check_body_error("mov.u64 %rd1, nothing;", 1, "nothing", "undeclared identifier 'nothing'");
+    check_body_error("mov.u32 %r1, %envreg3;", 1, "%envreg3", "unsupported special register '%envreg3'");
+    check_body_error("mov.u32 %r1, %tid;", 1, "%tid", "special register %tid needs a component (.x, .y or .z)");
+}
+
+TEST_CASE("operand counts are checked") {
+    check_body_error("add.s32 %r1, %r2;", 1, "add", "'add.s32' expects 3 operands, found 2");
+    check_body_error("add.s32 %r1, %r2, %r3, %r4;", 1, "%r4", "'add.s32' expects 3 operands, found 4");
+    check_body_error("ret %r1;", 1, "%r1", "'ret' expects 0 operands, found 1");
+    check_body_error("atom.global.cas.b32 %r1, [%rd1], %r2;", 1, "atom", "'atom.global.cas.b32' expects 4 operands, found 3");
+}
+
+TEST_CASE("register types must fit the instruction type") {
+    check_body_error("add.f32 %f1, %rd1, %f2;", 1, "%rd1",
+                     "operand 2 of 'add.f32': register %rd1 has type .b64, which does not fit .f32");
+    check_body_error("add.s32 %r1, %f1, 1;", 1, "%f1",
+                     "operand 2 of 'add.s32': register %f1 has type .f32, which does not fit .s32");
+    check_body_error("setp.eq.s32 %r1, %r2, %r3;", 1, "%r1",
+                     "operand 1 of 'setp.eq.s32': register %r1 has type .b32, which does not fit .pred");
+    check_body_error("mul.wide.s32 %r1, %r2, %r3;", 1, "%r1",
+                     "operand 1 of 'mul.wide.s32': register %r1 has type .b32, which does not fit .s64");
+    check_body_error("ld.global.f32 %fd1, [%rd1];", 1, "%fd1",
+                     "operand 1 of 'ld.global.f32': register %fd1 has type .f64, which does not fit .f32");
+    check_body_error("@%r1 bra L;\nL: ret;", 1, "%r1", "guard '%r1' is not a .pred register");
+    check_body_error("mov.u32 %r1, %clock64;", 1, "%clock64",
+                     "operand 2 of 'mov.u32': special register %clock64 is 64-bit and does not fit .u32");
+    check_body_error("add.s32 %r1, %r2, 0x100000000;", 1, "0x100000000",
+                     "operand 3 of 'add.s32': constant 0x100000000 does not fit .s32");
+    check_body_error("ld.global.u32 %r1, [%f1];", 1, "%f1",
+                     "operand 2 of 'ld.global.u32': address register %f1 must be a 32- or 64-bit integer");
+}
+
+TEST_CASE("modifier combinations PTX forbids") {
+    check_body_error("fma.f32 %f1, %f2, %f3, %f4;", 1, "fma", "'fma.f32': fma needs a rounding modifier (.rn, .rz, .rm or .rp)");
+    check_body_error("cvt.s32.f32 %r1, %f1;", 1, "cvt",
+                     "'cvt.s32.f32': a float-to-integer conversion needs an integer rounding modifier (.rni, .rzi, .rmi, .rpi)");
+    check_body_error("cvt.rn.f64.f32 %fd1, %f1;", 1, "cvt", "'cvt.rn.f64.f32': a widening float conversion takes no rounding modifier");
+    check_body_error("mul.s32 %r1, %r2, %r3;", 1, "mul", "'mul.s32': integer mul needs .lo, .hi or .wide");
+    check_body_error("add.cc.f32 %f1, %f2, %f3;", 1, "add", "'add.cc.f32': .cc needs a 32- or 64-bit integer type");
+    check_body_error("st.const.u32 [%rd1], 1;", 1, "st", "'st.const.u32': cannot store to the .const space");
+    check_body_error("shfl.down.b32 %r1, %r2, 1, 31;", 1, "shfl",
+                     "'shfl.down.b32': shfl without .sync is not supported (deprecated since PTX 6.0); use shfl.sync");
+    check_body_error("popc.b16 %r1, %rs1;", 1, "b16", "type .b16 is not allowed for 'popc'");
+    check_body_error("setp.lo.f32 %p1, %f1, %f2;", 1, "setp", "'setp.lo.f32': unsigned comparisons need an integer type");
+    check_body_error("ld.relaxed.global.u32 %r1, [%rd1];", 1, "ld",
+                     "'ld.relaxed.global.u32': .relaxed/.acquire/.release need a scope and only they take one");
+    check_body_error("ld.shared.u32 %r1, [k_p0];", 1, "k_p0",
+                     "operand 2 of 'ld.shared.u32': 'k_p0' is in the .param space, not .shared");
+    check_body_error("st.param.u64 [k_p0], %rd1;", 1, "k_p0", "operand 1 of 'st.param.u64': kernel parameters are read-only");
+}
+
+TEST_CASE("syntax errors: missing semicolon, bad characters, bad literals, unterminated input") {
+    check_body_error("add.s32 %r1, %r2, %r3\nret;", 2, "ret", "expected ',' or ';' after an operand of 'add.s32', found 'ret'");
+    check_body_error("add.s32 %r1, %r2, #;", 1, "#", "unexpected character '#'");
+    check_body_error("mov.f32 %f1, 0f3F80;", 1, "0f3F80", "a 0f floating-point literal needs exactly 8 hex digits");
+    check_body_error("mov.u32 %r1, 12abc;", 1, "12abc", "malformed number '12a'");
+    check_body_error("/* never closed", 1, "/*", "unterminated /* comment");
+    CHECK(parse_error_of(".version 9.0\n.target sm_75\n.address_size 64\n.visible .entry k()\n{\nret;\n") ==
+          "test.ptx:7:1: unexpected end of input inside the body of 'k'");
+    CHECK(parse_error_of(".target sm_75\n") == "test.ptx:2:1: missing .version directive");
+    CHECK(parse_error_of(".version 9.0\n.target sm_75\n.address_size 48\n") == "test.ptx:3:15: .address_size must be 32 or 64, found 48");
+    CHECK(parse_error_of(".version 9.0\n.target sm_75\n.frobnicate\n") == "test.ptx:3:1: unknown or unsupported directive '.frobnicate'");
+}
+
+TEST_CASE("declarations: duplicates, textures, address-of initializers, vector registers") {
+    check_body_error("L1:\nL1:\nret;", 2, "L1", "duplicate label 'L1'");
+    check_body_error(".reg .b32 %r3;", 1, "%r3", "redeclaration of register '%r3' in the same scope");
+    check_body_error(".reg .v4 .b32 %v;", 1, ".v4", "vector registers (.reg .v4) are not supported");
+    const std::string prefix = ".version 9.0\n.target sm_75\n.address_size 64\n";
+    CHECK(parse_error_of(prefix + ".global .u32 g;\n.global .u64 p = g;\n") ==
+          "test.ptx:5:18: address-of initializers ('g' in the initializer of 'p') are not supported");
+    CHECK(parse_error_of(prefix + ".global .u64 p = generic(g);\n") ==
+          "test.ptx:4:18: address-of initializers ('generic' in the initializer of 'p') are not supported");
+    CHECK(parse_error_of(prefix + ".global .texref tex0;\n") ==
+          "test.ptx:4:9: texture and surface declarations (.texref) are not supported");
+    CHECK(parse_error_of(prefix + ".tex .u32 t;\n") == "test.ptx:4:1: texture and surface declarations (.tex) are not supported");
+    CHECK(parse_error_of(prefix + ".global .u32 g;\n.global .u32 g;\n") == "test.ptx:5:14: redeclaration of 'g'");
+    CHECK(parse_error_of(prefix + ".global .u8 a[2] = {1, 2, 3};\n") ==
+          "test.ptx:4:13: too many initializers for 'a' (3 for 2 elements)");
+    CHECK(parse_error_of(prefix + ".extern .global .u32 e;\n") ==
+          "test.ptx:4:22: external variable 'e' is defined in another module (separate compilation and linking are not supported)");
+}
+
+TEST_CASE("calls to functions without a body and indirect calls are rejected at the call") {
+    const std::string text = ".version 9.0\n.target sm_75\n.address_size 64\n"
+                             ".extern .func (.param .b32 func_retval0) vprintf(.param .b64 a, .param .b64 b);\n"
+                             ".visible .entry k()\n{\n"
+                             "\t{\n\t.param .b64 p0;\n\t.param .b64 p1;\n\t.param .b32 r;\n"
+                             "\tcall.uni (r), vprintf, (p0, p1);\n"
+                             "\t}\n\tret;\n}\n";
+    CHECK(parse_error_of(text) ==
+          "test.ptx:11:2: call to 'vprintf', which has no body in this module (external device functions such as vprintf "
+          "are not supported)");
+    check_body_error("{ .param .b32 p; call %rd1, (p); }", 1, "%rd1", "indirect calls through a register are not supported");
+    check_body_error("{ .param .b32 p; call undefined_f, (p); }", 1, "undefined_f", "call to undeclared function 'undefined_f'");
+}
