@@ -5,7 +5,8 @@
 //
 // Timing mode (default): for each machine preset (Fermi 15 SMs, Kepler 14, Southern Islands 32, each with its full
 // memory hierarchy) and kernel, simulated GPU cycles, warp- and thread-instructions per host second, counted inside
-// GPU::launch only, and the process's peak resident memory so far. Functional-only mode: thread-instructions per
+// GPU::launch only (thread CPU time, so other load on the host does not distort it), and the process's peak
+// resident memory so far. Functional-only mode: thread-instructions per
 // second of func::launch. Reference figures to compare with are in docs/performance.md.
 #include <lib/variants.hpp>
 
@@ -74,9 +75,9 @@ int main(int argc, char** argv) {
             std::uint64_t thread_inst = 0;
             auto launcher = [&](const func::Module& m, std::string_view entry, const func::LaunchConfig& c,
                                 const func::Args& a) {
-                const auto t0 = std::chrono::steady_clock::now();
+                const double t0 = examples::thread_cpu_seconds();
                 const auto stats = func::launch(device, m, entry, c, a);
-                seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+                seconds += examples::thread_cpu_seconds() - t0;
                 thread_inst += stats.thread_instructions;
             };
             const auto result = kernels::run_case(name, device, module, launcher, size);

@@ -39,9 +39,9 @@ RunRow run_on_gpu(std::string_view machine, std::string_view scheduler, std::str
         options.placement = knobs.clustered_ctas ? CtaPlacement::clustered : CtaPlacement::round_robin;
         auto launcher = [&](const func::Module& m, std::string_view entry, const func::LaunchConfig& launch,
                             const func::Args& args) {
-            const auto launch_start = std::chrono::steady_clock::now();
+            const double launch_start = thread_cpu_seconds();
             const LaunchResult r = gpu->launch(device, m, entry, launch, args, options);
-            row.sim_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - launch_start).count();
+            row.sim_seconds += thread_cpu_seconds() - launch_start;
             row.cycles += r.cycles;
             row.warp_instructions += r.warp_instructions;
             row.thread_instructions += r.thread_instructions;

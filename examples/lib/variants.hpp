@@ -10,6 +10,7 @@
 #include <corpus/common.hpp>
 
 #include <cstdint>
+#include <ctime>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -27,7 +28,7 @@ struct RunRow {
     std::string message;     // first mismatches, or the error that stopped the run
     std::uint64_t cycles = 0, warp_instructions = 0, thread_instructions = 0, launches = 0;
     double host_seconds = 0;     // the whole run: parsing, inputs, simulation, reference check
-    double sim_seconds = 0;      // inside GPU::launch only
+    double sim_seconds = 0;      // thread CPU seconds inside GPU::launch only
     core::StatsTable stats;  // GPU-wide statistics summed over the kernel's launches
 
     double ipc() const { return cycles == 0 ? 0.0 : double(thread_instructions) / double(cycles); }
@@ -47,6 +48,13 @@ std::vector<std::string> scheduler_names(std::string_view machine); // "LRR", "G
 // mismatch: the row says what happened. Throws gpuarch::Error for an unknown machine, scheduler or kernel.
 RunRow run_variant(std::string_view machine, std::string_view scheduler, std::string_view kernel,
                    kernels::Size size, const RunKnobs& knobs = {});
+
+// CPU time of the calling thread: simulation speed on one core, unaffected by other load on the host.
+inline double thread_cpu_seconds() {
+    timespec t{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return double(t.tv_sec) + double(t.tv_nsec) * 1e-9;
+}
 
 // The directory holding kernels/ptx (GPUARCH_KERNELS_DIR at build time; the environment variable of the same name
 // overrides it).

@@ -112,6 +112,9 @@ public:
         shape_ = shape;
         const auto& kernel = execution.kernel();
         reg_words_ = (kernel.registers.size() + 63) / 64;
+        is_predicate_.assign(kernel.registers.size(), false);
+        for (std::size_t r = 0; r < kernel.registers.size(); ++r)
+            is_predicate_[r] = kernel.registers[r].type == ir::ScalarType::pred;
         pending_.assign(std::size_t(Frontend::max_warps) * reg_words_, 0);
         pending_long_.assign(std::size_t(Frontend::max_warps) * reg_words_, 0);
         for (auto& sched : schedulers_)
@@ -144,7 +147,9 @@ public:
         while (ctas_[slot].active) ++slot;
         CtaSlot& cta = ctas_[slot];
         cta.active = true;
-        cta.state = std::make_unique<func::CtaState>(execution_->start_cta(linear_cta, id_));
+        // A slot keeps its CtaState between CTAs so the next one reuses its buffers (no allocation per CTA).
+        if (!cta.state) cta.state = std::make_unique<func::CtaState>();
+        execution_->start_cta(*cta.state, linear_cta, id_);
         cta.live_warps = static_cast<unsigned>(cta.state->warp_count());
         cta.arrived = 0;
         cta.warp_slots.clear();
@@ -290,6 +295,8 @@ private:
         timing::UnitKind unit = timing::UnitKind::sp;
         bool is_memory = false, is_control = false, long_latency = false, alive = false;
         unsigned active_lanes = 0;
+        std::uint8_t source_count = 0;         // distinct non-predicate source registers, found once at fetch
+        std::array<ir::RegId, 12> sources{};
     };
 
     struct WarpState {
@@ -324,10 +331,18 @@ private:
     struct PoolView {
         const SM* sm;
         unsigned scheduler;
-        const std::vector<std::uint8_t>* ready_flags;
+        std::vector<std::uint8_t>* ready_flags; // per pool slot: 0 not yet known, 1 ready, 2 not ready
         unsigned pool_size() const { return static_cast<unsigned>(ready_flags->size()); }
         bool occupied(unsigned i) const { return sm->warps_[sm->slot_of(scheduler, i)].occupied; }
-        bool ready(unsigned i) const { return (*ready_flags)[i] != 0; }
+        // Computed on first use in a cycle: a greedy scheduler that finds its warp ready looks at no other.
+        bool ready(unsigned i) const {
+            std::uint8_t& flag = (*ready_flags)[i];
+            if (flag == 0) {
+                const unsigned w = sm->slot_of(scheduler, i);
+                flag = sm->warps_[w].occupied && sm->blocker(w) == timing::IssueOutcome::issued ? 1 : 2;
+            }
+            return flag == 1;
+        }
         std::uint64_t age(unsigned i) const { return sm->warps_[sm->slot_of(scheduler, i)].age; }
         bool long_latency_pending(unsigned i) const {
             const auto& w = sm->warps_[sm->slot_of(scheduler, i)];
@@ -474,6 +489,14 @@ private:
                              inst.op_class == ir::OpClass::control;
             rec.active_lanes = static_cast<unsigned>(rec.result.executed.popcount());
             rec.long_latency = rec.is_memory && is_long_latency(inst, rec.result);
+            rec.source_count = 0;
+            for (unsigned k = 0; k < inst.num_uses && rec.source_count < rec.sources.size(); ++k) {
+                const ir::RegId reg = inst.uses[k];
+                if (is_predicate_[reg]) continue;
+                bool seen = false;
+                for (unsigned j = 0; j < rec.source_count; ++j) seen = seen || rec.sources[j] == reg;
+                if (!seen) rec.sources[rec.source_count++] = reg;
+            }
             ws.ibuffer[(ws.ib_head + ws.ib_count) % ws.ibuffer.size()] = r;
             ++ws.ib_count;
             ++ws.in_flight;
@@ -532,16 +555,10 @@ private:
         read.token = token_of(rec);
         read.warp = rec.warp;
         read.scheduler = warps_[rec.warp].scheduler;
-        const ir::Instruction& inst = *rec.result.instruction;
-        read.instruction = &inst;
+        read.instruction = rec.result.instruction;
         read.active = rec.result.executed;
-        for (unsigned k = 0; k < inst.num_uses && read.source_count < read.sources.size(); ++k) {
-            const ir::RegId r = inst.uses[k];
-            if (execution_->kernel().registers[r].type == ir::ScalarType::pred) continue;
-            bool seen = false;
-            for (unsigned j = 0; j < read.source_count; ++j) seen = seen || read.sources[j] == r;
-            if (!seen) read.sources[read.source_count++] = r;
-        }
+        read.source_count = rec.source_count;
+        read.sources = rec.sources;
         return read;
     }
     static std::uint64_t token_of(const InFlight& rec) { return (std::uint64_t{rec.generation} << 32) | rec.index; }
@@ -556,20 +573,22 @@ private:
         bool all_long = true; // every occupied warp of the SM waits on a long-latency load
         bool any_warp = false;
         for (unsigned s = 0; s < Frontend::schedulers; ++s) {
-            if constexpr (Frontend::issue_rule == timing::IssueRule::one_per_type_round_robin) {
-                if (now % Frontend::schedulers != s) {
-                    // Not this SIMD's turn; its warps still count for the Gong classification.
-                    for (unsigned i = 0; i < pool_size(s); ++i) {
-                        const unsigned w = slot_of(s, i);
-                        if (!warps_[w].occupied) continue;
-                        any_warp = true;
-                        if (blocker(w) != timing::IssueOutcome::raw_long_latency) all_long = false;
-                    }
-                    continue;
-                }
-            }
+            if constexpr (Frontend::issue_rule == timing::IssueRule::one_per_type_round_robin)
+                if (now % Frontend::schedulers != s) continue; // not this SIMD's turn
             const unsigned issued = issue_scheduler(s, now, all_long, any_warp);
             any_issued = any_issued || issued > 0;
+        }
+        if constexpr (Frontend::issue_rule == timing::IssueRule::one_per_type_round_robin) {
+            // The SIMDs whose turn it was not still count for the Gong classification of a cycle without issue.
+            for (unsigned s = 0; s < Frontend::schedulers && !any_issued; ++s) {
+                if (now % Frontend::schedulers == s) continue;
+                for (unsigned i = 0; i < pool_size(s); ++i) {
+                    const unsigned w = slot_of(s, i);
+                    if (!warps_[w].occupied) continue;
+                    any_warp = true;
+                    if (blocker(w) != timing::IssueOutcome::raw_long_latency) all_long = false;
+                }
+            }
         }
         if (any_issued) ++stats_.gong[0];
         else if (any_warp && all_long) ++stats_.gong[1];
@@ -602,14 +621,24 @@ private:
             }
             return 0;
         };
-        for (unsigned i = 0; i < pool; ++i) {
-            const unsigned w = slot_of(s, i);
-            if (!warps_[w].occupied) continue;
-            any_warp = true;
-            const timing::IssueOutcome o = blocker(w);
-            if (o != timing::IssueOutcome::raw_long_latency) all_long = false;
-            if (o == timing::IssueOutcome::issued) ready_flags_[i] = 1;
-            if (rank(o) > rank(best)) best = o;
+        // The outcome of a scheduler that issues nothing: the reason of its warp closest to issuing. Also feeds
+        // the SM-wide Gong classification.
+        auto classify = [&] {
+            for (unsigned i = 0; i < pool; ++i) {
+                const unsigned w = slot_of(s, i);
+                if (!warps_[w].occupied) continue;
+                any_warp = true;
+                const timing::IssueOutcome o = blocker(w);
+                if (o != timing::IssueOutcome::raw_long_latency) all_long = false;
+                if (rank(o) > rank(best)) best = o;
+            }
+        };
+        if constexpr (Frontend::issue_rule == timing::IssueRule::one_per_type_round_robin) {
+            classify();
+            for (unsigned i = 0; i < pool; ++i) {
+                const unsigned w = slot_of(s, i);
+                ready_flags_[i] = warps_[w].occupied && blocker(w) == timing::IssueOutcome::issued ? 1 : 2;
+            }
         }
         stats_.issue_slots += Frontend::dispatch_per_scheduler;
         unsigned issued = 0;
@@ -619,9 +648,9 @@ private:
             std::array<bool, 5> type_used{};
             for (unsigned n = 0; n < Frontend::dispatch_per_scheduler; ++n) {
                 for (unsigned i = 0; i < pool; ++i) {
-                    if (!ready_flags_[i]) continue;
+                    if (ready_flags_[i] != 1) continue;
                     const WarpState& ws = warps_[slot_of(s, i)];
-                    if (type_used[si_type(records_[ws.ibuffer[ws.ib_head]].unit)]) ready_flags_[i] = 0;
+                    if (type_used[si_type(records_[ws.ibuffer[ws.ib_head]].unit)]) ready_flags_[i] = 2;
                 }
                 const unsigned pick = schedulers_[s].select(view);
                 if (pick == timing::no_warp) break;
@@ -629,7 +658,7 @@ private:
                 type_used[si_type(records_[warps_[w].ibuffer[warps_[w].ib_head]].unit)] = true;
                 issue_head(w, s, now);
                 schedulers_[s].on_issue(pick, now);
-                ready_flags_[pick] = 0;
+                ready_flags_[pick] = 2;
                 ++issued;
             }
         } else {
@@ -653,6 +682,8 @@ private:
                 }
             }
         }
+        if constexpr (Frontend::issue_rule != timing::IssueRule::one_per_type_round_robin)
+            if (issued == 0) classify();
         ++stats_.outcomes[static_cast<std::size_t>(issued > 0 ? timing::IssueOutcome::issued : best)];
         return issued;
     }
@@ -791,7 +822,7 @@ private:
                 ir::size_bytes(execution_->kernel().registers[rec.result.value_reg].type) > 4 ? 8 : 4);
         }
         for (unsigned k = 0; k < inst.num_defs && write.dest_count < write.dests.size(); ++k) {
-            if (execution_->kernel().registers[inst.defs[k]].type == ir::ScalarType::pred) continue;
+            if (is_predicate_[inst.defs[k]]) continue;
             write.dests[write.dest_count++] = inst.defs[k];
         }
         if (write.dest_count == 0) {
@@ -851,7 +882,6 @@ private:
             return;
         }
         cta.active = false;
-        cta.state.reset();
         --resident_ctas_;
         used_warps_ -= shape_.warps;
         used_threads_ -= shape_.threads;
@@ -881,8 +911,9 @@ private:
     std::deque<InFlight> records_;
     std::vector<std::uint32_t> free_records_;
     std::vector<std::uint64_t> pending_, pending_long_;
+    std::vector<bool> is_predicate_; // per register of the bound kernel (predicates live outside the banks)
     std::size_t reg_words_ = 0;
-    std::vector<std::uint8_t> ready_flags_;
+    mutable std::vector<std::uint8_t> ready_flags_;
     std::array<std::array<unsigned, Frontend::schedulers>, timing::unit_kind_count> unit_capacity_{};
     std::array<std::array<unsigned, Frontend::schedulers>, timing::unit_kind_count> pending_dispatch_{};
     func::KernelExecution* execution_ = nullptr;
