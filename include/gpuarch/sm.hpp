@@ -310,7 +310,11 @@ private:
         std::array<std::uint32_t, 8> ibuffer{};
         unsigned ib_head = 0, ib_count = 0;
         unsigned long_pending = 0;    // destination registers of pending long-latency loads
+        // The head instruction's scoreboard hazard, valid until the head or this warp's scoreboard changes
+        // (both change only through this warp's own fetch, issue and write-back, which reset it).
+        mutable std::uint8_t head_hazard = hazard_unknown;
     };
+    static constexpr std::uint8_t hazard_unknown = 0xff;
 
     struct CtaSlot {
         bool active = false;
@@ -446,10 +450,13 @@ private:
             if (test_bit(p, inst.defs[k])) return test_bit(l, inst.defs[k]) ? Hazard::raw_long : Hazard::raw_other;
         return h;
     }
-    bool head_blocked_by_long(unsigned w) const {
+    Hazard head_hazard(unsigned w) const {
         const WarpState& ws = warps_[w];
-        return hazard(w, *records_[ws.ibuffer[ws.ib_head]].result.instruction) == Hazard::raw_long;
+        if (ws.head_hazard == hazard_unknown)
+            ws.head_hazard = static_cast<std::uint8_t>(hazard(w, *records_[ws.ibuffer[ws.ib_head]].result.instruction));
+        return static_cast<Hazard>(ws.head_hazard);
     }
+    bool head_blocked_by_long(unsigned w) const { return head_hazard(w) == Hazard::raw_long; }
 
     // ---------------------------------------------------------------------------------------------------
     void fetch() {
@@ -498,6 +505,7 @@ private:
                 if (!seen) rec.sources[rec.source_count++] = reg;
             }
             ws.ibuffer[(ws.ib_head + ws.ib_count) % ws.ibuffer.size()] = r;
+            if (ws.ib_count == 0) ws.head_hazard = hazard_unknown;
             ++ws.ib_count;
             ++ws.in_flight;
             if (rec.result.warp_finished) ws.functional_done = true;
@@ -525,7 +533,7 @@ private:
             return timing::IssueOutcome::ibuffer_empty;
         }
         const InFlight& rec = records_[ws.ibuffer[ws.ib_head]];
-        switch (hazard(w, *rec.result.instruction)) {
+        switch (head_hazard(w)) {
         case Hazard::raw_long: return timing::IssueOutcome::raw_long_latency;
         case Hazard::raw_other: return timing::IssueOutcome::raw_other;
         case Hazard::none: break;
@@ -711,6 +719,7 @@ private:
         const std::uint32_t r = ws.ibuffer[ws.ib_head];
         ws.ib_head = (ws.ib_head + 1) % ws.ibuffer.size();
         --ws.ib_count;
+        ws.head_hazard = hazard_unknown;
         InFlight& rec = records_[r];
         const ir::Instruction& inst = *rec.result.instruction;
         for (unsigned k = 0; k < inst.num_defs; ++k) {
@@ -835,6 +844,7 @@ private:
         InFlight& rec = *record(token);
         const ir::Instruction& inst = *rec.result.instruction;
         WarpState& ws = warps_[rec.warp];
+        ws.head_hazard = hazard_unknown;
         for (unsigned k = 0; k < inst.num_defs; ++k) {
             clear_bit(pending_of(rec.warp), inst.defs[k]);
             if (rec.long_latency) {
