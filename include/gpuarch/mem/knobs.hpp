@@ -82,7 +82,7 @@ struct JoinNames<K, K2, Rest...> {
 
 enum class KnobKind : std::uint8_t {
     mshr_entries, mshr_merges, sets, ways, line_bytes, sector_bytes, miss_queue, hit_latency, lsu_queue,
-    allocation, indexing, shared_banks, shared_lanes_per_cycle, global_load_caching,
+    allocation, indexing, shared_banks, shared_lanes_per_cycle, global_load_caching, reexecution_queue,
 };
 
 enum class AllocationPolicy : std::uint8_t {
@@ -123,6 +123,11 @@ GPUARCH_MEM_NUMERIC_KNOB(SharedBanks, shared_banks, 1, "shared memory needs at l
 // Lanes whose shared accesses are resolved together (32: a whole warp, 16: per half-warp as on CC 1.x).
 GPUARCH_MEM_NUMERIC_KNOB(SharedLanesPerCycle, shared_lanes_per_cycle, 1,
                          "shared memory serves at least one lane per cycle");
+// MASCAR's cache-access re-execution queue (Sethia 2015 Sec. 4.2; Wang 2016 Sec. 5: 32 entries): line accesses
+// of a load whose head access found no MSHR or miss-queue slot wait there, so the LSU serves the instructions
+// behind it. Absent (the default): no queue, the LSU replays its head access (memory occlusion).
+GPUARCH_MEM_NUMERIC_KNOB(ReexecutionQueue, reexecution_queue, 1,
+                         "a re-execution queue holds at least one access (omit the knob for none)");
 
 #undef GPUARCH_MEM_NUMERIC_KNOB
 
@@ -188,7 +193,7 @@ struct KnobValue<Kind, Fallback, K, Rest...> {
 
 template <class... Knobs>
 constexpr bool knob_kinds_unique() {
-    for (int k = 0; k <= static_cast<int>(KnobKind::global_load_caching); ++k) {
+    for (int k = 0; k <= static_cast<int>(KnobKind::reexecution_queue); ++k) {
         const std::size_t n = ((static_cast<int>(Knobs::kind) == k ? std::size_t{1} : std::size_t{0}) + ... + std::size_t{0});
         if (n > 1) return false;
     }

@@ -29,8 +29,8 @@
 //    memory instruction whose accesses have all been served (it left the LSU; Wang 2016 Sec. 4.2 releases
 //    OAWS's Miss_inflight then), drain_locality_events() reports each data-cache miss to the warp that missed
 //    and each replacement of a line to the warp whose miss brought it in (the warp id in the tag, Rogers 2012
-//    Sec. 3.1, for CCWS's victim tag arrays). Reports not drained before the next cycle() are dropped, so an
-//    L1 used on its own never accumulates them.
+//    Sec. 3.1, for CCWS's victim tag arrays). A report survives one further cycle() undrained and is dropped at
+//    the next, so an L1 used on its own never accumulates them.
 //  * Optional re-execution queue (ReexecutionQueue<N>, MASCAR, Sethia 2015 Sec. 4.2): when the head access of
 //    a cached load finds no MSHR resource or miss-queue slot, the load's remaining accesses move to the queue
 //    (if they fit and no other instruction of that warp is queued, Sethia 2015's ordering rule) and the LSU
@@ -38,6 +38,7 @@
 //    takes the L1 port before the LSU; the load finishes when its last queued access has been served.
 #include <algorithm>
 #include <bit>
+#include <cstddef>
 #include <functional>
 #include <cstdint>
 #include <string>
@@ -225,8 +226,8 @@ public:
         accepted_this_cycle_ = false;
         cycled_ = true;
         last_cycle_ = now;
-        issued_.clear();
-        locality_.clear();
+        forget_undrained(issued_, issued_stale_);
+        forget_undrained(locality_, locality_stale_);
         release_timed(now);
         state_ = LsuState::idle;
         const bool port_used = !reexec_.empty() && serve_reexecution(now);
@@ -277,6 +278,7 @@ public:
     void drain_issued(F&& done) {
         for (const Completion& c : issued_) done(c);
         issued_.clear();
+        issued_stale_ = 0;
     }
     // f(warp, const timing::LocalityEvent&) for each data-cache miss (to the warp that missed) and each valid line
     // replaced by a fill or a reservation (to the warp whose miss brought the line in).
@@ -284,6 +286,7 @@ public:
     void drain_locality_events(F&& f) {
         for (const auto& [warp, event] : locality_) f(warp, event);
         locality_.clear();
+        locality_stale_ = 0;
     }
 
     L1View view() const {
@@ -306,8 +309,8 @@ public:
     std::uint64_t outstanding_writes() const { return outstanding_writes_; }
     // Nothing in the LSU, the MSHRs, the miss queue, or waiting to complete.
     bool idle() const {
-        return lsu_count_ == 0 && reexec_.empty() && mshr_.busy() == 0 && const_mshr_.busy() == 0 && miss_queue_.empty() &&
-               timed_.empty() && completed_.empty() && free_pending_.size() == pending_.size();
+        return lsu_count_ == 0 && reexec_.empty() && mshr_.busy() == 0 && const_mshr_.busy() == 0 &&
+               miss_queue_.empty() && timed_.empty() && completed_.empty() && free_pending_.size() == pending_.size();
     }
     const TagArray& tags() const { return tags_; }
 
@@ -485,6 +488,12 @@ private:
         Pending& p = pending_[index];
         p.info.occlusion_cycles += p.started_at - p.eligible_at;
         all_accesses_served(index, now);
+    }
+    // Drops the reports that were already there when the previous cycle() began (undrained for a whole cycle).
+    template <class T>
+    static void forget_undrained(std::vector<T>& reports, std::size_t& stale) {
+        reports.erase(reports.begin(), reports.begin() + static_cast<std::ptrdiff_t>(std::min(stale, reports.size())));
+        stale = reports.size();
     }
     void all_accesses_served(std::uint32_t index, core::Cycle now) {
         Pending& p = pending_[index];
@@ -696,7 +705,8 @@ private:
         const TagArray::Eviction e = tags_.install(set, way, line, state);
         if (e.evicted) {
             ++evictions_;
-            if (line_owner_[slot] != no_owner) record_locality(line_owner_[slot], timing::LocalityEvent::eviction, e.line);
+            if (line_owner_[slot] != no_owner)
+                record_locality(line_owner_[slot], timing::LocalityEvent::eviction, e.line);
         }
         line_owner_[slot] = owner;
     }
@@ -788,6 +798,7 @@ private:
     std::vector<Completion> completed_;
     std::vector<Completion> issued_;
     std::vector<std::pair<std::uint32_t, timing::LocalityEvent>> locality_;
+    std::size_t issued_stale_ = 0, locality_stale_ = 0;
     struct Reexec {
         std::uint32_t pending;
         std::uint64_t address;
@@ -846,7 +857,8 @@ public:
     static_assert(indexing != SetIndexing::fermi_hash || sets == 32 || sets == 64,
                   "the Fermi hashed set index (HashedIndex) is defined for 32 or 64 sets only");
     static constexpr bool cache_global_loads = knob<KnobKind::global_load_caching, defaults.cache_global_loads>;
-    static constexpr std::uint32_t reexecution_entries = knob<KnobKind::reexecution_queue, defaults.reexecution_entries>;
+    static constexpr std::uint32_t reexecution_entries =
+        knob<KnobKind::reexecution_queue, defaults.reexecution_entries>;
 
     static constexpr auto name_storage =
         detail::FixedString("L1<") + detail::JoinNames<Knobs...>::value + detail::FixedString(">");

@@ -26,6 +26,17 @@ inline L1Config fermi_l1() {
     return c;
 }
 
+// The Fermi L1 with MASCAR's cache-access re-execution queue (Wang 2016 Sec. 5: "The re-execution queue has 32
+// entries"), for composing the MASCAR baseline; everything else as FermiL1.
+using FermiMascarL1 = L1<MSHR<32>, Merges<8>, Sets<32>, Ways<8>, LineBytes<128>, MissQueue<8>, AllocOnFill, HashedIndex,
+                         ReexecutionQueue<32>>;
+
+inline L1Config fermi_mascar_l1() {
+    L1Config c = fermi_l1();
+    c.reexecution_entries = FermiMascarL1::reexecution_entries;
+    return c;
+}
+
 inline MemorySystemConfig fermi_memory(std::uint32_t sms = 30) { // Wang 2016 Table 1: 30 SMs
     MemorySystemConfig m;
     m.sms = sms;
