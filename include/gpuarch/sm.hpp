@@ -495,6 +495,9 @@ private:
             rec.is_control = inst.op_class == ir::OpClass::branch || inst.op_class == ir::OpClass::barrier ||
                              inst.op_class == ir::OpClass::control;
             rec.active_lanes = static_cast<unsigned>(rec.result.executed.popcount());
+            // A memory instruction whose guard is false on every lane accesses nothing: it passes through its
+            // unit without visiting the L1.
+            if (rec.active_lanes == 0) rec.is_memory = false;
             rec.long_latency = rec.is_memory && is_long_latency(inst, rec.result);
             rec.source_count = 0;
             for (unsigned k = 0; k < inst.num_uses && rec.source_count < rec.sources.size(); ++k) {

@@ -1,8 +1,11 @@
 // Laws every Scheduler obeys (timing/concepts.hpp), run over every model of the slot.
 #include <doctest/doctest.h>
 
+#include <gpuarch/sched/ccws.hpp>
 #include <gpuarch/sched/gto.hpp>
 #include <gpuarch/sched/lrr.hpp>
+#include <gpuarch/sched/mascar.hpp>
+#include <gpuarch/sched/oaws.hpp>
 #include <gpuarch/sched/two_level.hpp>
 
 #include <cstdint>
@@ -48,8 +51,12 @@ RandomView random_view(SplitMix& rng, unsigned pool) {
 }
 } // namespace
 
+// The memory-aware schedulers are here too: on a view that shows no instructions (as this one) they see no memory
+// instruction to hold back and are work-conserving. SWL<K> withholds warps regardless, so it and the throttling
+// behaviour of the others are checked by the throttler laws in throttling_laws.cpp.
 #define GPUARCH_ALL_SCHEDULERS sched::LRR, sched::GTO, sched::TwoLevel<1>, sched::TwoLevel<2>, sched::TwoLevel<8>, \
-                               sched::TwoLevel<64>
+                               sched::TwoLevel<64>, sched::OAWSStatic<50>, sched::OAWSStatic<0>, sched::OAWSDynamic<>, \
+                               sched::CCWS<>, sched::MASCAR<>
 
 TEST_CASE_TEMPLATE("a scheduler only ever selects a ready warp, and idles only when none is ready", S,
                    GPUARCH_ALL_SCHEDULERS) {

@@ -1,0 +1,218 @@
+#pragma once
+// Cache-Conscious Wavefront Scheduling, CCWS (Rogers, O'Connor, Aamodt, MICRO 2012), with Wang 2016 Table 3's
+// configuration: K_THROTTLE 8, victim tag array 8-way with 16 entries per warp, base score 100.
+//
+// Mechanism (Rogers 2012 Sec. 3):
+//  * Lost intra-warp locality detection (Sec. 3.1): every L1 line carries the id of the warp whose miss brought it
+//    in; when the line is evicted its tag goes into that warp's victim tag array (VTA). A later miss of the same
+//    warp that hits in its VTA is a "VTA hit": locality the warp lost to cache contention. The L1 reports misses and
+//    evictions (mem/l1.hpp drain_locality_events); the SM forwards them as on_locality_event.
+//  * Locality scoring (Sec. 3.2-3.3): each warp has a lost-locality score (LLS), BaseScore on arrival. A VTA hit
+//    raises the warp's score by Eq. 1, VTAHits_total / Instructions_total x K_THROTTLE x CumLLSCutoff, where
+//    CumLLSCutoff = active warps x BaseScore; every cycle each score above BaseScore falls by one point.
+//  * Throttling: the warps are stacked by score, highest first; those whose cumulative score exceeds the cutoff may
+//    not issue loads (the warp with the largest lost locality is stacked first and keeps its loads). Without VTA
+//    hits all scores equal the base and exactly fill the cutoff, so nothing is throttled. Warps issue
+//    greedy-then-oldest (GTO) among what is allowed; non-load instructions are never throttled.
+// Choices where the sources leave room [ours]: VTA hit totals and instruction counts are per scheduler (the SM
+// builds one scheduler object per scheduler) and reset at a kernel launch; a VTA hit removes the tag (the line is
+// being refetched); the VTA set index is the line number (address / 128) modulo its sets, LRU within a set; the
+// first warp of the stack may always issue loads, even when its score alone exceeds the cutoff; ties in score stack
+// the older warp first.
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include <gpuarch/sched/memory_aware.hpp>
+#include <gpuarch/timing/concepts.hpp>
+
+namespace gpuarch::sched {
+
+// One warp's victim tag array: Entries tags in Entries / Ways sets of Ways ways, LRU (Wang 2016 Table 3: "8-way, 16
+// entries/warp").
+template <unsigned Entries = 16, unsigned Ways = 8>
+class VictimTagArray {
+    static_assert(Ways > 0 && Entries >= Ways && Entries % Ways == 0,
+                  "a victim tag array holds a whole number of sets of `Ways` entries");
+
+public:
+    static constexpr unsigned sets = Entries / Ways;
+
+    void insert(std::uint64_t line) {
+        const unsigned base = set_of(line) * Ways;
+        unsigned victim = base;
+        for (unsigned w = base; w < base + Ways; ++w) {
+            if (valid_[w] && tags_[w] == line) {
+                stamp_[w] = ++clock_;
+                return;
+            }
+            if (!valid_[w]) {
+                victim = w;
+                break;
+            }
+            if (stamp_[w] < stamp_[victim]) victim = w;
+        }
+        valid_[victim] = true;
+        tags_[victim] = line;
+        stamp_[victim] = ++clock_;
+    }
+    // Whether `line` is there; a hit removes it.
+    bool take(std::uint64_t line) {
+        const unsigned base = set_of(line) * Ways;
+        for (unsigned w = base; w < base + Ways; ++w) {
+            if (valid_[w] && tags_[w] == line) {
+                valid_[w] = false;
+                return true;
+            }
+        }
+        return false;
+    }
+    bool contains(std::uint64_t line) const {
+        const unsigned base = set_of(line) * Ways;
+        for (unsigned w = base; w < base + Ways; ++w)
+            if (valid_[w] && tags_[w] == line) return true;
+        return false;
+    }
+    void clear() {
+        valid_.fill(false);
+        clock_ = 0;
+    }
+
+private:
+    static unsigned set_of(std::uint64_t line) { return static_cast<unsigned>((line >> 7) % sets); }
+    std::array<std::uint64_t, Entries> tags_{};
+    std::array<std::uint64_t, Entries> stamp_{};
+    std::array<bool, Entries> valid_{};
+    std::uint64_t clock_ = 0;
+};
+
+template <unsigned KThrottle = 8, unsigned VtaEntries = 16, unsigned VtaWays = 8, unsigned BaseScore = 100>
+struct CCWS {
+    static_assert(BaseScore > 0, "CCWS needs a positive base locality score");
+    static constexpr unsigned k_throttle = KThrottle;
+    static constexpr unsigned base_score = BaseScore;
+    static constexpr std::string_view name = "CCWS";
+
+    explicit CCWS(const timing::SchedulerConfig& config)
+        : score_(config.pool_size, BaseScore), vta_(config.pool_size), allowed_(config.pool_size, 1) {}
+
+    template <timing::SchedulerView View>
+    unsigned select(const View& view) {
+        decay(view.now());
+        stack(view);
+        const unsigned pick = greedy_then_oldest(view, greedy_, [&](unsigned s) { return !throttled(view, s); });
+        if (pick == timing::no_warp) {
+            bool any_ready = false;
+            for (unsigned s = 0; s < view.pool_size(); ++s) any_ready = any_ready || view.ready(s);
+            if (any_ready) ++withheld_cycles_;
+        }
+        for (unsigned s = 0; s < view.pool_size(); ++s) throttled_warp_cycles_ += allowed_[s] ? 0U : 1U;
+        return pick;
+    }
+    // Whether ready warp `slot` is held back: its next instruction is a cached load and it is above the cutoff.
+    template <timing::SchedulerView View>
+    bool withholds(const View& view, unsigned slot) {
+        stack(view);
+        return throttled(view, slot);
+    }
+
+    void on_issue(unsigned slot, core::Cycle) {
+        greedy_ = slot;
+        ++instructions_;
+    }
+    void on_warp_start(unsigned slot) {
+        if (live_ == 0 && !launch_hook_seen_) reset_totals();
+        ++live_;
+        score_[slot] = BaseScore;
+        vta_[slot].clear();
+        ranks_.invalidate();
+    }
+    void on_warp_exit(unsigned slot) {
+        if (greedy_ == slot) greedy_ = timing::no_warp;
+        if (live_ > 0) --live_;
+        score_[slot] = BaseScore;
+        vta_[slot].clear();
+        ranks_.invalidate();
+    }
+    void on_kernel_launch() {
+        launch_hook_seen_ = true;
+        reset_totals();
+    }
+    void on_locality_event(unsigned slot, const timing::LocalityEvent& event) {
+        if (slot >= vta_.size()) return;
+        if (event.kind == timing::LocalityEvent::eviction) {
+            vta_[slot].insert(event.line);
+            ++evictions_seen_;
+            return;
+        }
+        ++misses_seen_;
+        if (!vta_[slot].take(event.line)) return;
+        ++vta_hits_;
+        // Rogers 2012 Eq. 1: the score a VTA hit adds.
+        const std::uint64_t cutoff = std::uint64_t{std::max(1U, active_)} * BaseScore;
+        score_[slot] += vta_hits_ * KThrottle * cutoff / std::max<std::uint64_t>(1, instructions_);
+    }
+
+    std::uint64_t score(unsigned slot) const { return score_[slot]; }
+    std::uint64_t vta_hits() const { return vta_hits_; }
+
+    template <class V>
+    void visit_stats(V& v) const {
+        v.counter("ccws_vta_hits", vta_hits_, "misses that hit the warp's victim tag array (lost locality)");
+        v.counter("ccws_misses_seen", misses_seen_, "L1 misses reported to the scheduler");
+        v.counter("ccws_evictions_seen", evictions_seen_, "L1 evictions reported to the scheduler");
+        v.counter("ccws_withheld_cycles", withheld_cycles_, "cycles every ready warp was a throttled load");
+        v.counter("ccws_throttled_warp_cycles", throttled_warp_cycles_, "warps above the cutoff, summed over cycles");
+    }
+
+private:
+    void reset_totals() {
+        vta_hits_ = 0;
+        instructions_ = 0;
+    }
+    // Every score above the base falls one point per cycle since the last select.
+    void decay(core::Cycle now) {
+        const core::Cycle elapsed = now > last_decay_ ? now - last_decay_ : 0;
+        last_decay_ = now;
+        if (elapsed == 0) return;
+        for (auto& s : score_) s = s > BaseScore + elapsed ? s - elapsed : std::min<std::uint64_t>(s, BaseScore);
+    }
+    // Stacks the occupied warps by score (highest first, older first on ties) against the cutoff.
+    template <class View>
+    void stack(const View& view) {
+        ranks_.refresh(view);
+        const auto& order = ranks_.order();
+        active_ = static_cast<unsigned>(order.size());
+        sorted_.assign(order.begin(), order.end());
+        std::stable_sort(sorted_.begin(), sorted_.end(),
+                         [this](unsigned a, unsigned b) { return score_[a] > score_[b]; });
+        allowed_.assign(view.pool_size(), 1);
+        const std::uint64_t cutoff = std::uint64_t{active_} * BaseScore;
+        std::uint64_t sum = 0;
+        for (std::size_t k = 0; k < sorted_.size(); ++k) {
+            sum += score_[sorted_[k]];
+            allowed_[sorted_[k]] = (k == 0 || sum <= cutoff) ? 1 : 0;
+        }
+    }
+    template <class View>
+    bool throttled(const View& view, unsigned slot) const {
+        return !allowed_[slot] && next_access(view, slot) == NextAccess::cached_load;
+    }
+
+    std::vector<std::uint64_t> score_;
+    std::vector<VictimTagArray<VtaEntries, VtaWays>> vta_;
+    std::vector<std::uint8_t> allowed_;
+    std::vector<unsigned> sorted_;
+    AgeRank ranks_;
+    unsigned greedy_ = timing::no_warp;
+    unsigned active_ = 0;
+    unsigned live_ = 0;
+    bool launch_hook_seen_ = false;
+    core::Cycle last_decay_ = 0;
+    std::uint64_t vta_hits_ = 0, instructions_ = 0, misses_seen_ = 0, evictions_seen_ = 0;
+    std::uint64_t withheld_cycles_ = 0, throttled_warp_cycles_ = 0;
+};
+
+} // namespace gpuarch::sched

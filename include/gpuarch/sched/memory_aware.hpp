@@ -1,0 +1,202 @@
+#pragma once
+// What the memory-aware schedulers (OAWSStatic, OAWSDynamic, SWL, CCWS, MASCAR) share: reading a warp's next
+// instruction from the view, the age rank of a warp among the scheduler's warps, greedy-then-oldest selection
+// over a subset of the ready warps, and compile-time policy names.
+//
+// Contract: nothing here keeps state across kernels by itself; every helper is deterministic.
+#include <algorithm>
+#include <array>
+#include <concepts>
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include <gpuarch/ir/instruction.hpp>
+#include <gpuarch/ir/types.hpp>
+#include <gpuarch/timing/concepts.hpp>
+
+namespace gpuarch::sched {
+
+// A view that also shows each warp's next decoded instruction (the SM's PoolView does; the archetype does not).
+// Memory-aware schedulers read it when present; on a view without it they see no memory instruction and
+// behave as their base prioritization (documented per scheduler).
+template <class V>
+concept InstructionPreview = timing::SchedulerView<V> && requires(const V v, unsigned i) {
+    { v.next_instruction(i) } -> std::convertible_to<const ir::Instruction*>;
+    { v.next_active_lanes(i) } -> std::convertible_to<unsigned>;
+    { v.next_pc(i) } -> std::convertible_to<ir::Pc>;
+};
+
+// What a warp's next instruction does to the L1 data cache.
+enum class NextAccess : std::uint8_t {
+    unknown,      // nothing decoded, or the view shows no instructions
+    compute,      // not a memory instruction
+    cached_load,  // ld.global / ld.local / generic ld: goes through the L1 data cache and may take MSHR entries
+    other_memory, // stores, atomics, shared/constant/parameter loads: no data-cache MSHR entry (Wang 2016 Sec. 2.1:
+                  // "stores require no MSHR")
+};
+
+constexpr NextAccess access_of(ir::OpClass c) {
+    switch (c) {
+    case ir::OpClass::load_global:
+    case ir::OpClass::load_local:
+    case ir::OpClass::load_generic: return NextAccess::cached_load;
+    default: return ir::is_memory(c) ? NextAccess::other_memory : NextAccess::compute;
+    }
+}
+
+// Loads, stores and atomics to global, local or generic addresses: what needs the L1 data cache's MSHRs or its miss
+// queue (MASCAR's "memory instructions" whose saturation it watches).
+constexpr bool uses_data_path(ir::OpClass c) {
+    switch (c) {
+    case ir::OpClass::load_global: case ir::OpClass::load_local: case ir::OpClass::load_generic:
+    case ir::OpClass::store_global: case ir::OpClass::store_local: case ir::OpClass::store_generic:
+    case ir::OpClass::atomic_global: case ir::OpClass::atomic_generic: return true;
+    default: return false;
+    }
+}
+
+template <class View>
+NextAccess next_access(const View& view, unsigned slot) {
+    if constexpr (InstructionPreview<View>) {
+        const ir::Instruction* inst = view.next_instruction(slot);
+        return inst == nullptr ? NextAccess::unknown : access_of(inst->op_class);
+    } else {
+        (void)view;
+        (void)slot;
+        return NextAccess::unknown;
+    }
+}
+template <class View>
+bool next_is_memory(const View& view, unsigned slot) {
+    const NextAccess a = next_access(view, slot);
+    return a == NextAccess::cached_load || a == NextAccess::other_memory;
+}
+template <class View>
+bool next_uses_data_path(const View& view, unsigned slot) {
+    if constexpr (InstructionPreview<View>) {
+        const ir::Instruction* inst = view.next_instruction(slot);
+        return inst != nullptr && uses_data_path(inst->op_class);
+    } else {
+        (void)view;
+        (void)slot;
+        return false;
+    }
+}
+template <class View>
+unsigned next_active_lanes(const View& view, unsigned slot) {
+    if constexpr (InstructionPreview<View>) return view.next_active_lanes(slot);
+    else return 0;
+}
+template <class View>
+ir::Pc next_pc(const View& view, unsigned slot) {
+    if constexpr (InstructionPreview<View>) return view.next_pc(slot);
+    else return ir::no_pc;
+}
+
+// Greedy-then-oldest over the ready warps that `allowed` admits (Rogers 2012 Sec. 3): the warp that issued last
+// while it is ready and admitted, else the oldest ready admitted warp (ties: lowest slot). With an `allowed` that
+// admits everything it selects exactly as sched::GTO.
+template <class View, class Allowed>
+unsigned greedy_then_oldest(const View& view, unsigned greedy, Allowed&& allowed) {
+    if (greedy < view.pool_size() && view.ready(greedy) && allowed(greedy)) return greedy;
+    unsigned best = timing::no_warp;
+    std::uint64_t best_age = 0;
+    for (unsigned slot = 0; slot < view.pool_size(); ++slot) {
+        if (!view.ready(slot) || !allowed(slot)) continue;
+        const std::uint64_t age = view.age(slot);
+        if (best == timing::no_warp || age < best_age) {
+            best = slot;
+            best_age = age;
+        }
+    }
+    return best;
+}
+
+// The relative age of each occupied warp among a set of warps (rank 0 = oldest), as GTO orders warps it does not
+// issue greedily (Wang 2016 Sec. 3.3 / Fig. 4: "age 0 represents the oldest warp"). Rebuilt lazily after a warp
+// starts or exits. Ties in age break by slot.
+class AgeRank {
+public:
+    void invalidate() { valid_ = false; }
+    bool valid() const { return valid_; }
+
+    template <class View>
+    void refresh(const View& view) {
+        if (valid_ && rank_.size() == view.pool_size()) return;
+        const unsigned n = view.pool_size();
+        rank_.assign(n, unranked);
+        order_.clear();
+        ages_.clear();
+        for (unsigned i = 0; i < n; ++i)
+            if (view.occupied(i)) order_.push_back(i);
+        std::sort(order_.begin(), order_.end(), [&view](unsigned a, unsigned b) {
+            const std::uint64_t aa = view.age(a), ab = view.age(b);
+            return aa != ab ? aa < ab : a < b;
+        });
+        for (unsigned r = 0; r < order_.size(); ++r) {
+            rank_[order_[r]] = r;
+            ages_.push_back(view.age(order_[r]));
+        }
+        valid_ = true;
+    }
+    // Rank of `slot` (unranked when it holds no warp).
+    unsigned rank(unsigned slot) const { return slot < rank_.size() ? rank_[slot] : unranked; }
+    unsigned occupied() const { return static_cast<unsigned>(order_.size()); }
+    // Slots from oldest to youngest.
+    const std::vector<unsigned>& order() const { return order_; }
+    // Ages of order(), oldest first.
+    const std::vector<std::uint64_t>& ages() const { return ages_; }
+
+    static constexpr unsigned unranked = ~0U;
+
+private:
+    bool valid_ = false;
+    std::vector<unsigned> rank_;
+    std::vector<unsigned> order_;
+    std::vector<std::uint64_t> ages_;
+};
+
+// ---- compile-time names ("SWL<2>", "OAWSStatic<50>") from the policy's parameters ----
+namespace detail {
+
+template <std::size_t N>
+struct Name {
+    std::array<char, N + 1> chars{};
+    constexpr std::string_view view() const { return std::string_view(chars.data(), N); }
+};
+
+constexpr std::size_t digits(std::uint64_t v) {
+    std::size_t n = 1;
+    while (v >= 10) {
+        v /= 10;
+        ++n;
+    }
+    return n;
+}
+constexpr std::size_t length(const char* s) {
+    std::size_t n = 0;
+    while (s[n] != '\0') ++n;
+    return n;
+}
+
+// "<prefix><V>" followed by `suffix`.
+template <std::size_t N>
+constexpr Name<N> numbered(const char* prefix, std::uint64_t v, const char* suffix) {
+    Name<N> out;
+    std::size_t at = 0;
+    for (std::size_t i = 0; prefix[i] != '\0'; ++i) out.chars[at++] = prefix[i];
+    const std::size_t d = digits(v);
+    for (std::size_t i = d; i > 0; --i) {
+        out.chars[at + i - 1] = static_cast<char>('0' + v % 10);
+        v /= 10;
+    }
+    at += d;
+    for (std::size_t i = 0; suffix[i] != '\0'; ++i) out.chars[at++] = suffix[i];
+    return out;
+}
+
+} // namespace detail
+
+} // namespace gpuarch::sched

@@ -1,0 +1,211 @@
+// SWL, CCWS and MASCAR against hand-set views.
+#include <doctest/doctest.h>
+
+#include <gpuarch/core/stats.hpp>
+#include <gpuarch/sched/ccws.hpp>
+#include <gpuarch/sched/mascar.hpp>
+#include <gpuarch/sched/swl.hpp>
+
+#include "memory_view.hpp"
+
+using namespace gpuarch;
+using schedtest::MemView;
+
+// ------------------------------------------------------------------------------------------------- SWL
+TEST_CASE("SWL<2> issues only from its two oldest warps, greedy then oldest among them") {
+    sched::SWL<2> s(timing::SchedulerConfig{4, 0});
+    schedtest::start(s, 4);
+    MemView v = MemView::of(4);
+    v.warps[0].age = 40;
+    v.warps[1].age = 10;
+    v.warps[2].age = 30;
+    v.warps[3].age = 20; // the two oldest: warps 1 and 3
+    CHECK(s.select(v) == 1);
+    s.on_issue(1, 0);
+    CHECK(s.select(v) == 1); // greedy
+    v.warps[1].ready = false;
+    CHECK(s.select(v) == 3);
+    v.warps[3].ready = false;
+    CHECK(s.select(v) == timing::no_warp); // warps 0 and 2 are ready but outside the limit
+    CHECK(s.withholds(v, 0));
+    CHECK(s.withholds(v, 2));
+    CHECK_FALSE(s.withholds(v, 1));
+    // Warp 1 exits: warp 2 (the next oldest) enters the limit.
+    v.warps[1].occupied = false;
+    s.on_warp_exit(1);
+    CHECK(s.select(v) == 2);
+}
+
+TEST_CASE("SWL does not count a warp waiting at a barrier against its limit when the view shows barriers") {
+    sched::SWL<1> s(timing::SchedulerConfig{3, 0});
+    schedtest::start(s, 3);
+    schedtest::BarrierMemView v;
+    v.warps = MemView::of(3).warps;
+    v.warps[0].ready = false;
+    v.warps[0].at_barrier = true;
+    CHECK(s.select(v) == 1); // warp 0 waits at the barrier: warp 1 takes the single slot
+    CHECK(s.withholds(v, 2));
+}
+
+TEST_CASE("without barrier visibility SWL lifts its limit after a long starvation, until a limited warp is ready") {
+    sched::SWL<1, 100> s(timing::SchedulerConfig{2, 0});
+    schedtest::start(s, 2);
+    MemView v = MemView::of(2);
+    v.warps[0].ready = false; // the admitted warp cannot issue (e.g. it waits at a barrier for warp 1)
+    for (core::Cycle t = 0; t < 100; ++t) {
+        v.now_ = t;
+        CHECK(s.select(v) == timing::no_warp);
+    }
+    v.now_ = 100;
+    CHECK(s.select(v) == 1);
+    v.warps[0].ready = true;
+    v.now_ = 101;
+    CHECK(s.select(v) == 0);
+    v.warps[0].ready = false;
+    v.now_ = 102;
+    CHECK(s.select(v) == timing::no_warp); // the guard starts over
+    core::StatsTable t;
+    t.collect("", s);
+    CHECK(t.counter("swl_guard_cycles") == 1);
+    CHECK(t.counter("swl_withheld_cycles") == 102);
+}
+
+// ------------------------------------------------------------------------------------------------ CCWS
+TEST_CASE("a victim tag array keeps 16 tags in two 8-way LRU sets and gives up a tag on a hit") {
+    sched::VictimTagArray<16, 8> vta;
+    for (std::uint64_t k = 0; k < 8; ++k) vta.insert(k * 256); // all in set 0 (line number even)
+    CHECK(vta.contains(0));
+    vta.insert(8 * 256); // set 0 full: the least recently inserted (line 0) goes
+    CHECK_FALSE(vta.contains(0));
+    CHECK(vta.contains(256));
+    vta.insert(128); // set 1
+    CHECK(vta.contains(128));
+    CHECK(vta.take(128));
+    CHECK_FALSE(vta.contains(128));
+    CHECK_FALSE(vta.take(128));
+}
+
+TEST_CASE("CCWS: without lost locality every warp keeps its base score and nothing is throttled") {
+    sched::CCWS<> s(timing::SchedulerConfig{4, 0});
+    schedtest::start(s, 4);
+    MemView v = MemView::of(4);
+    for (unsigned w = 0; w < 4; ++w) v.load(w, 1);
+    // Misses without a prior eviction are not VTA hits.
+    timing::LocalityEvent miss{timing::LocalityEvent::miss, 0x1000};
+    s.on_locality_event(2, miss);
+    CHECK(s.vta_hits() == 0);
+    (void)s.select(v);
+    for (unsigned w = 0; w < 4; ++w) CHECK_FALSE(s.withholds(v, w));
+}
+
+TEST_CASE("CCWS: a VTA hit raises the warp's score by Eq. 1 and stacks the youngest warps above the cutoff") {
+    sched::CCWS<8, 16, 8, 100> s(timing::SchedulerConfig{4, 0});
+    schedtest::start(s, 4);
+    MemView v = MemView::of(4);
+    for (unsigned w = 0; w < 4; ++w) v.load(w, 1);
+    (void)s.select(v); // 4 active warps: cutoff 400
+    for (int i = 0; i < 100; ++i) s.on_issue(0, 0); // 100 instructions
+    // Warp 2 lost line 0x1000 (evicted) and misses on it again: a VTA hit.
+    s.on_locality_event(2, timing::LocalityEvent{timing::LocalityEvent::eviction, 0x1000});
+    s.on_locality_event(2, timing::LocalityEvent{timing::LocalityEvent::miss, 0x1000});
+    CHECK(s.vta_hits() == 1);
+    // Eq. 1: 1 hit / 100 instructions x K_THROTTLE 8 x cutoff 400 = 32.
+    CHECK(s.score(2) == 132);
+    // Stack: warp 2 (132), then warps 0, 1, 3 by age (100 each): 132, 232, 332, 432 > 400: warp 3 may not load.
+    (void)s.select(v);
+    CHECK_FALSE(s.withholds(v, 2));
+    CHECK_FALSE(s.withholds(v, 0));
+    CHECK_FALSE(s.withholds(v, 1));
+    CHECK(s.withholds(v, 3));
+    // Only loads are throttled: warp 3 may issue a computation.
+    v.compute(3);
+    CHECK_FALSE(s.withholds(v, 3));
+    v.load(3, 1);
+    // Scores fall one point per cycle back to the base: after 32 cycles nothing is throttled.
+    v.now_ = 31;
+    (void)s.select(v);
+    CHECK(s.score(2) == 101);
+    CHECK(s.withholds(v, 3));
+    v.now_ = 32;
+    (void)s.select(v);
+    CHECK(s.score(2) == 100);
+    CHECK_FALSE(s.withholds(v, 3));
+}
+
+TEST_CASE("CCWS: the warp stacked first keeps its loads even when its score alone exceeds the cutoff") {
+    sched::CCWS<8, 16, 8, 100> s(timing::SchedulerConfig{2, 0});
+    schedtest::start(s, 2);
+    MemView v = MemView::of(2);
+    v.load(0, 1).load(1, 1);
+    (void)s.select(v); // cutoff 200
+    s.on_issue(0, 0);  // 1 instruction
+    s.on_locality_event(1, timing::LocalityEvent{timing::LocalityEvent::eviction, 0x80});
+    s.on_locality_event(1, timing::LocalityEvent{timing::LocalityEvent::miss, 0x80});
+    CHECK(s.score(1) == 100 + 1 * 8 * 200);
+    (void)s.select(v);
+    CHECK_FALSE(s.withholds(v, 1)); // the most lost locality: exclusively prioritized for loads
+    CHECK(s.withholds(v, 0));
+    CHECK(s.select(v) == 1);
+}
+
+// ---------------------------------------------------------------------------------------------- MASCAR
+TEST_CASE("MASCAR, memory not saturated: memory instructions of every warp go before computation") {
+    sched::MASCAR<> s(timing::SchedulerConfig{3, 0});
+    schedtest::start(s, 3);
+    MemView v = MemView::of(3);
+    v.store(2);
+    CHECK(s.select(v) == 2); // the only memory instruction, although warp 0 is older
+    CHECK_FALSE(s.memory_priority_mode());
+    v.compute(2);
+    CHECK(s.select(v) == 0);
+}
+
+TEST_CASE("MASCAR, saturated (one free MSHR entry): only the owner warp issues memory; others compute") {
+    sched::MASCAR<> s(timing::SchedulerConfig{3, 0});
+    schedtest::start(s, 3);
+    MemView v = MemView::of(3);
+    v.load(0, 1).load(1, 1);
+    v.l1_.mshr_free = 1; // Wang 2016 Sec. 5: "MSHR has only 1 entry"
+    CHECK(s.select(v) == 0); // warp 0 (oldest with a memory instruction) becomes the owner
+    CHECK(s.memory_priority_mode());
+    CHECK(s.owner() == 0);
+    s.on_issue(0, 0);
+    v.compute(0);
+    CHECK(s.select(v) == 0); // the owner keeps issuing (greedy) while it can
+    v.warps[0].ready = false;
+    CHECK(s.select(v) == 2);   // warp 1's load waits; warp 2 computes
+    CHECK(s.withholds(v, 1));
+    v.warps[2].ready = false;
+    CHECK(s.select(v) == timing::no_warp);
+    // The owner reaches an instruction that depends on its own pending load: ownership moves on.
+    v.warps[0].long_latency = true;
+    CHECK(s.select(v) == 1);
+    CHECK(s.owner() == 1);
+    // Saturation clears: equal-priority mode again.
+    v.l1_.mshr_free = 8;
+    v.warps[2].ready = true;
+    CHECK(s.select(v) == 1);
+    CHECK_FALSE(s.memory_priority_mode());
+    core::StatsTable t;
+    t.collect("", s);
+    CHECK(t.counter("mascar_owner_switches") == 2);
+    CHECK(t.counter("mascar_withheld_cycles") == 1);
+}
+
+TEST_CASE("MASCAR also saturates when the memory port has only one free slot, not when the view hides the port") {
+    sched::MASCAR<> s(timing::SchedulerConfig{2, 0});
+    schedtest::start(s, 2);
+    MemView v = MemView::of(2);
+    v.load(0, 1).load(1, 1);
+    v.l1_.miss_queue_total = 8;
+    v.l1_.miss_queue_free = 1; // Wang 2016 Sec. 5: "the queue inside memory port has only 1 slot"
+    (void)s.select(v);
+    CHECK(s.memory_priority_mode());
+    v.l1_.miss_queue_free = 2;
+    (void)s.select(v);
+    CHECK_FALSE(s.memory_priority_mode());
+    v.l1_.miss_queue_total = 0; // no port information: the MSHR test alone
+    v.l1_.miss_queue_free = 0;
+    (void)s.select(v);
+    CHECK_FALSE(s.memory_priority_mode());
+}
