@@ -1,0 +1,507 @@
+// Narasiman et al. 2010 ("Improving GPU Performance via Large Warps and Two-Level Warp Scheduling") on the kernel
+// corpus: the barrel-processing core of Table 1 (barrel::Narasiman2010) with round-robin, the Large Warp
+// Microarchitecture, two-level fetch scheduling and both combined, plus the paper's sweeps. Prints Markdown tables
+// (docs/large_warps.md reproduces them and says where and why they differ from the paper).
+//
+//   narasiman_study [--size small|large] [--cta-threads N] [--jobs N] [case ...]
+//
+//   --size         corpus input size (default large: every case runs many waves of 1024 threads)
+//   --cta-threads  re-block each launch into CTAs of N threads (default 512; 0 keeps the drivers' CTAs). The paper's
+//                  workloads have no CTAs: 1024 threads form 4 large warps of 256 or 2 of 512. A CUDA large warp
+//                  cannot span CTAs, so 128-thread CTAs would leave half of every 256-thread large warp empty. Every
+//                  case studied indexes its data by global thread index and uses no shared memory or barrier, so
+//                  the CTA size is free; the corpus drivers check every output against the CPU reference.
+//   --jobs         simulations run in parallel (default 2)
+//   case ...       corpus cases (default: the branch- or memory-divergent and memory-bound cases that can be
+//                  re-blocked, see `study_cases`)
+//
+// Figures reproduced: Fig. 9 (IPC of RR, LWM, 2Lev, LWM+2Lev), Fig. 10 / Table 2 (FU utilization, active threads
+// per retired warp, the paper's intensity classes), Fig. 11 (large-warp size 32..512), Fig. 12 (LWM optimizations),
+// Fig. 13 (fetch-group size 1..32), Fig. 14 (the best fetch group per warp size).
+//
+// One case is not from the corpus and is reported apart: "coin", a compute-bound kernel whose threads take a
+// data-dependent branch with uncorrelated outcomes (a quarter of them a long path), the regime of the paper's
+// branch-intensive benchmarks (blackjack, sort: high branch intensity, low idle-FU intensity, Table 2), which the
+// corpus lacks. Its output is checked against a CPU reference like every corpus case.
+#include <gpuarch/barrel/narasiman_machine.hpp>
+#include <gpuarch/func/host.hpp>
+#include <gpuarch/sched/lrr.hpp>
+#include <gpuarch/sched/two_level.hpp>
+
+#include "corpus/corpus.hpp"
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <exception>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#ifndef GPUARCH_KERNELS_DIR
+#error "GPUARCH_KERNELS_DIR must name the kernels/ directory (the CMake build defines it)"
+#endif
+
+namespace {
+using namespace gpuarch;
+using barrel::Narasiman2010;
+using sched::LRR;
+template <unsigned G>
+using TwoLevel = sched::TwoLevel<G>;
+template <unsigned LargeWarp, class Scheduler, class... Knobs>
+using Machine = Narasiman2010::gpu<LargeWarp, Scheduler, regfile::PerLaneBankedRF<>, Knobs...>;
+
+// The cases studied: branch-divergent (spmv, bfs, mandelbrot, devfunc_local), memory-divergent (kmeans, histogram,
+// transpose, atax/bicg/mvt) and memory-bound coherent ones (vector_add, saxpy, jacobi2d, sgemm_naive). None uses
+// shared memory or barriers, so their CTAs can be re-blocked. Excluded: nw (16-thread CTAs fixed by its shared
+// tiles), and the shared-memory kernels (histogram_shared, reduce_*, scan_block, sgemm_tiled, transpose_tiled,
+// hotspot, bitonic_sort, conv2d), whose CTA size is part of the algorithm.
+constexpr std::array<std::string_view, 14> study_cases{
+    "spmv_csr_scalar", "bfs",     "mandelbrot", "devfunc_local", "kmeans_assign", "histogram_global", "transpose_naive",
+    "atax",            "bicg",    "mvt",        "vector_add",    "saxpy",         "jacobi2d",         "sgemm_naive"};
+
+struct Result {
+    bool passed = false;
+    std::string message;
+    std::uint64_t cycles = 0, thread_instructions = 0;
+    core::StatsTable stats;
+    double ipc() const { return cycles == 0 ? 0.0 : double(thread_instructions) / double(cycles); }
+    std::uint64_t c(std::string_view name) const { return stats.counter(name); }
+};
+
+// CTAs of `threads` threads covering the same global index range (1-D: x; 2-D: the block keeps its width).
+func::LaunchConfig reblock(const func::LaunchConfig& in, unsigned threads) {
+    func::LaunchConfig out = in;
+    if (threads == 0) return out;
+    if (in.block.z != 1 || in.grid.z != 1) throw Error("re-blocking supports 1-D and 2-D launches only");
+    if (in.block.y == 1) {
+        const std::uint64_t total = std::uint64_t{in.grid.x} * in.block.x;
+        out.block.x = threads;
+        out.grid.x = static_cast<std::uint32_t>((total + threads - 1) / threads);
+        return out;
+    }
+    if (threads % in.block.x != 0)
+        throw Error("cannot re-block a " + std::to_string(in.block.x) + "-wide 2-D block into " + std::to_string(threads) +
+                    " threads");
+    const std::uint64_t rows = std::uint64_t{in.grid.y} * in.block.y;
+    out.block.y = threads / in.block.x;
+    out.grid.y = static_cast<std::uint32_t>((rows + out.block.y - 1) / out.block.y);
+    return out;
+}
+
+// ---- "coin": data-dependent branches on compute, uncorrelated between threads.
+// Each thread steps an LCG `trips` times; when the top two bits of the state are 0 (a quarter of the time) it runs
+// a 16-instruction path, otherwise a 4-instruction one. 32-bit wrap-around arithmetic throughout.
+constexpr std::string_view coin_ptx = R"(.version 8.0
+.target sm_75
+.address_size 64
+.visible .entry coin(.param .u64 out, .param .u32 trips)
+{
+  .reg .b32 %r<16>;
+  .reg .b64 %rd<4>;
+  .reg .pred %p<4>;
+  ld.param.u64 %rd1, [out];
+  ld.param.u32 %r10, [trips];
+  mov.u32 %r1, %ctaid.x;
+  mov.u32 %r2, %ntid.x;
+  mov.u32 %r3, %tid.x;
+  mad.lo.u32 %r4, %r1, %r2, %r3;
+  mad.lo.u32 %r5, %r4, 747796405, 1;
+  mov.u32 %r6, 0;
+  mov.u32 %r7, 0;
+LOOP:
+  mad.lo.u32 %r5, %r5, 1664525, 1013904223;
+  shr.u32 %r8, %r5, 30;
+  setp.ne.u32 %p1, %r8, 0;
+  @%p1 bra SHORT;
+  xor.b32 %r9, %r5, %r7;
+  add.u32 %r6, %r6, %r9;
+  mul.lo.u32 %r6, %r6, 3;
+  add.u32 %r6, %r6, 1;
+  shl.b32 %r9, %r6, 7;
+  xor.b32 %r6, %r6, %r9;
+  shr.u32 %r9, %r6, 9;
+  xor.b32 %r6, %r6, %r9;
+  mul.lo.u32 %r6, %r6, 5;
+  add.u32 %r6, %r6, %r7;
+  shl.b32 %r9, %r6, 3;
+  add.u32 %r6, %r6, %r9;
+  shr.u32 %r9, %r6, 11;
+  xor.b32 %r6, %r6, %r9;
+  add.u32 %r6, %r6, 7;
+  mul.lo.u32 %r6, %r6, 9;
+  bra.uni JOIN;
+SHORT:
+  sub.u32 %r6, %r6, %r5;
+  xor.b32 %r6, %r6, 1540483477;
+  shl.b32 %r9, %r6, 5;
+  add.u32 %r6, %r6, %r9;
+JOIN:
+  add.u32 %r7, %r7, 1;
+  setp.lt.u32 %p2, %r7, %r10;
+  @%p2 bra LOOP;
+  mul.wide.u32 %rd2, %r4, 4;
+  add.s64 %rd3, %rd1, %rd2;
+  st.global.u32 [%rd3], %r6;
+  ret;
+}
+)";
+
+std::vector<std::uint32_t> coin_reference(std::uint32_t threads, std::uint32_t trips) {
+    std::vector<std::uint32_t> out(threads);
+    for (std::uint32_t gid = 0; gid < threads; ++gid) {
+        std::uint32_t x = gid * 747796405U + 1U, acc = 0;
+        for (std::uint32_t i = 0; i < trips; ++i) {
+            x = x * 1664525U + 1013904223U;
+            if ((x >> 30) == 0) {
+                acc += x ^ i;
+                acc = acc * 3U + 1U;
+                acc ^= acc << 7;
+                acc ^= acc >> 9;
+                acc = acc * 5U + i;
+                acc += acc << 3;
+                acc ^= acc >> 11;
+                acc = (acc + 7U) * 9U;
+            } else {
+                acc -= x;
+                acc ^= 1540483477U;
+                acc += acc << 5;
+            }
+        }
+        out[gid] = acc;
+    }
+    return out;
+}
+
+// Runs "coin" like a corpus driver: small = 2048 threads x 16 trips, large = 16384 threads x 48 trips.
+template <class Launcher>
+kernels::CaseResult run_coin(func::Device& device, const func::Module& module, Launcher&& launch, kernels::Size size) {
+    const std::uint32_t threads = size == kernels::Size::small ? 2048 : 16384;
+    const std::uint32_t trips = size == kernels::Size::small ? 16 : 48;
+    constexpr std::uint32_t block = 256;
+    kernels::DeviceBuffer out = kernels::poisoned_buffer(device, std::size_t{threads} * sizeof(std::uint32_t));
+    launch(module, "coin", kernels::config_1d(threads / block, block), func::Args(out.ptr(), trips));
+    kernels::Checker check;
+    check.exact("out", out.download<std::uint32_t>(threads), coin_reference(threads, trips));
+    return check.result();
+}
+
+struct Options {
+    kernels::Size size = kernels::Size::large;
+    unsigned cta_threads = 512;
+    unsigned jobs = 2;
+    std::vector<std::string> cases;
+};
+
+template <class Gpu>
+Result run_case(std::string_view name, const Options& opt) {
+    Result out;
+    try {
+        func::Device device;
+        const auto module = name == "coin" ? func::Module::from_string(std::string(coin_ptx), "coin.ptx")
+                                           : func::Module::from_file(std::string(GPUARCH_KERNELS_DIR) + "/ptx/" +
+                                                                     std::string(kernels::find_case(name).ptx_file));
+        TimingOptions timing;
+        if (name == "coin") timing.registers_per_thread = 16; // no ptxas .resources beside an inline module
+        auto gpu = std::make_unique<Gpu>(Narasiman2010::config<Gpu>());
+        auto launcher = [&](const func::Module& m, std::string_view entry, const func::LaunchConfig& launch,
+                            const func::Args& args) {
+            const LaunchResult r = gpu->launch(device, m, entry, reblock(launch, opt.cta_threads), args, timing);
+            out.cycles += r.cycles;
+            out.thread_instructions += r.thread_instructions;
+            out.stats.merge(r.stats);
+        };
+        const kernels::CaseResult result = name == "coin" ? run_coin(device, module, launcher, opt.size)
+                                                          : kernels::run_case(name, device, module, launcher, opt.size);
+        out.passed = result.passed;
+        out.message = result.message;
+    } catch (const std::exception& e) {
+        out.passed = false;
+        out.message = e.what();
+    }
+    return out;
+}
+
+struct Variant {
+    std::string_view label;
+    Result (*run)(std::string_view, const Options&);
+};
+
+// Every configuration the study runs. "RR" is the paper's baseline: 32 warps of 32 threads, round-robin fetch.
+const std::array<Variant, 16> variants{{
+    {"RR", &run_case<Machine<32, LRR>>},
+    {"LWM64", &run_case<Machine<64, LRR>>},
+    {"LWM128", &run_case<Machine<128, LRR>>},
+    {"LWM256", &run_case<Machine<256, LRR>>},
+    {"LWM512", &run_case<Machine<512, LRR>>},
+    {"2Lev1", &run_case<Machine<32, TwoLevel<1>>>},
+    {"2Lev2", &run_case<Machine<32, TwoLevel<2>>>},
+    {"2Lev4", &run_case<Machine<32, TwoLevel<4>>>},
+    {"2Lev8", &run_case<Machine<32, TwoLevel<8>>>},
+    {"2Lev16", &run_case<Machine<32, TwoLevel<16>>>},
+    {"LWM256-nomemopt", &run_case<Machine<256, LRR, frontend::RowWiseGlobalMemory<false>>>},
+    {"LWM256-nojumpopt", &run_case<Machine<256, LRR, frontend::SingleSubWarpJumps<false>>>},
+    {"LWM64+2Lev4", &run_case<Machine<64, TwoLevel<4>>>},
+    {"LWM128+2Lev2", &run_case<Machine<128, TwoLevel<2>>>},
+    {"LWM256+2Lev2", &run_case<Machine<256, TwoLevel<2>>>},
+    {"LWM512+2Lev1", &run_case<Machine<512, TwoLevel<1>>>},
+}};
+
+using Results = std::map<std::pair<std::string, std::string>, Result>; // (variant, case)
+
+Results run_all(const Options& opt) {
+    std::vector<std::pair<const Variant*, std::string>> work;
+    for (const std::string& c : opt.cases)
+        for (const Variant& v : variants) work.emplace_back(&v, c);
+    Results results;
+    std::mutex lock;
+    std::atomic<std::size_t> next{0};
+    auto worker = [&] {
+        for (std::size_t i = next++; i < work.size(); i = next++) {
+            const auto& [variant, name] = work[i];
+            Result r = variant->run(name, opt);
+            if (!r.passed) {
+                const std::lock_guard<std::mutex> guard(lock);
+                std::cerr << "FAILED: " << variant->label << " on " << name << ": " << r.message << '\n';
+            }
+            const std::lock_guard<std::mutex> guard(lock);
+            results.emplace(std::make_pair(std::string(variant->label), name), std::move(r));
+        }
+    };
+    std::vector<std::thread> threads;
+    for (unsigned j = 0; j < std::max(1U, opt.jobs); ++j) threads.emplace_back(worker);
+    for (auto& t : threads) t.join();
+    return results;
+}
+
+// ------------------------------------------------------------------------------------------- formatting
+std::string fixed(double v, int digits) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+    return buf;
+}
+
+struct Table {
+    const Results& results;
+    const std::vector<std::string>& cases;
+
+    const Result& at(std::string_view variant, const std::string& c) const {
+        return results.at(std::make_pair(std::string(variant), c));
+    }
+    bool ok(const std::string& c, std::initializer_list<std::string_view> vs) const {
+        for (auto v : vs)
+            if (!at(v, c).passed) return false;
+        return at("RR", c).passed;
+    }
+    double speedup(std::string_view variant, const std::string& c) const {
+        return double(at("RR", c).cycles) / double(at(variant, c).cycles);
+    }
+
+    // Speedups over RR per case, then the geometric and arithmetic means (the paper does not say which it uses).
+    void speedups(std::string_view title, const std::vector<std::pair<std::string_view, std::string_view>>& columns,
+                  bool with_rr_ipc) const {
+        std::cout << "\n### " << title << "\n\n| case |";
+        if (with_rr_ipc) std::cout << " RR IPC |";
+        for (auto& [v, head] : columns) std::cout << ' ' << head << " |";
+        std::cout << "\n|---|";
+        if (with_rr_ipc) std::cout << "---:|";
+        for (std::size_t i = 0; i < columns.size(); ++i) std::cout << "---:|";
+        std::cout << '\n';
+        std::vector<double> log_sum(columns.size(), 0.0), sum(columns.size(), 0.0);
+        unsigned n = 0;
+        for (const std::string& c : cases) {
+            bool good = at("RR", c).passed;
+            for (auto& col : columns) good = good && at(col.first, c).passed;
+            std::cout << "| " << c << " |";
+            if (with_rr_ipc) std::cout << ' ' << fixed(at("RR", c).ipc(), 2) << " |";
+            for (std::size_t i = 0; i < columns.size(); ++i) {
+                if (!at(columns[i].first, c).passed) {
+                    std::cout << " FAILED |";
+                    continue;
+                }
+                const double s = speedup(columns[i].first, c);
+                std::cout << ' ' << fixed(s, 3) << " |";
+                if (good) {
+                    log_sum[i] += std::log(s);
+                    sum[i] += s;
+                }
+            }
+            std::cout << '\n';
+            n += good ? 1 : 0;
+        }
+        std::cout << "| **geometric mean** |";
+        if (with_rr_ipc) std::cout << " |";
+        for (std::size_t i = 0; i < columns.size(); ++i)
+            std::cout << " **" << fixed(n ? std::exp(log_sum[i] / n) : 0.0, 3) << "** |";
+        std::cout << "\n| arithmetic mean |";
+        if (with_rr_ipc) std::cout << " |";
+        for (std::size_t i = 0; i < columns.size(); ++i) std::cout << ' ' << fixed(n ? sum[i] / n : 0.0, 3) << " |";
+        std::cout << '\n';
+    }
+
+    // Fig. 1 / 10: share of active cycles with k lanes starting work, bucketed; Table 2's classes on RR.
+    void utilization(const std::vector<std::string_view>& vs) const {
+        std::cout << "\n### FU utilization (Fig. 1 / Fig. 10) and the Table 2 classes\n\n"
+                     "Share of active cycles by lanes starting work in the execute stage (0 = idle FUs), and the "
+                     "average active threads per retired (sub-)warp. Classes from RR with the paper's thresholds: "
+                     "branch intensity by active threads per warp (>30 low, 20-30 medium, <20 high), idle-FU intensity "
+                     "by idle cycles (<20% low, 20-40% medium, >40% high).\n\n"
+                     "| case | config | idle | 1-8 | 9-16 | 17-24 | 25-31 | 32 | threads/warp | classes (RR) |\n"
+                     "|---|---|---:|---:|---:|---:|---:|---:|---:|---|\n";
+        for (const std::string& c : cases) {
+            for (auto v : vs) {
+                const Result& r = at(v, c);
+                if (!r.passed) continue;
+                const auto& h = r.stats.histogram("sm.fu_active_lanes");
+                const double cycles = double(r.c("sm.active_cycles"));
+                auto share = [&](std::size_t lo, std::size_t hi) {
+                    std::uint64_t s = 0;
+                    for (std::size_t k = lo; k <= hi && k < h.size(); ++k) s += h[k];
+                    return fixed(100.0 * double(s) / cycles, 1);
+                };
+                const double per_warp = double(r.c("sm.retired_active_lanes")) / double(r.c("sm.retired_subwarps"));
+                std::cout << "| " << c << " | " << v << " | " << share(0, 0) << " | " << share(1, 8) << " | "
+                          << share(9, 16) << " | " << share(17, 24) << " | " << share(25, 31) << " | " << share(32, 32)
+                          << " | " << fixed(per_warp, 1) << " | ";
+                if (v == "RR") {
+                    const double idle = double(h[0]) / cycles;
+                    std::cout << "branch " << (per_warp > 30 ? "low" : per_warp >= 20 ? "medium" : "high") << ", idle FU "
+                              << (idle < 0.2 ? "low" : idle <= 0.4 ? "medium" : "high");
+                }
+                std::cout << " |\n";
+            }
+        }
+    }
+
+    // The mechanisms at work: sub-warping, fetch stalls, the optimizations, fetch-group switches.
+    void mechanisms() const {
+        std::cout << "\n### Mechanism statistics\n\n"
+                     "sub-warps/instr: sub-warps per large-warp instruction; sub-warping stall: share of cycles the "
+                     "sub-warping logic held fetch; jump saved: sub-warping cycles the single-sub-warp jump saved (share "
+                     "of cycles); row-wise extra: sub-warps the row-wise global-memory cut added over packing; switches: "
+                     "fetch-group switches on a stall / premature, per 1000 cycles; DRAM row misses: activates per 100 DRAM "
+                     "requests for RR / LWM256 / 2Lev8 / LWM256+2Lev2 (FCFS open-row: each costs a 300-cycle row "
+                     "conflict).\n\n"
+                     "| case | LWM256 sub-warps/instr | LWM256 sub-warping stall | jump saved | row-wise extra | "
+                     "2Lev8 switches stall/premature | LWM256+2Lev2 switches stall/premature | DRAM row misses |\n"
+                     "|---|---:|---:|---:|---:|---:|---:|---|\n";
+        for (const std::string& c : cases) {
+            if (!ok(c, {"LWM256", "2Lev8", "LWM256+2Lev2"})) continue;
+            const Result& l = at("LWM256", c);
+            const Result& t = at("2Lev8", c);
+            const Result& lt = at("LWM256+2Lev2", c);
+            const double cyc = double(l.cycles);
+            auto per_k = [](const Result& r, std::string_view n) {
+                return fixed(1000.0 * double(r.c(n)) / double(r.cycles), 2);
+            };
+            std::cout << "| " << c << " | "
+                      << fixed(double(l.c("sm.warp_instructions")) / double(l.c("sm.large_warp_instructions")), 2) << " | "
+                      << fixed(100.0 * double(l.c("sm.fetch.subwarping_stall_cycles")) / cyc, 1) << "% | "
+                      << fixed(100.0 * double(l.c("sm.jump.cycles_saved")) / cyc, 1) << "% | "
+                      << l.c("sm.row_wise.extra_subwarps") << " | " << per_k(t, "sm.sched.group_switches_on_stall") << " / "
+                      << per_k(t, "sm.sched.group_switches_premature") << " | "
+                      << per_k(lt, "sm.sched.group_switches_on_stall") << " / "
+                      << per_k(lt, "sm.sched.group_switches_premature") << " | ";
+            bool first = true;
+            for (auto v : {"RR", "LWM256", "2Lev8", "LWM256+2Lev2"}) {
+                const Result& r = at(v, c);
+                const double requests = double(r.c("mem.dram_reads") + r.c("mem.dram_writes"));
+                std::cout << (first ? "" : " / ")
+                          << (requests > 0 ? fixed(100.0 * double(r.c("mem.dram_activates")) / requests, 1) : "-");
+                first = false;
+            }
+            std::cout << " |\n";
+        }
+    }
+};
+
+[[noreturn]] void usage() {
+    std::cerr << "usage: narasiman_study [--size small|large] [--cta-threads N] [--jobs N] [case ...]\n";
+    std::exit(2);
+}
+} // namespace
+
+int main(int argc, char** argv) {
+    Options opt;
+    for (int i = 1; i < argc; ++i) {
+        const std::string_view a = argv[i];
+        auto value = [&]() -> std::string_view {
+            if (i + 1 >= argc) usage();
+            return argv[++i];
+        };
+        if (a == "--size") {
+            const std::string_view s = value();
+            if (s == "small") opt.size = kernels::Size::small;
+            else if (s == "large") opt.size = kernels::Size::large;
+            else usage();
+        } else if (a == "--cta-threads") {
+            opt.cta_threads = static_cast<unsigned>(std::stoul(std::string(value())));
+        } else if (a == "--jobs") {
+            opt.jobs = static_cast<unsigned>(std::stoul(std::string(value())));
+        } else if (!a.empty() && a[0] == '-') {
+            usage();
+        } else {
+            if (a != "coin") kernels::find_case(a); // throws for an unknown case
+            opt.cases.emplace_back(a);
+        }
+    }
+    if (opt.cases.empty())
+        for (auto c : study_cases) opt.cases.emplace_back(c);
+    // The corpus cases make the tables; "coin" (if run) is reported apart.
+    std::vector<std::string> corpus_cases, regime_cases;
+    for (const std::string& c : opt.cases) (c == "coin" ? regime_cases : corpus_cases).push_back(c);
+    if (regime_cases.empty()) opt.cases.emplace_back("coin"), regime_cases.emplace_back("coin");
+
+    const auto start = std::chrono::steady_clock::now();
+    const Results results = run_all(opt);
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+
+    std::cout << "## Narasiman 2010 on the corpus\n\nMachine: barrel::Narasiman2010 (" << Machine<32, LRR>::variant_name()
+              << "), size " << kernels::size_name(opt.size) << ", CTAs of "
+              << (opt.cta_threads == 0 ? std::string("the drivers' size") : std::to_string(opt.cta_threads) + " threads")
+              << ". Speedup = RR cycles / variant cycles (the thread-instruction count is the same in every variant).\n";
+    if (!corpus_cases.empty()) {
+        const Table t{results, corpus_cases};
+        t.speedups("Fig. 9: large warps, two-level scheduling, both (speedup over RR)",
+                   {{"LWM256", "LWM256"}, {"2Lev8", "2Lev8"}, {"LWM256+2Lev2", "LWM256+2Lev2"}}, true);
+        t.speedups("Fig. 11: large-warp size (round-robin)",
+                   {{"LWM64", "64"}, {"LWM128", "128"}, {"LWM256", "256"}, {"LWM512", "512"}}, false);
+        t.speedups("Fig. 13: fetch-group size on 32 baseline warps (32 = RR by definition)",
+                   {{"2Lev1", "1"}, {"2Lev2", "2"}, {"2Lev4", "4"}, {"2Lev8", "8"}, {"2Lev16", "16"}}, false);
+        t.speedups("Fig. 12: LWM optimizations (LWM256, round-robin)",
+                   {{"LWM256", "both"}, {"LWM256-nomemopt", "no row-wise memory"}, {"LWM256-nojumpopt", "no jump opt."}}, false);
+        t.speedups("Fig. 14: each warp size with the smallest fetch group that fills the 7-stage pipeline",
+                   {{"2Lev8", "Warp32+2Lev8"}, {"LWM64+2Lev4", "LWM64+2Lev4"}, {"LWM128+2Lev2", "LWM128+2Lev2"},
+                    {"LWM256+2Lev2", "LWM256+2Lev2"}, {"LWM512+2Lev1", "LWM512+2Lev1"}}, false);
+        t.utilization({"RR", "LWM256", "2Lev8", "LWM256+2Lev2"});
+        t.mechanisms();
+    }
+
+    const Table regime{results, regime_cases};
+    std::cout << "\n## Regime check: compute-bound, uncorrelated branch divergence (not a corpus kernel)\n\n"
+                 "\"coin\": every thread takes a 16-instruction path a quarter of the time and a 4-instruction path "
+                 "otherwise, decided by its own LCG (no memory traffic in the loop). This is the regime of the paper's "
+                 "branch-intensive benchmarks, which the corpus lacks.\n";
+    regime.speedups("coin: large warps, two-level scheduling, both",
+                    {{"LWM256", "LWM256"}, {"2Lev8", "2Lev8"}, {"LWM256+2Lev2", "LWM256+2Lev2"}}, true);
+    regime.speedups("coin: large-warp size", {{"LWM64", "64"}, {"LWM128", "128"}, {"LWM256", "256"}, {"LWM512", "512"}},
+                    false);
+    regime.utilization({"RR", "LWM256"});
+
+    unsigned failures = 0;
+    for (const auto& [key, r] : results) failures += r.passed ? 0 : 1;
+    std::cout << "\n" << results.size() << " simulations (" << variants.size() << " configurations x " << opt.cases.size()
+              << " cases), " << failures << " failed, " << fixed(seconds, 1) << " s with " << opt.jobs << " jobs.\n";
+    return failures == 0 ? 0 : 1;
+}
