@@ -26,7 +26,9 @@ struct Format1Hint {
 // Format 2 (branches): type bit and two 11-bit offsets (Gong 2020 Sec. 5.3.1: "two more bits than format 1").
 struct Format2Hint {
     static constexpr unsigned offset_bits = 11; // Gong 2020 Sec. 5.3.1
-    bool type = false;                          // which of the two paths the offsets describe first (taken when true)
+    // Gong 2020 Sec. 5.3.1: "0 indicating a conditional branch, and 1 indicating a direct branch". The offsets are
+    // named by path, so a direct (unconditional) branch only has taken_offset (not_taken_offset is 0).
+    bool type = false;
     std::uint16_t taken_offset = 0;             // next chain instruction on the taken path; 0 ends it
     std::uint16_t not_taken_offset = 0;         // next chain instruction on the fall-through path; 0 ends it
 };
@@ -43,6 +45,7 @@ struct KernelHints {
     std::vector<InstructionHint> hint;
     std::vector<bool> stall_point;         // the instruction first reads the result of a pending long-latency load
     std::vector<Pc> chain_start;           // per pc: the stall point whose chain includes it (no_pc: none)
+    std::vector<bool> long_latency;        // per pc: a long-latency producer (global/local/generic ld, non-shared atom)
     // Registers numbered kernel.registers.size() ... + extra_registers - 1 are the rename targets: the timing
     // model's scoreboard and register file must size for them (the functional engine never sees them: it runs
     // in program order, where renaming changes no value).
