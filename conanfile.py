@@ -48,3 +48,6 @@ class GpuarchConan(ConanFile):
         self.cpp_info.bindirs = []
         self.cpp_info.libdirs = []
         self.cpp_info.requires = ["boost::headers", "range-v3::range-v3"]
+        # GPU<> ticks SMs on host threads (TimingOptions::host_threads).
+        if self.settings.os in ("Linux", "FreeBSD"):
+            self.cpp_info.system_libs = ["pthread"]

@@ -4,10 +4,15 @@
 //
 // Contract: `launch` runs a kernel to completion, cycle by cycle, and returns its cycles and statistics.
 // Functional results land in the Device exactly as a functional-only launch would write them. Deterministic:
-// SMs tick in index order each cycle and the dispatcher is a pure function of the SMs' state.
+// SMs tick in index order each cycle and the dispatcher is a pure function of the SMs' state. With several
+// host threads (TimingOptions::host_threads) the SMs' timing phases run concurrently and their functional fetch
+// phases serially in index order, which gives bit-identical results (tests/pinned/parallel_sms.cpp).
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cstdint>
+#include <cstdlib>
+#include <exception>
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -15,6 +20,8 @@
 #include <sstream>
 #include <string>
 #include <string_view>
+#include <thread>
+#include <utility>
 #include <vector>
 
 #include <gpuarch/core/error.hpp>
@@ -36,10 +43,31 @@ struct TimingOptions {
     // PTX (ptxas -v). A launch with neither is an error: guessing would silently change occupancy.
     unsigned registers_per_thread = 0;
     CtaPlacement placement = CtaPlacement::round_robin;
+    // Kernel-launch locality hint, Gong 2020 Table 6.1 (`Kernel<<<grid, block, hint>>>`): 0 not specified,
+    // 1 multiple cache lines shared among blocks, 2 boundary cache lines shared, 3 some data and constants shared.
+    // Hints 1-3 place CTAs clustered (whatever `placement` says) and reach the schedulers (on_launch_hint), where
+    // sched::LocalityTwoLevel groups warps by it; 0 keeps `placement`. Values above 3 are rejected.
+    unsigned launch_hint = 0;
+    // Consecutive CTAs an SM takes per turn under clustered placement (Gong 2020 Sec. 6.3.2 says "adjacent blocks"
+    // go to the same SM without a number): 0 = balanced, ceil(CTAs / SMs) but at most what fits on an SM, so the
+    // grid covers every SM; a large value fills each SM before the next.
+    unsigned cluster_ctas = 0;
     // A launch that makes no progress (nothing issued, nothing retired, no memory traffic) for this many cycles
     // is reported as a deadlock rather than spinning forever.
     core::Cycle deadlock_cycles = 1'000'000;
     std::uint64_t instruction_limit = 2'000'000'000; // warp instructions, across the launch
+    // Host threads that tick the SMs (issue 11): each cycle the SMs' timing phases (SM::cycle_timing) run in
+    // parallel, then their fetch phases (functional execution) run serially in SM index order, then the memory
+    // system. Results are bit-identical to one thread. 0 = automatic: the environment variable
+    // GPUARCH_HOST_THREADS when set, else min(idle host cores, SM count, default_host_threads_cap), where idle
+    // cores are the hardware threads less the host's 1-minute load average (Linux /proc/loadavg; this process's
+    // own earlier parallel launches excluded). The load test is there because the tick crosses a barrier every
+    // simulated cycle: on an oversubscribed host a descheduled member stalls every cycle, and the parallel run
+    // was measured 2 to 15 times slower than one thread (docs/performance.md).
+    unsigned host_threads = 0;
+    // Documented default, not from a paper: with more threads the serial fetch phase and the per-cycle barrier
+    // dominate (docs/performance.md has the measurements).
+    static constexpr unsigned default_host_threads_cap = 4;
 };
 
 struct LaunchResult {
@@ -73,6 +101,145 @@ inline std::optional<unsigned> registers_from_resources(const std::filesystem::p
     }
     return std::nullopt;
 }
+
+namespace detail {
+
+// A team of host threads that runs one job on items 0..n-1 each time run() is called; the calling thread is
+// member 0 and thread t takes items t, t + T, t + 2T, ... (interleaved, so that round-robin CTA placement spreads
+// the busy SMs over the threads). One run() per simulated cycle costs two barrier crossings: members spin (with
+// a pause instruction) and then sleep in std::atomic::wait, so an oversubscribed host still makes
+// progress. A job that throws stops nothing else; run() rethrows the exception of the lowest item after every
+// member finished, which is what a serial loop would have thrown first among the items that threw.
+class TickTeam {
+public:
+    explicit TickTeam(unsigned threads) : errors_(0) {
+        workers_.reserve(threads > 0 ? threads - 1 : 0);
+        for (unsigned t = 1; t < threads; ++t) workers_.emplace_back([this, t] { work(t); });
+    }
+    TickTeam(const TickTeam&) = delete;
+    TickTeam& operator=(const TickTeam&) = delete;
+    ~TickTeam() {
+        stop_.store(true, std::memory_order_release);
+        epoch_.fetch_add(1, std::memory_order_acq_rel);
+        epoch_.notify_all();
+        for (auto& w : workers_) w.join();
+    }
+
+    unsigned threads() const { return static_cast<unsigned>(workers_.size()) + 1; }
+
+    // Runs job(i) for every i < n. `job` must be callable concurrently for different i.
+    template <class Job>
+    void run(unsigned n, Job& job) {
+        items_ = n;
+        job_ = &job;
+        invoke_ = [](void* j, unsigned i) { (*static_cast<Job*>(j))(i); };
+        if (errors_.size() < n) errors_.resize(n);
+        done_.store(0, std::memory_order_relaxed);
+        epoch_.fetch_add(1, std::memory_order_acq_rel); // publishes items_, job_, invoke_
+        epoch_.notify_all();                            // wakes members that stopped spinning
+        share(0);
+        const unsigned others = static_cast<unsigned>(workers_.size());
+        for (unsigned d = done_.load(std::memory_order_acquire); d != others; d = done_.load(std::memory_order_acquire))
+            wait_while_equal(done_, d);
+        if (failed_.load(std::memory_order_relaxed)) {
+            failed_.store(false, std::memory_order_relaxed);
+            for (unsigned i = 0; i < n; ++i)
+                if (errors_[i]) {
+                    std::exception_ptr e = std::exchange(errors_[i], nullptr);
+                    for (auto& rest : errors_) rest = nullptr;
+                    std::rethrow_exception(e);
+                }
+        }
+    }
+
+private:
+    // Pause instructions a member spins before it sleeps. Documented default, measured on the loaded development
+    // machine (docs/performance.md): 512 costs a futex wake in most cycles (2.8 us per empty round) but degrades
+    // gently when no core is idle; 32768 cut the empty round to 0.46 us but made an oversubscribed run up to 100
+    // times slower, because the spinner holds the core its partner needs.
+    static constexpr unsigned spin_limit = 512;
+    // Returns once `a` no longer holds `old`: spins (a cycle's work is microseconds), then sleeps in
+    // std::atomic::wait so that an oversubscribed host runs the member being waited for instead of the spinner.
+    template <class T>
+    static void wait_while_equal(const std::atomic<T>& a, T old) {
+        for (unsigned spins = 0; spins < spin_limit; ++spins) {
+            if (a.load(std::memory_order_acquire) != old) return;
+#if defined(__x86_64__) || defined(__i386__)
+            __builtin_ia32_pause();
+#endif
+        }
+        while (a.load(std::memory_order_acquire) == old) a.wait(old, std::memory_order_acquire);
+    }
+    void share(unsigned t) {
+        const unsigned step = threads();
+        for (unsigned i = t; i < items_; i += step) {
+            try {
+                invoke_(job_, i);
+            } catch (...) {
+                errors_[i] = std::current_exception();
+                failed_.store(true, std::memory_order_relaxed);
+            }
+        }
+    }
+    void work(unsigned t) {
+        std::uint64_t seen = 0;
+        while (true) {
+            wait_while_equal(epoch_, seen);
+            seen = epoch_.load(std::memory_order_acquire);
+            if (stop_.load(std::memory_order_acquire)) return;
+            share(t);
+            done_.fetch_add(1, std::memory_order_acq_rel);
+            done_.notify_one();
+        }
+    }
+
+    std::vector<std::thread> workers_;
+    std::vector<std::exception_ptr> errors_;
+    unsigned items_ = 0;
+    void* job_ = nullptr;
+    void (*invoke_)(void*, unsigned) = nullptr;
+    alignas(64) std::atomic<std::uint64_t> epoch_{0};
+    alignas(64) std::atomic<unsigned> done_{0};
+    alignas(64) std::atomic<bool> failed_{false};
+    std::atomic<bool> stop_{false};
+};
+
+// Host threads this process's parallel launches ran with most recently (their share of the load average is not
+// someone else's load). Only a heuristic input: results never depend on the thread count.
+inline std::atomic<unsigned>& recent_host_threads() {
+    static std::atomic<unsigned> n{0};
+    return n;
+}
+
+// Hardware threads not busy with other work: hardware_concurrency less the 1-minute load average (rounded to
+// nearest), with this process's own recent parallel threads added back. Without /proc/loadavg: every hardware thread.
+inline unsigned idle_host_threads() {
+    const unsigned hw = std::max(1U, std::thread::hardware_concurrency());
+    double load = 0;
+    if (std::ifstream in("/proc/loadavg"); !(in >> load)) return hw;
+    const double idle = double(hw) - load + double(recent_host_threads().load(std::memory_order_relaxed)) + 0.5;
+    return idle < 1 ? 1U : std::min(hw, static_cast<unsigned>(idle));
+}
+
+// Host threads for a launch: TimingOptions::host_threads, else GPUARCH_HOST_THREADS, else
+// min(idle host threads, SMs, TimingOptions::default_host_threads_cap). Never more than the SM count.
+inline unsigned host_threads_for(unsigned requested, unsigned sms) {
+    unsigned n = requested;
+    if (n == 0) {
+        if (const char* env = std::getenv("GPUARCH_HOST_THREADS"); env != nullptr && *env != '\0') {
+            char* end = nullptr;
+            const unsigned long v = std::strtoul(env, &end, 10);
+            if (end == env || *end != '\0' || v == 0)
+                throw Error("GPUARCH_HOST_THREADS must be a positive integer (got '" + std::string(env) + "')");
+            n = static_cast<unsigned>(std::min<unsigned long>(v, sms));
+        } else {
+            n = std::min({idle_host_threads(), sms, TimingOptions::default_host_threads_cap});
+        }
+    }
+    return std::max(1U, std::min(n, sms));
+}
+
+} // namespace detail
 
 template <class SMVariant, unsigned NumSMs>
 class GPU {
@@ -146,34 +313,68 @@ public:
         core::Cycle& cycle = now_;
         core::Cycle last_progress = cycle;
         std::uint64_t last_instructions = 0;
+        if (options.launch_hint > 3)
+            throw Error("launch hint " + std::to_string(options.launch_hint) +
+                        " is not one of Gong 2020 Table 6.1's values 0-3");
+        for (auto& sm : sms_)
+            if constexpr (requires { sm->set_launch_hint(0U); }) sm->set_launch_hint(options.launch_hint);
+        const bool clustered = options.placement == CtaPlacement::clustered || options.launch_hint != 0;
+        // cluster_ctas == 0: the grid spread evenly, ceil(CTAs / SMs) consecutive CTAs per SM but no more than fit,
+        // so clustering keeps every SM busy (filling each SM first would leave SMs idle on grids smaller than the
+        // machine's capacity).
+        const unsigned balanced_chunk = static_cast<unsigned>(std::clamp<std::uint64_t>(
+            (execution.cta_count() + NumSMs - 1) / NumSMs, 1, per_sm));
+        // Each SM in turn, from where the last turn stopped, takes up to `chunk` consecutive CTAs. Round-robin
+        // (GPGPU-Sim's and Multi2Sim's default) is chunk 1: CTA c starts on SM c mod N while every SM has room.
+        // Clustered (Gong 2020 Sec. 6.3.2, Fig. 6.8) puts adjacent CTAs on one SM: at launch SM k gets CTAs
+        // k*chunk ... (k+1)*chunk - 1, and later a freed slot takes the next CTA.
+        const unsigned chunk = !clustered ? 1U : options.cluster_ctas != 0 ? options.cluster_ctas : balanced_chunk;
         auto dispatch = [&] {
-            if (options.placement == CtaPlacement::clustered) {
-                // Fill SMs in order with consecutive CTAs (Gong 2020 Sec. 6.3): SM k gets CTAs k*per_sm ...
-                for (unsigned i = 0; i < NumSMs && next_cta < total_ctas; ++i)
-                    while (next_cta < total_ctas && sms_[i]->can_accept_cta()) sms_[i]->start_cta(next_cta, next_cta), ++next_cta;
-                return;
-            }
-            // Round-robin: one CTA per SM per pass, continuing from where the last pass stopped.
             bool placed = true;
             while (placed && next_cta < total_ctas) {
                 placed = false;
+                const unsigned first = rr_sm; // fixed for the pass, so no SM is skipped
                 for (unsigned k = 0; k < NumSMs && next_cta < total_ctas; ++k) {
-                    const unsigned i = (rr_sm + k) % NumSMs;
-                    if (!sms_[i]->can_accept_cta()) continue;
-                    sms_[i]->start_cta(next_cta, next_cta);
-                    ++next_cta;
+                    const unsigned i = (first + k) % NumSMs;
+                    unsigned taken = 0;
+                    for (; taken < chunk && next_cta < total_ctas && sms_[i]->can_accept_cta(); ++taken, ++next_cta)
+                        sms_[i]->start_cta(next_cta, next_cta);
+                    if (taken == 0) continue;
                     rr_sm = (i + 1) % NumSMs;
                     placed = true;
                 }
             }
         };
+        // Parallel tick (issue 11). Serial when there is one thread, when the SM variant does not split its
+        // cycle into phases, or when the L1s report to a GPU-wide duplicate-MSHR tracker (shared state that the
+        // timing phase writes, in an order that affects its statistics).
+        unsigned host_threads = detail::host_threads_for(options.host_threads, NumSMs);
+        if constexpr (!requires(SMVariant& sm, mem::Downstream& down) {
+                          sm.cycle_timing(core::Cycle{}, down);
+                          sm.cycle_fetch();
+                      })
+            host_threads = 1;
+        if constexpr (requires { config_.l1.duplicate_tracker; })
+            if (config_.l1.duplicate_tracker != nullptr) host_threads = 1;
+        std::optional<detail::TickTeam> team;
+        if (host_threads > 1) team.emplace(host_threads);
+        detail::recent_host_threads().store(host_threads > 1 ? host_threads : 0, std::memory_order_relaxed);
+        auto tick_sms = [&] {
+            if (!team) {
+                for (unsigned i = 0; i < NumSMs; ++i) sms_[i]->cycle(cycle, memory_->downstream(i));
+                return;
+            }
+            if constexpr (requires(SMVariant& sm) { sm.cycle_fetch(); }) {
+                auto timing = [&](unsigned i) { sms_[i]->cycle_timing(cycle, memory_->downstream(i)); };
+                team->run(NumSMs, timing);
+                for (unsigned i = 0; i < NumSMs; ++i) sms_[i]->cycle_fetch();
+            }
+        };
         dispatch();
         while (true) {
             bool busy = next_cta < total_ctas;
-            for (unsigned i = 0; i < NumSMs; ++i) {
-                sms_[i]->cycle(cycle, memory_->downstream(i));
-                busy = busy || !sms_[i]->idle();
-            }
+            tick_sms();
+            for (unsigned i = 0; i < NumSMs; ++i) busy = busy || !sms_[i]->idle();
             memory_->cycle(cycle, [this, cycle](std::uint32_t sm, const mem::MemPacket& p) { sms_[sm]->receive(p, cycle); });
             ++cycle;
             bool finished_any = false;
@@ -199,7 +400,7 @@ public:
         }
         // Let outstanding writes drain so the next launch starts from a quiet memory system.
         while (!memory_->idle()) {
-            for (unsigned i = 0; i < NumSMs; ++i) sms_[i]->cycle(cycle, memory_->downstream(i));
+            tick_sms();
             memory_->cycle(cycle, [this, cycle](std::uint32_t sm, const mem::MemPacket& p) { sms_[sm]->receive(p, cycle); });
             ++cycle;
         }

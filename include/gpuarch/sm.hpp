@@ -31,6 +31,7 @@
 #include <boost/mp11/list.hpp>
 
 #include <gpuarch/core/cycle.hpp>
+#include <gpuarch/core/error.hpp>
 #include <gpuarch/core/stats.hpp>
 #include <gpuarch/func/kernel_execution.hpp>
 #include <gpuarch/ir/def_use.hpp>
@@ -111,14 +112,22 @@ public:
         execution_ = &execution;
         shape_ = shape;
         const auto& kernel = execution.kernel();
-        reg_words_ = (kernel.registers.size() + 63) / 64;
-        is_predicate_.assign(kernel.registers.size(), false);
+        if constexpr (hint_assisted) haws_bind(kernel);
+        // Rename targets of hint mode are registers past the kernel's own (ir/hints.hpp): the scoreboard covers them.
+        reg_words_ = (kernel.registers.size() + haws_extra_registers() + 63) / 64;
+        is_predicate_.assign(kernel.registers.size() + haws_extra_registers(), false);
         for (std::size_t r = 0; r < kernel.registers.size(); ++r)
             is_predicate_[r] = kernel.registers[r].type == ir::ScalarType::pred;
         pending_.assign(std::size_t(Frontend::max_warps) * reg_words_, 0);
         pending_long_.assign(std::size_t(Frontend::max_warps) * reg_words_, 0);
         for (auto& sched : schedulers_)
             if constexpr (requires { sched.on_kernel_launch(); }) sched.on_kernel_launch();
+    }
+    // The launch's locality hint (Gong 2020 Table 6.1), after bind and before the first CTA; schedulers that
+    // group warps by it (sched::LocalityTwoLevel) take it through the optional on_launch_hint hook.
+    void set_launch_hint(unsigned hint) {
+        for (auto& sched : schedulers_)
+            if constexpr (requires { sched.on_launch_hint(hint); }) sched.on_launch_hint(hint);
     }
 
     // Occupancy (CUDA occupancy rules): threads, warps, CTAs, registers and shared memory per SM.
@@ -169,6 +178,10 @@ public:
             clear_scoreboard(w);
             cta.warp_slots.push_back(w);
             schedulers_[ws.scheduler].on_warp_start(ws.pool_index);
+            // Optional: where the warp sits in the grid (CTA index, warp index in its CTA, warps in the CTA), for
+            // schedulers that group warps by it (sched::LocalityTwoLevel, Gong 2020 Sec. 6.3.2).
+            if constexpr (requires(Scheduler& sched) { sched.on_warp_origin(0U, cta.state->id, 0U, 0U); })
+                schedulers_[ws.scheduler].on_warp_origin(ws.pool_index, cta.state->id, k, cta.live_warps);
             if (cta.state->warp_finished(k)) ws.functional_done = true;
         }
         ++resident_ctas_;
@@ -188,8 +201,20 @@ public:
         return n;
     }
 
-    // One core cycle. `down` is this SM's port into the interconnect.
+    // One core cycle. `down` is this SM's port into the interconnect. Equivalent to cycle_timing then
+    // cycle_fetch.
     void cycle(core::Cycle now, mem::Downstream& down) {
+        cycle_timing(now, down);
+        cycle_fetch();
+    }
+
+    // The two phases of a cycle, for GPU's parallel tick (issue 11). cycle_timing (stages 1-5) reads and writes
+    // only this SM's own state and its own `down` port, so the SMs of a GPU may run it concurrently on host
+    // threads. cycle_fetch (stage 6) steps the functional engine, which reads and writes the shared func::Device
+    // and func::KernelExecution: the GPU runs it serially, in SM index order. Running every SM's timing phase
+    // before any SM's fetch phase gives the same result as SM-by-SM cycle() because no timing phase reads what
+    // another SM's fetch writes.
+    void cycle_timing(core::Cycle now, mem::Downstream& down) {
         now_ = now;
         // 1. completions
         exec_.drain_completed(now, [this](std::uint64_t token) { on_exec_done(token); });
@@ -216,6 +241,8 @@ public:
         l1_.cycle(now, down);
         // 5. issue
         issue(now);
+    }
+    void cycle_fetch() {
         // 6. fetch
         fetch();
         ++stats_.cycles;
@@ -278,12 +305,38 @@ public:
         return out;
     }
 
+    // Scheduler s of this SM (its statistics and, for HAWS, its hint-mode state).
+    const Scheduler& scheduler(unsigned s) const { return schedulers_[s]; }
     std::uint64_t cycles() const { return stats_.cycles; }
     std::uint64_t warp_instructions() const { return stats_.warp_instructions; }
     std::uint64_t thread_instructions() const { return stats_.thread_instructions; }
 
 private:
     // ---------------------------------------------------------------------------------------------------
+    // Hint-assisted warp scheduling (Gong 2020 Ch. 5, sched/haws.hpp): a scheduler that declares `hint_assisted`
+    // gets the hint-mode mechanism (the haws_ functions below). For every other scheduler these state types are
+    // empty and every haws_ call sits behind `if constexpr (hint_assisted)`, so its code is what it was without.
+    static constexpr bool hint_assisted = requires { SchedulerT::hint_assisted; };
+    struct NoHawsState {};
+    template <class S>
+    static auto haws_record_type() {
+        if constexpr (requires { S::hint_assisted; }) return std::type_identity<typename S::RecordState>{};
+        else return std::type_identity<NoHawsState>{};
+    }
+    template <class S>
+    static auto haws_sm_type() {
+        if constexpr (requires { S::hint_assisted; }) return std::type_identity<typename S::SmState>{};
+        else return std::type_identity<NoHawsState>{};
+    }
+    template <class S>
+    static auto haws_window_entry_type() {
+        if constexpr (requires { S::hint_assisted; }) return std::type_identity<typename S::WindowEntry>{};
+        else return std::type_identity<NoHawsState>{};
+    }
+    using HawsRecord = typename decltype(haws_record_type<SchedulerT>())::type;
+    using HawsWindowEntry = typename decltype(haws_window_entry_type<SchedulerT>())::type;
+    using HawsSm = typename decltype(haws_sm_type<SchedulerT>())::type;
+
     struct InFlight {
         explicit InFlight(unsigned width) : result(width) {}
         func::StepResult result;
@@ -297,6 +350,7 @@ private:
         unsigned active_lanes = 0;
         std::uint8_t source_count = 0;         // distinct non-predicate source registers, found once at fetch
         std::array<ir::RegId, 12> sources{};
+        [[no_unique_address]] HawsRecord haws{}; // hint mode (HAWS schedulers only)
     };
 
     struct WarpState {
@@ -452,34 +506,53 @@ private:
     }
     Hazard head_hazard(unsigned w) const {
         const WarpState& ws = warps_[w];
-        if (ws.head_hazard == hazard_unknown)
+        if (ws.head_hazard == hazard_unknown) {
+            if constexpr (hint_assisted)
+                if (records_[ws.ibuffer[ws.ib_head]].haws.hinted) {
+                    ws.head_hazard = static_cast<std::uint8_t>(haws_hazard(w, records_[ws.ibuffer[ws.ib_head]]));
+                    return static_cast<Hazard>(ws.head_hazard);
+                }
             ws.head_hazard = static_cast<std::uint8_t>(hazard(w, *records_[ws.ibuffer[ws.ib_head]].result.instruction));
+        }
         return static_cast<Hazard>(ws.head_hazard);
     }
     bool head_blocked_by_long(unsigned w) const { return head_hazard(w) == Hazard::raw_long; }
 
     // ---------------------------------------------------------------------------------------------------
     void fetch() {
+        if constexpr (hint_assisted) haws_transitions();
         for (unsigned s = 0; s < Frontend::schedulers; ++s) {
             const unsigned pool = pool_size(s);
+            const unsigned start = fetch_next_[s];
+            unsigned fetched = 0;
             for (unsigned k = 0; k < pool; ++k) {
-                const unsigned pi = (fetch_next_[s] + k) % pool;
+                const unsigned pi = (start + k) % pool;
                 const unsigned w = slot_of(s, pi);
                 if (!can_fetch(w)) continue;
                 fetch_warp(w);
                 fetch_next_[s] = (pi + 1) % pool;
-                break;
+                if (++fetched == fetch_warps_per_scheduler()) break;
             }
         }
     }
+    // Warps that fetch per scheduler per cycle: one (round-robin), unless the Frontend says otherwise (the Gong 2020
+    // Fig. 5.3 toy machine: "Each warp will fetch a new instruction every cycle").
+    static constexpr unsigned fetch_warps_per_scheduler() {
+        if constexpr (requires { Frontend::fetch_warps_per_scheduler; }) return Frontend::fetch_warps_per_scheduler;
+        else return 1;
+    }
     bool can_fetch(unsigned w) const {
         const WarpState& ws = warps_[w];
+        if constexpr (hint_assisted)
+            if (ws.occupied && haws_owns_fetch(w)) return haws_can_fetch(w);
         if (!ws.occupied || ws.functional_done || ws.fetch_blocked || ws.at_barrier) return false;
         if (ws.ib_count >= Frontend::ibuffer_entries) return false;
         const CtaSlot& cta = ctas_[ws.cta_slot];
         return !cta.state->warp_waiting(ws.warp_in_cta);
     }
     void fetch_warp(unsigned w) {
+        if constexpr (hint_assisted)
+            if (haws_owns_fetch(w)) return haws_fetch(w);
         WarpState& ws = warps_[w];
         CtaSlot& cta = ctas_[ws.cta_slot];
         for (unsigned n = 0; n < Frontend::fetch_per_warp && ws.ib_count < Frontend::ibuffer_entries; ++n) {
@@ -487,26 +560,7 @@ private:
             const std::uint32_t r = allocate_record();
             InFlight& rec = records_[r];
             execution_->step(*cta.state, ws.warp_in_cta, rec.result);
-            const ir::Instruction& inst = *rec.result.instruction;
-            rec.alive = true;
-            rec.warp = w;
-            rec.unit = Frontend::unit_for(inst.op_class);
-            rec.is_memory = ir::is_memory(inst.op_class);
-            rec.is_control = inst.op_class == ir::OpClass::branch || inst.op_class == ir::OpClass::barrier ||
-                             inst.op_class == ir::OpClass::control;
-            rec.active_lanes = static_cast<unsigned>(rec.result.executed.popcount());
-            // A memory instruction whose guard is false on every lane accesses nothing: it passes through its
-            // unit without visiting the L1.
-            if (rec.active_lanes == 0) rec.is_memory = false;
-            rec.long_latency = rec.is_memory && is_long_latency(inst, rec.result);
-            rec.source_count = 0;
-            for (unsigned k = 0; k < inst.num_uses && rec.source_count < rec.sources.size(); ++k) {
-                const ir::RegId reg = inst.uses[k];
-                if (is_predicate_[reg]) continue;
-                bool seen = false;
-                for (unsigned j = 0; j < rec.source_count; ++j) seen = seen || rec.sources[j] == reg;
-                if (!seen) rec.sources[rec.source_count++] = reg;
-            }
+            prepare_record(w, rec);
             ws.ibuffer[(ws.ib_head + ws.ib_count) % ws.ibuffer.size()] = r;
             if (ws.ib_count == 0) ws.head_hazard = hazard_unknown;
             ++ws.ib_count;
@@ -517,6 +571,30 @@ private:
                 break;
             }
         }
+    }
+    // Fills a record's timing view of the instruction the functional engine just executed into it.
+    void prepare_record(unsigned w, InFlight& rec) const {
+        const ir::Instruction& inst = *rec.result.instruction;
+        rec.alive = true;
+        rec.warp = w;
+        rec.unit = Frontend::unit_for(inst.op_class);
+        rec.is_memory = ir::is_memory(inst.op_class);
+        rec.is_control = inst.op_class == ir::OpClass::branch || inst.op_class == ir::OpClass::barrier ||
+                         inst.op_class == ir::OpClass::control;
+        rec.active_lanes = static_cast<unsigned>(rec.result.executed.popcount());
+        // A memory instruction whose guard is false on every lane accesses nothing: it passes through its
+        // unit without visiting the L1.
+        if (rec.active_lanes == 0) rec.is_memory = false;
+        rec.long_latency = rec.is_memory && is_long_latency(inst, rec.result);
+        rec.source_count = 0;
+        for (unsigned k = 0; k < inst.num_uses && rec.source_count < rec.sources.size(); ++k) {
+            const ir::RegId reg = inst.uses[k];
+            if (is_predicate_[reg]) continue;
+            bool seen = false;
+            for (unsigned j = 0; j < rec.source_count; ++j) seen = seen || rec.sources[j] == reg;
+            if (!seen) rec.sources[rec.source_count++] = reg;
+        }
+        rec.haws = HawsRecord{};
     }
     static bool is_long_latency(const ir::Instruction& inst, const func::StepResult& result) {
         if (inst.num_defs == 0) return false;
@@ -530,6 +608,8 @@ private:
         const WarpState& ws = warps_[w];
         if (ws.at_barrier) return timing::IssueOutcome::barrier;
         if (ws.ib_count == 0) {
+            if constexpr (hint_assisted)
+                if (ws.occupied && haws_owns_fetch(w)) return haws_empty_blocker(w);
             if (ws.occupied && (ws.functional_done || ws.fetch_blocked)) return timing::IssueOutcome::raw_other;
             if (ws.occupied && ctas_[ws.cta_slot].state->warp_waiting(ws.warp_in_cta))
                 return timing::IssueOutcome::barrier;
@@ -718,6 +798,8 @@ private:
     }
 
     void issue_head(unsigned w, unsigned s, core::Cycle) {
+        if constexpr (hint_assisted)
+            if (records_[warps_[w].ibuffer[warps_[w].ib_head]].haws.copy) return haws_issue_copy(w);
         WarpState& ws = warps_[w];
         const std::uint32_t r = ws.ibuffer[ws.ib_head];
         ws.ib_head = (ws.ib_head + 1) % ws.ibuffer.size();
@@ -726,9 +808,9 @@ private:
         InFlight& rec = records_[r];
         const ir::Instruction& inst = *rec.result.instruction;
         for (unsigned k = 0; k < inst.num_defs; ++k) {
-            set_bit(pending_of(w), inst.defs[k]);
+            set_bit(pending_of(w), def_register(rec, k));
             if (rec.long_latency) {
-                set_bit(long_of(w), inst.defs[k]);
+                set_bit(long_of(w), def_register(rec, k));
                 ++ws.long_pending;
             }
         }
@@ -736,6 +818,13 @@ private:
         ++pending_dispatch_[kind_index(rec.unit)][s];
         ++stats_.warp_instructions;
         stats_.thread_instructions += rec.active_lanes;
+        if constexpr (hint_assisted) haws_after_issue(w, rec);
+    }
+    // The register an instruction's k-th destination is written to: its own, or its rename target in hint mode.
+    static ir::RegId def_register(const InFlight& rec, unsigned k) {
+        if constexpr (hint_assisted)
+            if (k == 0 && rec.haws.renamed_to != ir::no_reg) return rec.haws.renamed_to;
+        return rec.result.instruction->defs[k];
     }
 
     // ---------------------------------------------------------------------------------------------------
@@ -817,7 +906,8 @@ private:
     void complete(std::uint64_t token) {
         InFlight& rec = *record(token);
         const ir::Instruction& inst = *rec.result.instruction;
-        if (rec.is_control) resolve_control(rec);
+        // A branch issued in hint mode runs on the SIMT-stack copy: in-order fetch never waited for it.
+        if (rec.is_control && !haws_hinted(rec)) resolve_control(rec);
         if (inst.num_defs == 0) {
             retire(token);
             return;
@@ -835,7 +925,7 @@ private:
         }
         for (unsigned k = 0; k < inst.num_defs && write.dest_count < write.dests.size(); ++k) {
             if (is_predicate_[inst.defs[k]]) continue;
-            write.dests[write.dest_count++] = inst.defs[k];
+            write.dests[write.dest_count++] = def_register(rec, k);
         }
         if (write.dest_count == 0) {
             on_written(token);
@@ -849,9 +939,9 @@ private:
         WarpState& ws = warps_[rec.warp];
         ws.head_hazard = hazard_unknown;
         for (unsigned k = 0; k < inst.num_defs; ++k) {
-            clear_bit(pending_of(rec.warp), inst.defs[k]);
+            clear_bit(pending_of(rec.warp), def_register(rec, k));
             if (rec.long_latency) {
-                clear_bit(long_of(rec.warp), inst.defs[k]);
+                clear_bit(long_of(rec.warp), def_register(rec, k));
                 --ws.long_pending;
             }
         }
@@ -860,6 +950,7 @@ private:
     void retire(std::uint64_t token) {
         InFlight& rec = *record(token);
         const unsigned w = rec.warp;
+        if constexpr (hint_assisted) haws_on_retire(rec);
         --warps_[w].in_flight;
         release_record(rec.index);
         maybe_finish_warp(w);
@@ -905,6 +996,436 @@ private:
     }
 
     // ---------------------------------------------------------------------------------------------------
+    // Hint mode (Gong 2020 Ch. 5; sched/haws.hpp, docs/haws.md). Compiled only for hint_assisted schedulers.
+    //
+    // Model: functional execution stays in program order. When a warp enters hint mode, its fetched instructions go
+    // back into a per-warp run-ahead window (records already executed, not yet fetched in order); hint-mode fetch
+    // moves only the chain's instructions, one at a time, from the window into the instruction buffer, stepping the
+    // functional engine ahead (in program order) when the next chain instruction is not in the window yet. In-order
+    // fetch then drains the window: instructions issued in hint mode are skipped, or become a register copy when
+    // their result was renamed (Sec. 5.3.4, Fig. 5.8).
+    static bool haws_hinted(const InFlight& rec) {
+        if constexpr (hint_assisted) return rec.haws.hinted;
+        else return false;
+    }
+    unsigned haws_extra_registers() const {
+        if constexpr (hint_assisted) return haws_.hints.extra_registers;
+        else return 0;
+    }
+    auto& haws_warp(unsigned w) { return schedulers_[warps_[w].scheduler].warp(warps_[w].pool_index); }
+    const auto& haws_warp(unsigned w) const { return schedulers_[warps_[w].scheduler].warp(warps_[w].pool_index); }
+    auto& haws_stats(unsigned w) { return schedulers_[warps_[w].scheduler].stats(); }
+
+    void haws_bind(const ir::Kernel& kernel) {
+        // Hints depend only on the kernel: computed once per kernel, not per launch.
+        if (haws_.kernel == &kernel && haws_.kernel_code_size == kernel.code.size() && haws_.kernel_name == kernel.name)
+            return;
+        haws_.hints = Scheduler::Hints::hints(kernel);
+        if (haws_.hints.hint.size() != kernel.code.size())
+            throw Error("HAWS: the hint source gave " + std::to_string(haws_.hints.hint.size()) + " hints for kernel '" +
+                        kernel.name + "' of " + std::to_string(kernel.code.size()) + " instructions");
+        haws_.kernel = &kernel;
+        haws_.kernel_code_size = kernel.code.size();
+        haws_.kernel_name = kernel.name;
+        haws_.copies.clear();
+    }
+
+    // In hint mode, or while in-order fetch drains the window, fetch belongs to the hint-mode logic.
+    bool haws_owns_fetch(unsigned w) const {
+        const auto& hw = haws_warp(w);
+        return hw.hint_mode || !hw.window.empty();
+    }
+    bool haws_can_fetch(unsigned w) const {
+        const WarpState& ws = warps_[w];
+        const auto& hw = haws_warp(w);
+        // Sec. 5.3.3: one hinted instruction at a time; a full RCU stops hint-mode issue.
+        if (hw.hint_mode) return ws.ib_count == 0 && hw.next_offset != 0 && !hw.rcu.full();
+        return !ws.fetch_blocked && !ws.at_barrier && ws.ib_count < Frontend::ibuffer_entries;
+    }
+    timing::IssueOutcome haws_empty_blocker(unsigned w) const {
+        const WarpState& ws = warps_[w];
+        if (haws_warp(w).hint_mode) return timing::IssueOutcome::raw_long_latency; // the warp waits on its stall point
+        return ws.fetch_blocked ? timing::IssueOutcome::raw_other : timing::IssueOutcome::ibuffer_empty;
+    }
+    void haws_fetch(unsigned w) {
+        if (haws_warp(w).hint_mode) haws_fetch_hinted(w);
+        else haws_fetch_window(w);
+    }
+
+    // The stall point still waits on its long-latency load (the scoreboard's long-latency flag, Sec. 5.3.3).
+    bool haws_stall_waiting(unsigned w) const {
+        return hazard(w, *records_[haws_warp(w).stall_record].result.instruction) == Hazard::raw_long;
+    }
+    // RAW check of a hinted instruction: the scoreboard and the earlier RCU entries (Sec. 5.3.3), sources read
+    // through the rename tables. Not issuable at all once the stall point's load is back (the warp returns).
+    Hazard haws_hazard(unsigned w, const InFlight& rec) const {
+        const auto& hw = haws_warp(w);
+        if (!haws_stall_waiting(w)) return Hazard::raw_other;
+        const ir::Instruction& inst = *rec.result.instruction;
+        const std::uint64_t* p = pending_of(w);
+        const std::uint64_t* l = long_of(w);
+        Hazard h = Hazard::none;
+        for (unsigned k = 0; k < inst.num_uses; ++k) {
+            const ir::RegId r = haws_lookup(hw, inst.uses[k]);
+            if (test_bit(p, r) || hw.rcu.pending_write(r)) {
+                if (test_bit(l, r)) return Hazard::raw_long;
+                h = Hazard::raw_other;
+            }
+        }
+        for (unsigned k = 0; k < inst.num_defs; ++k) {
+            const ir::RegId r = def_register(rec, k);
+            if (test_bit(p, r)) return test_bit(l, r) ? Hazard::raw_long : Hazard::raw_other;
+        }
+        return h;
+    }
+    template <class HW>
+    ir::RegId haws_lookup(const HW& hw, ir::RegId r) const {
+        return r < is_predicate_.size() && is_predicate_[r] ? hw.scalar_renames.lookup(r) : hw.vector_renames.lookup(r);
+    }
+
+    // Start of the fetch stage: warps enter and leave hint mode.
+    void haws_transitions() {
+        for (unsigned w = 0; w < warps_.size(); ++w) {
+            if (!warps_[w].occupied) continue;
+            if (haws_warp(w).hint_mode) haws_maybe_return(w);
+            else haws_maybe_enter(w);
+        }
+    }
+    void haws_maybe_enter(unsigned w) {
+        WarpState& ws = warps_[w];
+        if (ws.ib_count == 0 || ws.at_barrier) return;
+        const std::uint32_t r = ws.ibuffer[ws.ib_head];
+        const InFlight& rec = records_[r];
+        if (rec.haws.copy || head_hazard(w) != Hazard::raw_long) return;
+        // A register copy of the previous episode still waiting behind the stall point: that episode is not over.
+        for (unsigned k = 1; k < ws.ib_count; ++k)
+            if (records_[ws.ibuffer[(ws.ib_head + k) % ws.ibuffer.size()]].haws.copy) return;
+        auto& hw = haws_warp(w);
+        // One episode per dynamic stall point, and only once the previous episode's results were all consumed.
+        if (token_of(rec) == hw.stall_token || !hw.rcu.empty()) return;
+        const ir::Pc pc = rec.result.pc;
+        const std::uint16_t first = Scheduler::next_offset(haws_.hints.hint[pc], pc, rec.result.next_pc);
+        if (first == 0 || first >= Scheduler::window_limit) {
+            // A long-latency stall with nothing to run: the thesis's switches include these (Fig. 5.13).
+            hw.stall_token = token_of(rec);
+            ++haws_stats(w).stalls_without_chain;
+            return;
+        }
+        if constexpr (Scheduler::trigger_all_stalled) {
+            const unsigned s = ws.scheduler;
+            for (unsigned i = 0; i < pool_size(s); ++i) {
+                const unsigned v = slot_of(s, i);
+                if (warps_[v].occupied && !haws_warp(v).hint_mode &&
+                    blocker(v) != timing::IssueOutcome::raw_long_latency)
+                    return;
+            }
+        }
+        auto& st = haws_stats(w);
+        hw.stall_token = token_of(rec);
+        if (!hw.stack_copy.take(ctas_[ws.cta_slot].state->warps[ws.warp_in_cta].stack)) {
+            ++st.simt_copy_overflows;
+            return;
+        }
+        st.simt_entries_copied += hw.stack_copy.size();
+        // The fetch buffer's instructions (the stall point first) go back to the window, in program order.
+        for (unsigned k = ws.ib_count; k-- > 0;) {
+            const std::uint32_t q = ws.ibuffer[(ws.ib_head + k) % ws.ibuffer.size()];
+            typename Scheduler::WindowEntry e;
+            e.record = q;
+            e.pc = records_[q].result.pc;
+            hw.window.push_front(e);
+            if (records_[q].result.warp_finished) {
+                ws.functional_done = false;
+                hw.window_done = true;
+            }
+        }
+        ws.ib_count = 0;
+        ws.ib_head = 0;
+        ws.fetch_blocked = false; // a control instruction that was in the buffer is no longer fetched
+        ws.head_hazard = hazard_unknown;
+        hw.hint_mode = true;
+        hw.stall_pc = pc;
+        hw.stall_record = r;
+        hw.next_offset = first;
+        hw.last_offset = 0;
+        hw.scan_from = 1;
+        hw.episode_issued = 0;
+        ++hw.episode;
+        hw.scalar_renames.clear();
+        hw.vector_renames.clear();
+        ++st.episodes;
+    }
+    void haws_maybe_return(unsigned w) {
+        WarpState& ws = warps_[w];
+        auto& hw = haws_warp(w);
+        auto& st = haws_stats(w);
+        const bool staged = ws.ib_count > 0;
+        if (!haws_stall_waiting(w)) {
+            // Sec. 5.3.4 / Fig. 5.3 Exp. 2: the flag cleared; flush the fetch buffer, re-fetch the stall point.
+            ++st.returns_on_flag;
+            if (staged) {
+                haws_unstage(w);
+                ++st.flushed;
+            }
+        } else if (staged || (hw.next_offset != 0 && !hw.rcu.full())) {
+            return; // the chain goes on
+        } else if (hw.next_offset != 0) {
+            ++st.rcu_full;
+        } else {
+            ++st.returns_on_chain_end; // Fig. 5.3 Exp. 1: "HAWS will go back to the original stall point"
+        }
+        hw.hint_mode = false;
+        ws.head_hazard = hazard_unknown;
+        schedulers_[ws.scheduler].end_episode(ws.pool_index, hw);
+    }
+    // Puts the staged (fetched, not issued) hinted instruction back into the window.
+    void haws_unstage(unsigned w) {
+        WarpState& ws = warps_[w];
+        auto& hw = haws_warp(w);
+        const std::uint32_t r = ws.ibuffer[ws.ib_head];
+        InFlight& rec = records_[r];
+        for (auto& e : hw.window)
+            if (e.staged && e.record == r) e.staged = false;
+        prepare_record(w, rec); // back to its in-order view (sources not renamed)
+        ws.ib_count = 0;
+        ws.ib_head = 0;
+        ws.head_hazard = hazard_unknown;
+    }
+
+    // Steps warp w's functional engine one instruction ahead into its window. False when it cannot (barrier, exit,
+    // window limit): the functional engine cannot run past a CTA barrier before every warp arrives.
+    bool haws_run_ahead(unsigned w) {
+        WarpState& ws = warps_[w];
+        CtaSlot& cta = ctas_[ws.cta_slot];
+        auto& hw = haws_warp(w);
+        if (hw.window_done || hw.window.size() >= Scheduler::window_limit) return false;
+        if (cta.state->warp_waiting(ws.warp_in_cta) || cta.state->warp_finished(ws.warp_in_cta)) return false;
+        const std::uint32_t r = allocate_record();
+        InFlight& rec = records_[r];
+        execution_->step(*cta.state, ws.warp_in_cta, rec.result);
+        prepare_record(w, rec);
+        ++ws.in_flight;
+        ++haws_stats(w).run_ahead_steps;
+        if (rec.result.warp_finished) hw.window_done = true;
+        typename Scheduler::WindowEntry e;
+        e.record = r;
+        e.pc = rec.result.pc;
+        hw.window.push_back(e);
+        return true;
+    }
+
+    // Hint-mode fetch: the next chain instruction, and only it (Sec. 5.3.3).
+    void haws_fetch_hinted(unsigned w) {
+        WarpState& ws = warps_[w];
+        auto& hw = haws_warp(w);
+        auto& st = haws_stats(w);
+        const ir::Pc target = hw.stall_pc + hw.next_offset;
+        std::size_t idx = hw.scan_from;
+        for (;; ++idx) {
+            if (idx == hw.window.size() && !haws_run_ahead(w)) {
+                hw.next_offset = 0;
+                ++st.run_ahead_blocked;
+                return;
+            }
+            const ir::Pc pc = hw.window[idx].pc;
+            if (pc == target) break;
+            // The executed path left the chain's range (a skipped branch went elsewhere): the chain ends.
+            if (pc <= hw.stall_pc || pc > target) {
+                hw.next_offset = 0;
+                ++st.chain_guard_stops;
+                return;
+            }
+        }
+        typename Scheduler::WindowEntry& e = hw.window[idx];
+        InFlight& rec = records_[e.record];
+        const auto& h = haws_.hints.hint[target];
+        const ir::RegId renamed = Scheduler::rename_target(h);
+        if (!haws_chain_member_ok(w, idx, rec, renamed)) {
+            hw.next_offset = 0;
+            ++st.chain_guard_stops;
+            return;
+        }
+        rec.haws.hinted = true;
+        rec.haws.offset = hw.next_offset;
+        rec.haws.episode = hw.episode;
+        rec.haws.renamed_to = renamed;
+        for (unsigned j = 0; j < rec.source_count; ++j) rec.sources[j] = haws_lookup(hw, rec.sources[j]);
+        e.staged = true;
+        ws.ib_head = 0;
+        ws.ibuffer[0] = e.record;
+        ws.ib_count = 1;
+        ws.head_hazard = hazard_unknown;
+        hw.scan_from = idx + 1;
+        hw.last_offset = hw.next_offset;
+        const std::uint16_t next = Scheduler::next_offset(h, target, rec.result.next_pc);
+        // Offsets strictly increase along a chain and fit the RCU's 9-bit offset field (Sec. 5.3.3).
+        hw.next_offset = next > hw.last_offset && next < Scheduler::window_limit ? next : 0;
+    }
+    // A chain instruction must not depend on, nor (unless renamed) overwrite what is read or written by, an
+    // instruction hint mode skips; and never be a barrier or exit. The hint pass guarantees this; the check keeps a
+    // wrong hint from reordering dependent instructions (the chain is cut instead).
+    bool haws_chain_member_ok(unsigned w, std::size_t idx, const InFlight& rec, ir::RegId renamed) const {
+        const auto& hw = haws_warp(w);
+        const ir::Instruction& inst = *rec.result.instruction;
+        if (inst.op_class == ir::OpClass::barrier || inst.op_class == ir::OpClass::control) return false;
+        if (renamed != ir::no_reg && (inst.num_defs != 1 || renamed < execution_->kernel().registers.size()))
+            return false;
+        for (std::size_t j = 0; j < idx; ++j) {
+            const auto& s = hw.window[j];
+            if (s.hint_issued || s.staged) continue;
+            const ir::Instruction& o = *records_[s.record].result.instruction;
+            for (unsigned d = 0; d < o.num_defs; ++d) {
+                for (unsigned u = 0; u < inst.num_uses; ++u)
+                    if (inst.uses[u] == o.defs[d]) return false; // RAW on a skipped instruction
+                if (renamed == ir::no_reg)
+                    for (unsigned k = 0; k < inst.num_defs; ++k)
+                        if (inst.defs[k] == o.defs[d]) return false; // WAW
+            }
+            if (renamed == ir::no_reg)
+                for (unsigned u = 0; u < o.num_uses; ++u)
+                    for (unsigned k = 0; k < inst.num_defs; ++k)
+                        if (inst.defs[k] == o.uses[u]) return false; // WAR
+        }
+        return true;
+    }
+
+    // After every issue: statistics, and for a hinted instruction its RCU entry and rename mapping (Sec. 5.3.3).
+    void haws_after_issue(unsigned w, InFlight& rec) {
+        auto& sched = schedulers_[warps_[w].scheduler];
+        auto& st = sched.stats();
+        const bool alu = !rec.is_memory && !rec.is_control;
+        if (alu) ++st.total_alu;
+        if (rec.long_latency) ++st.total_memory;
+        if (!rec.haws.hinted) {
+            sched.record_issue(warps_[w].pool_index, rec.result.pc, now_, Scheduler::IssueEvent::Kind::in_order);
+            return;
+        }
+        auto& hw = haws_warp(w);
+        const ir::Instruction& inst = *rec.result.instruction;
+        const ir::RegId dst = inst.num_defs > 0 ? inst.defs[0] : ir::no_reg;
+        const ir::RegId renamed = rec.haws.renamed_to != ir::no_reg ? rec.haws.renamed_to : dst;
+        if (!hw.rcu.insert(rec.haws.offset, dst, renamed, rec.is_control))
+            throw Error("HAWS: a hinted instruction issued with its RCU full or its offset taken (internal error)");
+        if (renamed != dst) {
+            auto& table = is_predicate_[dst] ? hw.scalar_renames : hw.vector_renames;
+            if (!table.map(dst, renamed)) throw Error("HAWS: rename table full (internal error: it is RCU-sized)");
+        }
+        for (auto& e : hw.window)
+            if (e.staged && e.record == rec.index) {
+                e.staged = false;
+                e.hint_issued = true;
+                e.record = Scheduler::WindowEntry::no_record; // the record now belongs to the pipeline
+                e.dst = dst;
+                e.renamed = renamed;
+                e.executed = rec.result.executed;
+                e.active_lanes = rec.active_lanes;
+            }
+        ++hw.episode_issued;
+        ++st.hint_issued;
+        if (alu) ++st.hint_alu;
+        if (rec.long_latency) ++st.hint_memory;
+        sched.record_issue(warps_[w].pool_index, rec.result.pc, now_, Scheduler::IssueEvent::Kind::hinted);
+    }
+    // A hinted instruction's result is written: its RCU entry becomes ready (if its episode's RCU still holds it).
+    void haws_on_retire(const InFlight& rec) {
+        if (!rec.haws.hinted) return;
+        auto& hw = haws_warp(rec.warp);
+        if (hw.episode == rec.haws.episode) hw.rcu.mark_ready(rec.haws.offset);
+    }
+
+    // In-order fetch after hint mode: the window in program order (Fig. 5.8).
+    void haws_fetch_window(unsigned w) {
+        WarpState& ws = warps_[w];
+        auto& hw = haws_warp(w);
+        auto& st = haws_stats(w);
+        unsigned fetched = 0;
+        while (fetched < Frontend::fetch_per_warp && ws.ib_count < Frontend::ibuffer_entries && !hw.window.empty()) {
+            const typename Scheduler::WindowEntry e = hw.window.front();
+            if (e.hint_issued) {
+                // Fig. 5.8: the pc matches the RCU head; results in the original register are skipped, renamed
+                // ones are copied back by an instruction that bypasses execution.
+                const auto* head = hw.rcu.head();
+                if (head == nullptr || head->offset != e.pc - hw.stall_pc)
+                    throw Error("HAWS: in-order fetch met a hint-issued instruction that is not the RCU head "
+                                "(internal error)");
+                hw.rcu.pop_head();
+                hw.window.pop_front();
+                if (e.renamed == e.dst) {
+                    ++st.skipped;
+                    continue;
+                }
+                haws_push_copy(w, e);
+                ++st.copies;
+                ++fetched;
+                continue;
+            }
+            hw.window.pop_front();
+            InFlight& rec = records_[e.record];
+            ws.ibuffer[(ws.ib_head + ws.ib_count) % ws.ibuffer.size()] = e.record;
+            if (ws.ib_count == 0) ws.head_hazard = hazard_unknown;
+            ++ws.ib_count;
+            ++fetched;
+            if (rec.result.warp_finished) ws.functional_done = true;
+            if (rec.is_control || ws.functional_done) {
+                if (rec.is_control) ws.fetch_blocked = true;
+                break;
+            }
+        }
+        if (hw.window.empty() && hw.window_done) ws.functional_done = true;
+    }
+    // The register copy `mov dst, renamed` for a renamed hint-mode result (Sec. 5.3.4).
+    const ir::Instruction& haws_copy_instruction(ir::RegId dst, ir::RegId renamed) {
+        for (const ir::Instruction& c : haws_.copies)
+            if (c.defs[0] == dst && c.uses[0] == renamed) return c;
+        ir::Instruction c;
+        c.op = ir::Opcode::mov;
+        c.op_class = ir::OpClass::int_alu;
+        c.type = execution_->kernel().registers[dst].type;
+        c.num_defs = 1;
+        c.defs[0] = dst;
+        c.num_uses = 1;
+        c.uses[0] = renamed;
+        return haws_.copies.emplace_back(c);
+    }
+    void haws_push_copy(unsigned w, const HawsWindowEntry& e) {
+        WarpState& ws = warps_[w];
+        const std::uint32_t r = allocate_record();
+        InFlight& rec = records_[r];
+        func::StepResult& res = rec.result;
+        res.pc = e.pc;
+        res.instruction = &haws_copy_instruction(e.dst, e.renamed);
+        res.active = res.executed = e.executed;
+        res.is_branch = res.diverged = false;
+        res.next_pc = e.pc + 1;
+        res.is_memory = res.is_load = res.is_store = res.is_atomic = false;
+        res.space = ir::StateSpace::none;
+        res.access_bytes = 0;
+        res.has_value = false;
+        res.value_reg = ir::no_reg;
+        res.warp_finished = res.barrier_wait = res.barrier_released = false;
+        prepare_record(w, rec);
+        rec.haws.copy = true;
+        ws.ibuffer[(ws.ib_head + ws.ib_count) % ws.ibuffer.size()] = r;
+        if (ws.ib_count == 0) ws.head_hazard = hazard_unknown;
+        ++ws.ib_count;
+        ++ws.in_flight;
+    }
+    // Issue of a register copy: it takes the issue slot and the scoreboard, then goes straight to the register
+    // file's write port (Sec. 5.3.4: "it will bypass the execution stage and update the register file").
+    void haws_issue_copy(unsigned w) {
+        WarpState& ws = warps_[w];
+        const std::uint32_t r = ws.ibuffer[ws.ib_head];
+        ws.ib_head = (ws.ib_head + 1) % ws.ibuffer.size();
+        --ws.ib_count;
+        ws.head_hazard = hazard_unknown;
+        InFlight& rec = records_[r];
+        set_bit(pending_of(w), rec.result.instruction->defs[0]);
+        auto& sched = schedulers_[ws.scheduler];
+        sched.record_issue(ws.pool_index, rec.result.pc, now_, Scheduler::IssueEvent::Kind::copy);
+        complete(token_of(rec));
+    }
+
+    // ---------------------------------------------------------------------------------------------------
     std::uint32_t id_;
     RegisterFile rf_;
     Exec exec_;
@@ -917,6 +1438,7 @@ private:
     }
     using SmShared = typename decltype(shared_state_type<Scheduler>())::type;
     SmShared sm_shared_{};
+    [[no_unique_address]] HawsSm haws_{}; // hint mode: the bound kernel's hints (HAWS schedulers only)
     std::vector<Scheduler> schedulers_;
     std::vector<unsigned> fetch_next_;
     std::vector<WarpState> warps_;

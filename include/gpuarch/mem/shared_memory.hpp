@@ -41,26 +41,51 @@ public:
         std::uint32_t total = 0;
         std::size_t group = ~std::size_t{0};
         const std::uint32_t bytes = access.access_bytes == 0 ? 1 : access.access_bytes;
+        if (bank_stamp_.size() != config_.banks) {
+            bank_stamp_.assign(config_.banks, 0);
+            bank_word_.assign(config_.banks, 0);
+        }
         words_.clear();
+        new_group();
         for_each_active_lane(access, [&](std::size_t lane) {
             const std::size_t g = lane / config_.lanes_per_cycle;
             if (g != group) {
                 total += degree();
                 words_.clear();
+                new_group();
                 group = g;
             }
             const std::uint64_t first = access.addresses[lane] / config_.bank_bytes;
             const std::uint64_t last = (access.addresses[lane] + bytes - 1) / config_.bank_bytes;
-            for (std::uint64_t w = first; w <= last; ++w) words_.emplace_back(w % config_.banks, w);
+            for (std::uint64_t w = first; w <= last; ++w) {
+                const auto bank = static_cast<std::size_t>(w % config_.banks);
+                words_.emplace_back(bank, w);
+                // Fast path: while every bank has seen one distinct word the degree is 1; only a second distinct
+                // word in some bank sends the group to the exact count below.
+                if (bank_stamp_[bank] != stamp_) {
+                    bank_stamp_[bank] = stamp_;
+                    bank_word_[bank] = w;
+                } else if (bank_word_[bank] != w) {
+                    conflict_ = true;
+                }
+            }
         });
         total += degree();
         return total;
     }
 
 private:
+    void new_group() {
+        conflict_ = false;
+        if (++stamp_ == 0) { // wrapped: forget every stamp so no bank looks seen in the new group
+            std::fill(bank_stamp_.begin(), bank_stamp_.end(), 0);
+            stamp_ = 1;
+        }
+    }
     // Degree of the group gathered in words_.
     std::uint32_t degree() {
         if (words_.empty()) return 0;
+        if (!conflict_) return 1;
         std::sort(words_.begin(), words_.end());
         std::uint32_t worst = 0, run = 0;
         for (std::size_t i = 0; i < words_.size(); ++i) {
@@ -73,6 +98,12 @@ private:
 
     SharedMemoryConfig config_;
     std::vector<std::pair<std::uint64_t, std::uint64_t>> words_; // (bank, word)
+    // Per bank: the group (stamp) that last touched it and the word it held; conflict_: some bank of the current
+    // group holds two distinct words.
+    std::vector<std::uint32_t> bank_stamp_;
+    std::vector<std::uint64_t> bank_word_;
+    std::uint32_t stamp_ = 0;
+    bool conflict_ = false;
 };
 
 } // namespace mem
