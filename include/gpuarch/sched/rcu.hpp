@@ -15,9 +15,11 @@ struct RcuEntry {
     static constexpr unsigned register_bits = 8; // dst and renamed fields
     static constexpr unsigned bits = offset_bits + 2 * register_bits + 3;
 
+    // The hardware fields are register_bits wide; the model keeps full register numbers, because a PTX kernel may use
+    // more than 256 virtual registers and a truncated number would alias two registers in the RAW check.
     std::uint16_t offset = 0;   // distance from the stall point, in instructions
-    std::uint8_t dst = 0;       // original destination register number
-    std::uint8_t renamed = 0;   // register holding the result (== dst when not renamed)
+    std::uint32_t dst = 0;      // original destination register number
+    std::uint32_t renamed = 0;  // register holding the result (== dst when not renamed)
     bool ready = false;         // the result has been written
     bool control = false;       // the instruction is a branch
     bool valid = false;
@@ -42,7 +44,7 @@ public:
 
     // Inserts keeping increasing offset order. Returns false, changing nothing, when the RCU is full, the offset
     // does not fit in 9 bits, or an entry with that offset already exists.
-    bool insert(std::uint16_t offset, std::uint8_t dst, std::uint8_t renamed, bool control) {
+    bool insert(std::uint16_t offset, std::uint32_t dst, std::uint32_t renamed, bool control) {
         if (full() || offset >= (1U << RcuEntry::offset_bits)) return false;
         unsigned at = 0;
         while (at < size_ && entries_[at].offset < offset) ++at;
@@ -59,6 +61,12 @@ public:
                 entries_[i].ready = true;
                 return true;
             }
+        return false;
+    }
+    // Sec. 5.3.3: a hint-mode instruction must not read the result of an earlier RCU entry that is not ready yet.
+    bool pending_write(std::uint32_t reg) const {
+        for (unsigned i = 0; i < size_; ++i)
+            if (!entries_[i].ready && entries_[i].renamed == reg) return true;
         return false;
     }
     const RcuEntry* head() const { return size_ == 0 ? nullptr : &entries_[0]; }
