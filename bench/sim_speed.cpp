@@ -1,12 +1,14 @@
 // Simulation speed on the kernel corpus.
 //
 //   sim_speed [--functional-only] [--small] [--machines fermi,kepler,southern_islands] [--kernels a,b]
-//             [--scheduler GTO] [--json FILE]
+//             [--scheduler GTO] [--threads N] [--json FILE]
 //
 // Timing mode (default): for each machine preset (Fermi 15 SMs, Kepler 14, Southern Islands 32, each with its full
 // memory hierarchy) and kernel, simulated GPU cycles, warp- and thread-instructions per host second, counted inside
 // GPU::launch only (thread CPU time, so other load on the host does not distort it), and the process's peak
-// resident memory so far. Functional-only mode: thread-instructions per
+// resident memory so far. Rates are per host core: the SMs tick on one host thread unless --threads N asks for
+// the parallel tick (then the rates use wall time, and thread CPU time would undercount; both are reported).
+// Functional-only mode: thread-instructions per
 // second of func::launch. Reference figures to compare with are in docs/performance.md.
 #include <lib/variants.hpp>
 
@@ -14,6 +16,8 @@
 #include <gpuarch/func/host.hpp>
 
 #include <sys/resource.h>
+
+#include <cstdlib>
 
 #include <chrono>
 #include <cstdio>
@@ -43,7 +47,7 @@ int main(int argc, char** argv) {
     bool functional_only = false;
     kernels::Size size = kernels::Size::large;
     std::vector<std::string> machines = examples::machine_names(), names;
-    std::string scheduler = "GTO", json_path;
+    std::string scheduler = "GTO", json_path, threads = "1";
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
         auto value = [&] { return i + 1 < argc ? std::string(argv[++i]) : std::string(); };
@@ -53,14 +57,18 @@ int main(int argc, char** argv) {
         else if (arg == "--kernels") names = split(value());
         else if (arg == "--scheduler") scheduler = value();
         else if (arg == "--json") json_path = value();
+        else if (arg == "--threads") threads = value();
         else {
             std::cerr << "usage: sim_speed [--functional-only] [--small] [--machines a,b] [--kernels a,b] "
-                         "[--scheduler S] [--json FILE]\n";
+                         "[--scheduler S] [--threads N] [--json FILE]\n";
             return arg == "--help" ? 0 : 2;
         }
     }
     if (names.empty())
         for (const auto& c : kernels::corpus_cases()) names.emplace_back(c.name);
+    // GPU::launch reads GPUARCH_HOST_THREADS when TimingOptions::host_threads is 0 (run_variant's default).
+    ::setenv("GPUARCH_HOST_THREADS", threads.c_str(), 1);
+    const bool parallel = threads != "1";
 
     std::ostringstream json;
     json << "[\n";
@@ -97,14 +105,17 @@ int main(int argc, char** argv) {
         for (const auto& machine : machines)
             for (const auto& name : names) {
                 const auto row = examples::run_variant(machine, scheduler, name, size);
-                const double s = row.sim_seconds;
+                // One thread: its CPU time inside GPU::launch. Parallel: the whole run's wall time (it includes
+                // input setup and the reference check, so it understates the parallel rate slightly).
+                const double s = parallel ? row.host_seconds : row.sim_seconds;
                 auto rate = [&](double v) { return s > 0 ? v / s : 0.0; };
                 std::printf("%-17s %-18s %11llu %9.3f %11.0f %11.0f %12.0f %9.1f %s\n", machine.c_str(), name.c_str(),
                             static_cast<unsigned long long>(row.cycles), s, rate(double(row.cycles)),
                             rate(double(row.warp_instructions)), rate(double(row.thread_instructions)),
                             peak_rss_kib() / 1024.0, row.passed ? "" : "FAILED");
                 json << (first ? "" : ",\n") << "  {\"mode\":\"timing\",\"machine\":\"" << machine << "\",\"kernel\":\""
-                     << name << "\",\"scheduler\":\"" << scheduler << "\",\"cycles\":" << row.cycles
+                     << name << "\",\"scheduler\":\"" << scheduler << "\",\"host_threads\":" << threads
+                     << ",\"cycles\":" << row.cycles
                      << ",\"warp_instructions\":" << row.warp_instructions
                      << ",\"thread_instructions\":" << row.thread_instructions << ",\"seconds\":" << s
                      << ",\"cycles_per_second\":" << rate(double(row.cycles))
