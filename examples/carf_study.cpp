@@ -3,7 +3,10 @@
 // gated register file, and prints the reductions the thesis reports (docs/register_file.md says which counter
 // gives which figure).
 //
-//   carf_study [--size small|large] [case ...]
+//   carf_study [--size small|large] [--quick] [--repro FILE] [case ...]
+//
+//   --quick: three small cases (checks every figure is computed); --repro FILE: also write the thesis's numbers
+//   beside ours as JSON (examples/lib/repro.hpp, tools/repro).
 //
 // Chapter 4's machine (Table 4.1) is Maxwell-like; here its register file (16 banks, 16 collectors) and
 // execution gating run on the Fermi frontend, which the library has: the access and power ratios depend on the
@@ -19,12 +22,14 @@
 #include <gpuarch/sched/two_level.hpp>
 
 #include "corpus/corpus.hpp"
+#include "lib/repro.hpp"
 
 #include <cstdint>
 #include <cstdio>
 #include <exception>
 #include <iostream>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -81,43 +86,79 @@ double full_share(const std::vector<std::uint64_t>& h) {
     return sum == 0 ? 0 : double(h.size() > 4 ? h[4] : 0) / double(sum);
 }
 
-void chapter3_row(const Totals& base, const Totals& v, const power::EnergyTable& table) {
+// The Chapter 3 figures of one variant against its baseline (Radaideh 2020 Sec. 3.5; docs/register_file.md).
+struct Chapter3 {
+    double access_cut, oc_write_cut, rf_bw, oc_bw, rd_rd, wr_wr, rd_wr, ipc_gain, energy, rf_energy;
+};
+
+Chapter3 chapter3_row(const Totals& base, const Totals& v, const power::EnergyTable& table, std::ostream& md) {
     const double logical = v.c("granted_reads") + v.c("granted_writes");
     const double pairs = v.c("coalesced.rd_rd") + v.c("coalesced.wr_wr") + v.c("coalesced.rd_wr");
     const double e_base = power::energy_report(base.stats, table).total_pj();
     const double e = power::energy_report(v.stats, table).total_pj();
+    const Chapter3 r{1 - v.c("physical_bank_accesses") / logical,
+                     1 - v.c("collector_writes") / v.c("granted_reads"),
+                     logical / v.c("physical_bank_accesses") - 1,
+                     v.c("granted_reads") / v.c("collector_writes") - 1,
+                     pairs == 0 ? 0 : v.c("coalesced.rd_rd") / pairs,
+                     pairs == 0 ? 0 : v.c("coalesced.wr_wr") / pairs,
+                     pairs == 0 ? 0 : v.c("coalesced.rd_wr") / pairs,
+                     v.ipc() / base.ipc() - 1,
+                     e / e_base - 1,
+                     power::energy_report(v.stats, table).group_pj("rf") /
+                             power::energy_report(base.stats, table).group_pj("rf") - 1};
     std::printf("%-28s access -%5.1f%%  OC writes -%5.1f%%  RF bw +%5.1f%%  OC bw +%5.1f%%  "
                 "rd-rd %4.1f%% wr-wr %4.1f%% rd-wr %4.1f%%  IPC %+5.1f%%  energy %+5.1f%% (RF %+5.1f%%)\n",
-                v.variant.c_str(), pct(1 - v.c("physical_bank_accesses") / logical),
-                pct(1 - v.c("collector_writes") / v.c("granted_reads")), pct(logical / v.c("physical_bank_accesses") - 1),
-                pct(v.c("granted_reads") / v.c("collector_writes") - 1), pairs == 0 ? 0 : pct(v.c("coalesced.rd_rd") / pairs),
-                pairs == 0 ? 0 : pct(v.c("coalesced.wr_wr") / pairs), pairs == 0 ? 0 : pct(v.c("coalesced.rd_wr") / pairs),
-                pct(v.ipc() / base.ipc() - 1), pct(e / e_base - 1),
-                pct(power::energy_report(v.stats, table).group_pj("rf") / power::energy_report(base.stats, table).group_pj("rf") - 1));
+                v.variant.c_str(), pct(r.access_cut), pct(r.oc_write_cut), pct(r.rf_bw), pct(r.oc_bw), pct(r.rd_rd),
+                pct(r.wr_wr), pct(r.rd_wr), pct(r.ipc_gain), pct(r.energy), pct(r.rf_energy));
+    namespace repro = examples::repro;
+    md << "| " << v.variant << " | " << base.variant << " | -" << repro::pct(r.access_cut) << " | -"
+       << repro::pct(r.oc_write_cut) << " | " << repro::signed_pct(r.rf_bw) << " | " << repro::signed_pct(r.oc_bw)
+       << " | " << repro::pct(r.rd_rd) << " / " << repro::pct(r.wr_wr) << " / " << repro::pct(r.rd_wr) << " | "
+       << repro::signed_pct(r.ipc_gain) << " | " << repro::signed_pct(r.energy) << " | "
+       << repro::signed_pct(r.rf_energy) << " |\n";
+    return r;
+}
+
+[[noreturn]] void usage() {
+    std::cerr << "usage: carf_study [--size small|large] [--quick] [--repro FILE] [case ...]\n";
+    std::exit(2);
 }
 } // namespace
 
 int main(int argc, char** argv) {
+    namespace repro = examples::repro;
     kernels::Size size = kernels::Size::small;
     std::vector<std::string> cases;
+    bool quick = false;
+    std::string repro_file;
     for (int i = 1; i < argc; ++i) {
         const std::string_view arg = argv[i];
         if (arg == "--size" && i + 1 < argc) {
             const std::string_view v = argv[++i];
-            if (v != "small" && v != "large") {
-                std::cerr << "--size takes small or large\n";
-                return 2;
-            }
+            if (v != "small" && v != "large") usage();
             size = v == "small" ? kernels::Size::small : kernels::Size::large;
+        } else if (arg == "--quick") {
+            quick = true;
+        } else if (arg == "--repro" && i + 1 < argc) {
+            repro_file = argv[++i];
+        } else if (!arg.empty() && arg[0] == '-') {
+            usage();
         } else {
             cases.emplace_back(arg);
         }
     }
+    // --quick: three small cases (divergent, streaming, shared-memory tiled); every figure is still computed.
+    if (quick && cases.empty()) cases = {"bfs", "vector_add", "sgemm_tiled"};
+    if (quick) size = kernels::Size::small;
     if (cases.empty())
         for (const auto& info : kernels::corpus_cases()) cases.emplace_back(info.name);
     try {
         using namespace regfile;
         const auto table = power::fermi_energy_table();
+        std::ostringstream md;
+        md << "| variant | baseline | RF accesses | OC writes | RF bandwidth | OC bandwidth | rd-rd / wr-wr / rd-wr "
+              "| IPC | energy | RF energy |\n|---|---|---:|---:|---:|---:|---|---:|---:|---:|\n";
         std::cout << "Radaideh 2020 Chapter 3 on " << cases.size() << " corpus cases, Fermi x" << sms << "\n";
         const Totals base_wid = run_variant<WwfaRF<4, 4, WidLayout>>(cases, size);
         const Totals base_wshift = run_variant<WwfaRF<4, 4, WshiftLayout>>(cases, size);
@@ -128,13 +169,18 @@ int main(int argc, char** argv) {
         const Totals reg_wshift = run_variant<CoalescingRF<4, Sub4, WshiftLayout, RegAlignment>>(cases, size);
         const Totals corf = run_variant<CORF<4, 4, WidLayout>>(cases, size);
         const auto widths = reg_wid.stats;
+        const double full_src = full_share(widths.histogram("sm.rf.src_width_bytes"));
+        const double full_dst = full_share(widths.histogram("sm.rf.dst_width_bytes"));
         std::printf("full-width operands: %.1f%% of sources, %.1f%% of destinations (thesis: 27.3%%, 29.2%%)\n",
-                    pct(full_share(widths.histogram("sm.rf.src_width_bytes"))),
-                    pct(full_share(widths.histogram("sm.rf.dst_width_bytes"))));
+                    pct(full_src), pct(full_dst));
         std::printf("against %s:\n", base_wid.variant.c_str());
-        for (const Totals* v : {&reg_wid, &wr_wid, &ideal_wid, &upper_wid, &corf}) chapter3_row(base_wid, *v, table);
+        const Chapter3 c_reg = chapter3_row(base_wid, reg_wid, table, md);
+        chapter3_row(base_wid, wr_wid, table, md);
+        chapter3_row(base_wid, ideal_wid, table, md);
+        const Chapter3 c_upper = chapter3_row(base_wid, upper_wid, table, md);
+        const Chapter3 c_corf = chapter3_row(base_wid, corf, table, md);
         std::printf("against %s:\n", base_wshift.variant.c_str());
-        chapter3_row(base_wshift, reg_wshift, table);
+        const Chapter3 c_wshift = chapter3_row(base_wshift, reg_wshift, table, md);
         std::printf("thesis (Table 3.7): CARF wid -31.8%% accesses, +15.3%% IPC, -31.1%% energy; wshift -30.5%%, "
                     "+16.5%%, -32.2%%; CORF -10%%/-23%%, +4%%/+9%%\n\n");
 
@@ -144,29 +190,95 @@ int main(int argc, char** argv) {
         const Totals ch4_gated = run_variant<ZeroGatedRF<16, 16, CrossLaneZeroGating>, exec::ZeroGatedExec>(cases, size);
         const auto& g = ch4_gated;
         const double reads = g.c("thread_reads"), writes = g.c("thread_writes");
+        const double r_inactive = g.c("thread_reads_gated.inactive") / reads,
+                     r_in_lane = g.c("thread_reads_gated.in_lane_zero") / reads,
+                     r_cross = g.c("thread_reads_gated.cross_lane_zero") / reads;
+        const double w_inactive = g.c("thread_writes_gated.inactive") / writes,
+                     w_in_lane = g.c("thread_writes_gated.in_lane_zero") / writes,
+                     w_cross = g.c("thread_writes_gated.cross_lane_zero") / writes;
         std::printf("RF reads gated: inactive %.1f%%, in-lane zero %.1f%%, cross-lane zero %.1f%%, total %.1f%% "
                     "(thesis 15%%, 15%%, ~20%%, 50%%)\n",
-                    pct(g.c("thread_reads_gated.inactive") / reads), pct(g.c("thread_reads_gated.in_lane_zero") / reads),
-                    pct(g.c("thread_reads_gated.cross_lane_zero") / reads),
-                    pct((g.c("thread_reads_gated.inactive") + g.c("thread_reads_gated.in_lane_zero") +
-                         g.c("thread_reads_gated.cross_lane_zero")) / reads));
+                    pct(r_inactive), pct(r_in_lane), pct(r_cross), pct(r_inactive + r_in_lane + r_cross));
         std::printf("RF writes gated: inactive %.1f%%, in-lane zero %.1f%%, cross-lane zero %.1f%%, total %.1f%% "
                     "(thesis 14%%, 19%%, ~21%%, 54%%)\n",
-                    pct(g.c("thread_writes_gated.inactive") / writes), pct(g.c("thread_writes_gated.in_lane_zero") / writes),
-                    pct(g.c("thread_writes_gated.cross_lane_zero") / writes),
-                    pct((g.c("thread_writes_gated.inactive") + g.c("thread_writes_gated.in_lane_zero") +
-                         g.c("thread_writes_gated.cross_lane_zero")) / writes));
+                    pct(w_inactive), pct(w_in_lane), pct(w_cross), pct(w_inactive + w_in_lane + w_cross));
         const auto e0 = power::energy_report(ch4_base.stats, table), e1 = power::energy_report(ch4_inactive.stats, table),
                    e2 = power::energy_report(ch4_gated.stats, table);
+        const double rf_energy = e2.group_pj("rf") / e0.group_pj("rf") - 1,
+                     exec_energy = e2.group_pj("exec") / e0.group_pj("exec") - 1,
+                     exec_inactive = e1.group_pj("exec") / e0.group_pj("exec") - 1,
+                     total_energy = e2.total_pj() / e0.total_pj() - 1;
         std::printf("RF dynamic energy %+.1f%% (inactive only %+.1f%%; thesis -27%%), execution units %+.1f%% "
                     "(inactive only %+.1f%%; thesis -19%%, -6%%), total %+.1f%% (thesis ~-8%%)\n",
-                    pct(e2.group_pj("rf") / e0.group_pj("rf") - 1), pct(e1.group_pj("rf") / e0.group_pj("rf") - 1),
-                    pct(e2.group_pj("exec") / e0.group_pj("exec") - 1), pct(e1.group_pj("exec") / e0.group_pj("exec") - 1),
-                    pct(e2.total_pj() / e0.total_pj() - 1));
+                    pct(rf_energy), pct(e1.group_pj("rf") / e0.group_pj("rf") - 1), pct(exec_energy), pct(exec_inactive),
+                    pct(total_energy));
         unsigned failures = 0;
         for (const Totals* t : {&base_wid, &base_wshift, &reg_wid, &wr_wid, &ideal_wid, &upper_wid, &reg_wshift, &corf,
                                 &ch4_base, &ch4_inactive, &ch4_gated})
             failures += t->failures;
+
+        if (!repro_file.empty()) {
+            // Radaideh 2020 Sec. 3.5 (Table 3.7 and the text) and Sec. 4.4 (Figs. 4.7-4.10), as published. A
+            // reduction is printed as the thesis prints it (a positive percentage); ours is signed the same way.
+            repro::Report report{"carf", "Radaideh 2020", "Coalescing-aware register file and zero gating", {}, {}, {}};
+            const std::string ch3 = "Fermi preset x16 SMs (Table 3.5: 4 banks, 4 collectors), TwoLevel<8>, " +
+                                    std::string(kernels::size_name(size)) + " inputs, " + std::to_string(cases.size()) +
+                                    " corpus cases";
+            const std::string ch4 = "Fermi frontend x16 SMs with Table 4.1's 16 banks and 16 collectors, TwoLevel<8>, " +
+                                    std::string(kernels::size_name(size)) + " inputs, " + std::to_string(cases.size()) +
+                                    " corpus cases";
+            auto cut = [](double x) { return repro::pct(x); };
+            report.add("Sec. 3.2: source operands needing the full register width", "27.3%", repro::pct(full_src), ch3);
+            report.add("Sec. 3.2: destination operands needing the full register width", "29.2%", repro::pct(full_dst), ch3);
+            report.add("Table 3.7: CARF (wid_layout, reg_alignment) RF access reduction", "31.8%", cut(c_reg.access_cut), ch3);
+            report.add("Sec. 3.5: CARF (wid_layout) operand-collector write reduction", "35.9%", cut(c_reg.oc_write_cut), ch3);
+            report.add("Sec. 3.5: CARF (wid_layout) RF bandwidth increase", "49.5%", cut(c_reg.rf_bw), ch3);
+            report.add("Sec. 3.5: CARF (wid_layout) OC bandwidth increase", "58.3%", cut(c_reg.oc_bw), ch3);
+            report.add("Sec. 3.5: CARF (wid_layout) coalesced pairs rd-rd / wr-wr / rd-wr", "63.7% / 9.7% / 26.5%",
+                       cut(c_reg.rd_rd) + " / " + cut(c_reg.wr_wr) + " / " + cut(c_reg.rd_wr), ch3);
+            report.add("Table 3.7: CARF (wid_layout) IPC speedup", "15.3%", cut(c_reg.ipc_gain), ch3);
+            report.add("Table 3.7: CARF (wid_layout) dynamic energy reduction", "31.1%", cut(-c_reg.energy), ch3,
+                       "ours: gpuarch's Fermi energy table (docs/energy.md), not GPUWattch");
+            report.add("Sec. 3.5: upper_bound alignment IPC speedup", "25%", cut(c_upper.ipc_gain), ch3);
+            report.add("Table 3.7: CARF (wshift_layout) RF access reduction", "30.5%", cut(c_wshift.access_cut), ch3);
+            report.add("Sec. 3.5: CARF (wshift_layout) coalesced pairs wr-wr / rd-wr", "13.5% / 38.2%",
+                       cut(c_wshift.wr_wr) + " / " + cut(c_wshift.rd_wr), ch3);
+            report.add("Table 3.7: CARF (wshift_layout) IPC speedup", "16.5%", cut(c_wshift.ipc_gain), ch3);
+            report.add("Table 3.7: CARF (wshift_layout) dynamic energy reduction", "32.2%", cut(-c_wshift.energy), ch3,
+                       "ours: gpuarch's Fermi energy table, not GPUWattch");
+            report.add("Table 3.7: CORF RF access reduction", "10%", cut(c_corf.access_cut), ch3);
+            report.add("Table 3.7: CORF IPC speedup", "4%", cut(c_corf.ipc_gain), ch3);
+            report.add("Fig. 4.7: RF reads gated by the active mask", "15%", cut(r_inactive), ch4);
+            report.add("Fig. 4.7: RF reads gated by in-lane zero detection (additional)", "15%", cut(r_in_lane), ch4);
+            report.add("Fig. 4.7: RF reads gated, all three mechanisms", "50%", cut(r_inactive + r_in_lane + r_cross), ch4);
+            report.add("Fig. 4.8: RF writes gated by the active mask", "14%", cut(w_inactive), ch4);
+            report.add("Fig. 4.8: RF writes gated by in-lane zero detection (additional)", "19%", cut(w_in_lane), ch4);
+            report.add("Fig. 4.8: RF writes gated, all three mechanisms", "54%", cut(w_inactive + w_in_lane + w_cross), ch4);
+            report.add("Fig. 4.9: RF dynamic power reduction", "27%", cut(-rf_energy), ch4,
+                       "ours: gpuarch's energy table (docs/energy.md), not GPUWattch");
+            report.add("Fig. 4.10: execution-unit dynamic power reduction, inactive gating only", "about 6%",
+                       cut(-exec_inactive), ch4);
+            report.add("Fig. 4.10: execution-unit dynamic power reduction, with trivial operations", "19%",
+                       cut(-exec_energy), ch4);
+            report.add("Sec. 4.4: total dynamic energy reduction", "about 8%", cut(-total_energy), ch4);
+            report.tables_markdown = "Chapter 3 variants against their baselines (reductions negative):\n\n" + md.str();
+            report.plots.push_back(repro::Plot{
+                "carf_ch3.png", "Radaideh 2020 Table 3.7: thesis against gpuarch", "bar", "percent",
+                {"CARF wid: RF access cut", "CARF wid: IPC gain", "CARF wshift: RF access cut", "CARF wshift: IPC gain",
+                 "CORF: RF access cut", "CORF: IPC gain"},
+                {{"thesis", {31.8, 15.3, 30.5, 16.5, 10, 4}},
+                 {"gpuarch", {pct(c_reg.access_cut), pct(c_reg.ipc_gain), pct(c_wshift.access_cut),
+                              pct(c_wshift.ipc_gain), pct(c_corf.access_cut), pct(c_corf.ipc_gain)}}}});
+            report.plots.push_back(repro::Plot{
+                "carf_ch4.png", "Radaideh 2020 Figs. 4.7/4.8: RF accesses gated", "bar", "percent of thread accesses",
+                {"reads: active mask", "reads: in-lane zero", "reads: cross-lane zero", "writes: active mask",
+                 "writes: in-lane zero", "writes: cross-lane zero"},
+                // The thesis's cross-lane shares are by subtraction (50 - 15 - 15, 54 - 14 - 19; digest Sec. 4.4).
+                {{"thesis", {15, 15, 20, 14, 19, 21}},
+                 {"gpuarch", {pct(r_inactive), pct(r_in_lane), pct(r_cross), pct(w_inactive), pct(w_in_lane),
+                              pct(w_cross)}}}});
+            report.write(repro_file);
+        }
         return failures == 0 ? 0 : 1;
     } catch (const std::exception& e) {
         std::cerr << "carf_study: " << e.what() << '\n';

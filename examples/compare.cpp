@@ -2,12 +2,16 @@
 // scheduler (LRR, GTO, TwoLevel<8>). Checks every output against its CPU reference, prints the headline table
 // (speedup over LRR per kernel and machine) and the per-variant details, and writes CSV and JSON for plotting.
 //
-//   compare [--large] [--out DIR] [--kernels a,b,c] [--machines fermi,kepler] [--quiet]
+//   compare [--large] [--out DIR] [--kernels a,b,c] [--machines fermi,kepler] [--quiet] [--details FILE]
+//
+// The headline table comes first on stdout; the per-variant details follow it, or go to FILE with --details
+// (scripts/demo.sh does that, so the headline table and the plot are what the demo shows).
 #include "lib/report.hpp"
 #include "lib/variants.hpp"
 
 #include <corpus/corpus.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -35,6 +39,7 @@ int main(int argc, char** argv) {
     std::filesystem::path out_dir = "out";
     std::vector<std::string> kernel_names, machine_names = examples::machine_names();
     bool details = true;
+    std::filesystem::path details_file;
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
         auto value = [&]() -> std::string {
@@ -49,9 +54,10 @@ int main(int argc, char** argv) {
         else if (arg == "--kernels") kernel_names = split(value());
         else if (arg == "--machines") machine_names = split(value());
         else if (arg == "--quiet") details = false;
+        else if (arg == "--details") details_file = value();
         else {
             std::cerr << "usage: compare [--large] [--out DIR] [--kernels a,b] [--machines fermi,kepler,southern_islands] "
-                         "[--quiet]\n";
+                         "[--quiet] [--details FILE]\n";
             return arg == "--help" ? 0 : 2;
         }
     }
@@ -82,9 +88,12 @@ int main(int argc, char** argv) {
               << " inputs; every output checked against its CPU reference\n\n";
     std::cout << std::left << std::setw(18) << "kernel" << std::setw(18) << "machine" << std::right << std::setw(11)
               << "LRR cycles";
+    // The columns: every scheduler any machine has, in first-seen order. A machine without one (e.g. the
+    // MemoryFirst example of docs/new_policy.md, compiled for Fermi only) shows "-" there.
     std::vector<std::string> others;
-    for (const auto& s : examples::scheduler_names(machine_names.front()))
-        if (s != "LRR") others.push_back(s);
+    for (const auto& m : machine_names)
+        for (const auto& s : examples::scheduler_names(m))
+            if (s != "LRR" && std::find(others.begin(), others.end(), s) == others.end()) others.push_back(s);
     for (const auto& s : others) std::cout << std::setw(13) << s;
     std::cout << "  check\n";
     std::map<std::string, std::pair<double, int>> geo; // scheduler -> (sum of log speedup, count)
@@ -95,9 +104,11 @@ int main(int argc, char** argv) {
             bool ok = true;
             for (const auto& r : rows)
                 if (r.machine == m && r.kernel == k) ok = ok && r.passed;
-            for (const auto& s : others)
+            for (const auto& s : others) {
+                bool found = false;
                 for (const auto& r : rows)
                     if (r.machine == m && r.kernel == k && r.scheduler == s) {
+                        found = true;
                         const double speedup = r.cycles == 0 ? 0.0 : double(lrr[{m, k}]) / double(r.cycles);
                         char text[32];
                         std::snprintf(text, sizeof text, "%.3f", speedup);
@@ -107,6 +118,8 @@ int main(int argc, char** argv) {
                             ++geo[s].second;
                         }
                     }
+                if (!found) std::cout << std::setw(13) << "-";
+            }
             std::cout << "  " << (ok ? "ok" : "FAIL") << '\n';
         }
     std::cout << std::left << std::setw(47) << "geometric mean";
@@ -116,7 +129,16 @@ int main(int argc, char** argv) {
         std::cout << std::right << std::setw(13) << text;
     }
     std::cout << "\n\n";
-    if (details) {
+    if (!details_file.empty()) {
+        if (details_file.has_parent_path()) std::filesystem::create_directories(details_file.parent_path());
+        std::ofstream out(details_file);
+        examples::print_table(out, rows);
+        if (!out) {
+            std::cerr << "compare: cannot write " << details_file.string() << '\n';
+            return 2;
+        }
+        std::cout << "per-variant details (cycles, IPC, top stall reasons): " << details_file.string() << '\n';
+    } else if (details) {
         examples::print_table(std::cout, rows);
         std::cout << '\n';
     }

@@ -3,7 +3,7 @@
 // Microarchitecture, two-level fetch scheduling and both combined, plus the paper's sweeps. Prints Markdown tables
 // (docs/large_warps.md reproduces them and says where and why they differ from the paper).
 //
-//   narasiman_study [--size small|large] [--cta-threads N] [--jobs N] [case ...]
+//   narasiman_study [--size small|large] [--cta-threads N] [--jobs N] [--quick] [--repro FILE] [case ...]
 //
 //   --size         corpus input size (default large: every case runs many waves of 1024 threads)
 //   --cta-threads  re-block each launch into CTAs of N threads (default 512; 0 keeps the drivers' CTAs). The paper's
@@ -12,6 +12,8 @@
 //                  case studied indexes its data by global thread index and uses no shared memory or barrier, so
 //                  the CTA size is free; the corpus drivers check every output against the CPU reference.
 //   --jobs         simulations run in parallel (default 2)
+//   --quick        small inputs and four cases (plus coin): checks that every table is produced (CTest repro.quick)
+//   --repro FILE   also write the published numbers beside ours as JSON (examples/lib/repro.hpp; tools/repro)
 //   case ...       corpus cases (default: the branch- or memory-divergent and memory-bound cases that can be
 //                  re-blocked, see `study_cases`)
 //
@@ -29,6 +31,7 @@
 #include <gpuarch/sched/two_level.hpp>
 
 #include "corpus/corpus.hpp"
+#include "lib/repro.hpp"
 
 #include <algorithm>
 #include <array>
@@ -56,6 +59,7 @@
 namespace {
 using namespace gpuarch;
 using barrel::Narasiman2010;
+namespace repro = examples::repro;
 using sched::LRR;
 template <unsigned G>
 using TwoLevel = sched::TwoLevel<G>;
@@ -295,6 +299,7 @@ std::string fixed(double v, int digits) {
 struct Table {
     const Results& results;
     const std::vector<std::string>& cases;
+    std::ostream& os; // the Markdown goes here (stdout and, with --repro, the JSON's tables_markdown)
 
     const Result& at(std::string_view variant, const std::string& c) const {
         return results.at(std::make_pair(std::string(variant), c));
@@ -308,51 +313,64 @@ struct Table {
         return double(at("RR", c).cycles) / double(at(variant, c).cycles);
     }
 
+    // Geometric and arithmetic mean speedup of `variant` over RR across the cases both ran correctly.
+    std::pair<double, double> means(std::string_view variant) const {
+        double log_sum = 0, sum = 0;
+        unsigned n = 0;
+        for (const std::string& c : cases) {
+            if (!at("RR", c).passed || !at(variant, c).passed) continue;
+            log_sum += std::log(speedup(variant, c));
+            sum += speedup(variant, c);
+            ++n;
+        }
+        return n == 0 ? std::pair{0.0, 0.0} : std::pair{std::exp(log_sum / n), sum / n};
+    }
+
     // Speedups over RR per case, then the geometric and arithmetic means (the paper does not say which it uses).
     void speedups(std::string_view title, const std::vector<std::pair<std::string_view, std::string_view>>& columns,
                   bool with_rr_ipc) const {
-        std::cout << "\n### " << title << "\n\n| case |";
-        if (with_rr_ipc) std::cout << " RR IPC |";
-        for (auto& [v, head] : columns) std::cout << ' ' << head << " |";
-        std::cout << "\n|---|";
-        if (with_rr_ipc) std::cout << "---:|";
-        for (std::size_t i = 0; i < columns.size(); ++i) std::cout << "---:|";
-        std::cout << '\n';
+        os << "\n### " << title << "\n\n| case |";
+        if (with_rr_ipc) os << " RR IPC |";
+        for (auto& [v, head] : columns) os << ' ' << head << " |";
+        os << "\n|---|";
+        if (with_rr_ipc) os << "---:|";
+        for (std::size_t i = 0; i < columns.size(); ++i) os << "---:|";
+        os << '\n';
         std::vector<double> log_sum(columns.size(), 0.0), sum(columns.size(), 0.0);
         unsigned n = 0;
         for (const std::string& c : cases) {
             bool good = at("RR", c).passed;
             for (auto& col : columns) good = good && at(col.first, c).passed;
-            std::cout << "| " << c << " |";
-            if (with_rr_ipc) std::cout << ' ' << fixed(at("RR", c).ipc(), 2) << " |";
+            os << "| " << c << " |";
+            if (with_rr_ipc) os << ' ' << fixed(at("RR", c).ipc(), 2) << " |";
             for (std::size_t i = 0; i < columns.size(); ++i) {
                 if (!at(columns[i].first, c).passed) {
-                    std::cout << " FAILED |";
+                    os << " FAILED |";
                     continue;
                 }
                 const double s = speedup(columns[i].first, c);
-                std::cout << ' ' << fixed(s, 3) << " |";
+                os << ' ' << fixed(s, 3) << " |";
                 if (good) {
                     log_sum[i] += std::log(s);
                     sum[i] += s;
                 }
             }
-            std::cout << '\n';
+            os << '\n';
             n += good ? 1 : 0;
         }
-        std::cout << "| **geometric mean** |";
-        if (with_rr_ipc) std::cout << " |";
+        os << "| **geometric mean** |";
+        if (with_rr_ipc) os << " |";
         for (std::size_t i = 0; i < columns.size(); ++i)
-            std::cout << " **" << fixed(n ? std::exp(log_sum[i] / n) : 0.0, 3) << "** |";
-        std::cout << "\n| arithmetic mean |";
-        if (with_rr_ipc) std::cout << " |";
-        for (std::size_t i = 0; i < columns.size(); ++i) std::cout << ' ' << fixed(n ? sum[i] / n : 0.0, 3) << " |";
-        std::cout << '\n';
+            os << " **" << fixed(n ? std::exp(log_sum[i] / n) : 0.0, 3) << "** |";
+        os << "\n| arithmetic mean |";
+        if (with_rr_ipc) os << " |";
+        for (std::size_t i = 0; i < columns.size(); ++i) os << ' ' << fixed(n ? sum[i] / n : 0.0, 3) << " |";
+        os << '\n';
     }
 
     // Fig. 1 / 10: share of active cycles with k lanes starting work, bucketed; Table 2's classes on RR.
     void utilization(const std::vector<std::string_view>& vs) const {
-        std::cout << "\n### FU utilization (Fig. 1 / Fig. 10) and the Table 2 classes\n\n"
+        os << "\n### FU utilization (Fig. 1 / Fig. 10) and the Table 2 classes\n\n"
                      "Share of active cycles by lanes starting work in the execute stage (0 = idle FUs), and the "
                      "average active threads per retired (sub-)warp. Classes from RR with the paper's thresholds: "
                      "branch intensity by active threads per warp (>30 low, 20-30 medium, <20 high), idle-FU intensity "
@@ -371,22 +389,22 @@ struct Table {
                     return fixed(100.0 * double(s) / cycles, 1);
                 };
                 const double per_warp = double(r.c("sm.retired_active_lanes")) / double(r.c("sm.retired_subwarps"));
-                std::cout << "| " << c << " | " << v << " | " << share(0, 0) << " | " << share(1, 8) << " | "
+                os << "| " << c << " | " << v << " | " << share(0, 0) << " | " << share(1, 8) << " | "
                           << share(9, 16) << " | " << share(17, 24) << " | " << share(25, 31) << " | " << share(32, 32)
                           << " | " << fixed(per_warp, 1) << " | ";
                 if (v == "RR") {
                     const double idle = double(h[0]) / cycles;
-                    std::cout << "branch " << (per_warp > 30 ? "low" : per_warp >= 20 ? "medium" : "high") << ", idle FU "
+                    os << "branch " << (per_warp > 30 ? "low" : per_warp >= 20 ? "medium" : "high") << ", idle FU "
                               << (idle < 0.2 ? "low" : idle <= 0.4 ? "medium" : "high");
                 }
-                std::cout << " |\n";
+                os << " |\n";
             }
         }
     }
 
     // The mechanisms at work: sub-warping, fetch stalls, the optimizations, fetch-group switches.
     void mechanisms() const {
-        std::cout << "\n### Mechanism statistics\n\n"
+        os << "\n### Mechanism statistics\n\n"
                      "sub-warps/instr: sub-warps per large-warp instruction; sub-warping stall: share of cycles the "
                      "sub-warping logic held fetch; jump saved: sub-warping cycles the single-sub-warp jump saved (share "
                      "of cycles); row-wise extra: sub-warps the row-wise global-memory cut added over packing; switches: "
@@ -405,7 +423,7 @@ struct Table {
             auto per_k = [](const Result& r, std::string_view n) {
                 return fixed(1000.0 * double(r.c(n)) / double(r.cycles), 2);
             };
-            std::cout << "| " << c << " | "
+            os << "| " << c << " | "
                       << fixed(double(l.c("sm.warp_instructions")) / double(l.c("sm.large_warp_instructions")), 2) << " | "
                       << fixed(100.0 * double(l.c("sm.fetch.subwarping_stall_cycles")) / cyc, 1) << "% | "
                       << fixed(100.0 * double(l.c("sm.jump.cycles_saved")) / cyc, 1) << "% | "
@@ -417,23 +435,98 @@ struct Table {
             for (auto v : {"RR", "LWM256", "2Lev8", "LWM256+2Lev2"}) {
                 const Result& r = at(v, c);
                 const double requests = double(r.c("mem.dram_reads") + r.c("mem.dram_writes"));
-                std::cout << (first ? "" : " / ")
+                os << (first ? "" : " / ")
                           << (requests > 0 ? fixed(100.0 * double(r.c("mem.dram_activates")) / requests, 1) : "-");
                 first = false;
             }
-            std::cout << " |\n";
+            os << " |\n";
         }
     }
 };
 
 [[noreturn]] void usage() {
-    std::cerr << "usage: narasiman_study [--size small|large] [--cta-threads N] [--jobs N] [case ...]\n";
+    std::cerr << "usage: narasiman_study [--size small|large] [--cta-threads N] [--jobs N] [--quick] [--repro FILE] "
+                 "[case ...]\n";
     std::exit(2);
+}
+
+// The --quick cases: one of each kind the study covers (branch-divergent, memory-divergent, strided, memory-bound
+// coherent), small inputs. Enough to check that every table is produced, not to reproduce the figures.
+constexpr std::array<std::string_view, 4> quick_cases{"spmv_csr_scalar", "mvt", "transpose_naive", "saxpy"};
+
+// The published numbers (Narasiman 2010 Sec. 6, digest Sec. 4) beside ours. The paper does not say whether its
+// averages are arithmetic or geometric; "ours" is the geometric mean and the note gives the arithmetic one.
+void add_repro_rows(repro::Report& report, const Table& t, const Table* regime, const std::string& config) {
+    auto mean_row = [&](std::string item, std::string_view variant, std::string published) {
+        const auto [geo, arith] = t.means(variant);
+        report.add(std::move(item), std::move(published), repro::gain_pct(geo), config,
+                   "geometric mean over the cases; arithmetic " + repro::gain_pct(arith));
+    };
+    mean_row("Fig. 9 / Sec. 6.1: LWM (256-thread large warps) average speedup over RR", "LWM256", "+7.6%");
+    mean_row("Fig. 9 / Sec. 6.1: two-level scheduling (2Lev8) average speedup over RR", "2Lev8", "+10.1%");
+    mean_row("Fig. 9 / Sec. 6.1: LWM256+2Lev2 average speedup over RR", "LWM256+2Lev2", "+17.0%");
+    auto best_of = [&](std::vector<std::pair<std::string_view, std::string>> options) {
+        std::string best;
+        double value = 0;
+        for (auto& [variant, label] : options)
+            if (const double g = variant == "RR" ? 1.0 : t.means(variant).first; g > value) value = g, best = label;
+        return best;
+    };
+    report.add("Fig. 11: best large-warp size under round-robin", "256",
+               best_of({{"RR", "32"}, {"LWM64", "64"}, {"LWM128", "128"}, {"LWM256", "256"}, {"LWM512", "512"}}), config,
+               "geometric means over the cases");
+    report.add("Fig. 11: warp size 512 against 256", "\"slightly worse\"",
+               repro::signed_pct(t.means("LWM512").first / t.means("LWM256").first - 1.0), config,
+               "ratio of the geometric mean speedups");
+    report.add("Fig. 12: the unconditional-control-flow (jump) optimization", "about 1%",
+               repro::signed_pct(t.means("LWM256").first / t.means("LWM256-nojumpopt").first - 1.0), config,
+               "LWM256 against LWM256 without it");
+    report.add("Fig. 12: the memory-divergence (row-wise) optimization", "\"not much benefit\"",
+               repro::signed_pct(t.means("LWM256").first / t.means("LWM256-nomemopt").first - 1.0), config,
+               "LWM256 against LWM256 without it");
+    report.add("Fig. 13: best fetch-group size on 32 baseline warps", "8",
+               best_of({{"2Lev1", "1"}, {"2Lev2", "2"}, {"2Lev4", "4"}, {"2Lev8", "8"}, {"2Lev16", "16"}, {"RR", "32"}}),
+               config, "geometric means over the cases");
+    report.add("Fig. 14: best warp size with its pipeline-filling fetch group", "LWM256+2Lev2",
+               best_of({{"2Lev8", "Warp32+2Lev8"}, {"LWM64+2Lev4", "LWM64+2Lev4"}, {"LWM128+2Lev2", "LWM128+2Lev2"},
+                        {"LWM256+2Lev2", "LWM256+2Lev2"}, {"LWM512+2Lev1", "LWM512+2Lev1"}}),
+               config, "geometric means over the cases");
+    if (regime != nullptr)
+        report.add("Fig. 9: LWM on the compute-bound branch-intensive regime (paper: blackjack, sort)",
+                   "\"significantly improves performance\"", repro::gain_pct(regime->means("LWM256").first),
+                   config + "; the synthetic \"coin\" kernel (not in the corpus)");
+}
+
+repro::Plot speedup_plot(const Table& t, std::string file, std::string title,
+                         const std::vector<std::pair<std::string_view, std::string>>& series) {
+    repro::Plot p{std::move(file), std::move(title), "bar", "speedup over RR", {}, {}};
+    for (const std::string& c : t.cases) p.labels.push_back(c);
+    for (auto& [variant, name] : series) {
+        std::vector<double> v;
+        for (const std::string& c : t.cases)
+            v.push_back(t.at("RR", c).passed && t.at(variant, c).passed ? t.speedup(variant, c) : 0.0);
+        p.series.emplace_back(name, std::move(v));
+    }
+    return p;
+}
+
+repro::Plot sweep_plot(const Table& t, std::string file, std::string title, std::string xlabel_series,
+                       const std::vector<std::pair<std::string_view, std::string>>& points) {
+    repro::Plot p{std::move(file), std::move(title), "line", "geometric-mean speedup over RR", {}, {}};
+    std::vector<double> v;
+    for (auto& [variant, label] : points) {
+        p.labels.push_back(label);
+        v.push_back(variant == "RR" ? 1.0 : t.means(variant).first);
+    }
+    p.series.emplace_back(std::move(xlabel_series), std::move(v));
+    return p;
 }
 } // namespace
 
 int main(int argc, char** argv) {
     Options opt;
+    bool quick = false;
+    std::string repro_file;
     for (int i = 1; i < argc; ++i) {
         const std::string_view a = argv[i];
         auto value = [&]() -> std::string_view {
@@ -449,6 +542,10 @@ int main(int argc, char** argv) {
             opt.cta_threads = static_cast<unsigned>(std::stoul(std::string(value())));
         } else if (a == "--jobs") {
             opt.jobs = static_cast<unsigned>(std::stoul(std::string(value())));
+        } else if (a == "--quick") {
+            quick = true;
+        } else if (a == "--repro") {
+            repro_file = value();
         } else if (!a.empty() && a[0] == '-') {
             usage();
         } else {
@@ -456,8 +553,13 @@ int main(int argc, char** argv) {
             opt.cases.emplace_back(a);
         }
     }
-    if (opt.cases.empty())
-        for (auto c : study_cases) opt.cases.emplace_back(c);
+    if (quick) opt.size = kernels::Size::small;
+    if (opt.cases.empty()) {
+        if (quick)
+            for (auto c : quick_cases) opt.cases.emplace_back(c);
+        else
+            for (auto c : study_cases) opt.cases.emplace_back(c);
+    }
     // The corpus cases make the tables; "coin" (if run) is reported apart.
     std::vector<std::string> corpus_cases, regime_cases;
     for (const std::string& c : opt.cases) (c == "coin" ? regime_cases : corpus_cases).push_back(c);
@@ -467,12 +569,20 @@ int main(int argc, char** argv) {
     const Results results = run_all(opt);
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
-    std::cout << "## Narasiman 2010 on the corpus\n\nMachine: barrel::Narasiman2010 (" << Machine<32, LRR>::variant_name()
-              << "), size " << kernels::size_name(opt.size) << ", CTAs of "
-              << (opt.cta_threads == 0 ? std::string("the drivers' size") : std::to_string(opt.cta_threads) + " threads")
-              << ". Speedup = RR cycles / variant cycles (the thread-instruction count is the same in every variant).\n";
+    std::ostringstream md;
+    md << "## Narasiman 2010 on the corpus\n\nMachine: barrel::Narasiman2010 (" << Machine<32, LRR>::variant_name()
+       << "), size " << kernels::size_name(opt.size) << ", CTAs of "
+       << (opt.cta_threads == 0 ? std::string("the drivers' size") : std::to_string(opt.cta_threads) + " threads")
+       << ". Speedup = RR cycles / variant cycles (the thread-instruction count is the same in every variant).\n";
+    const std::string config = "barrel::Narasiman2010 (1024 threads, 32-lane barrel core, Table 1), " +
+                               std::string(kernels::size_name(opt.size)) + " inputs, " +
+                               std::to_string(corpus_cases.size()) + " corpus cases, CTAs of " +
+                               (opt.cta_threads == 0 ? std::string("the drivers' size")
+                                                     : std::to_string(opt.cta_threads) + " threads");
+    repro::Report report{"narasiman", "Narasiman 2010", "Large warps and two-level warp scheduling", {}, {}, {}};
+    const Table regime{results, regime_cases, md};
     if (!corpus_cases.empty()) {
-        const Table t{results, corpus_cases};
+        const Table t{results, corpus_cases, md};
         t.speedups("Fig. 9: large warps, two-level scheduling, both (speedup over RR)",
                    {{"LWM256", "LWM256"}, {"2Lev8", "2Lev8"}, {"LWM256+2Lev2", "LWM256+2Lev2"}}, true);
         t.speedups("Fig. 11: large-warp size (round-robin)",
@@ -486,22 +596,44 @@ int main(int argc, char** argv) {
                     {"LWM256+2Lev2", "LWM256+2Lev2"}, {"LWM512+2Lev1", "LWM512+2Lev1"}}, false);
         t.utilization({"RR", "LWM256", "2Lev8", "LWM256+2Lev2"});
         t.mechanisms();
+        add_repro_rows(report, t, &regime, config);
+        report.plots.push_back(speedup_plot(t, "narasiman_fig9.png", "Narasiman 2010 Fig. 9 on the corpus: speedup over RR",
+                                            {{"LWM256", "LWM256"}, {"2Lev8", "2Lev8"}, {"LWM256+2Lev2", "LWM256+2Lev2"}}));
+        const std::vector<std::pair<std::string_view, std::string>> sizes{
+            {"RR", "32"}, {"LWM64", "64"}, {"LWM128", "128"}, {"LWM256", "256"}, {"LWM512", "512"}};
+        repro::Plot fig11 = sweep_plot(t, "narasiman_fig11.png", "Narasiman 2010 Fig. 11: large-warp size (round-robin)",
+                                       "corpus", sizes);
+        fig11.series.push_back(sweep_plot(regime, "", "", "coin (branch-intensive regime)", sizes).series.front());
+        report.plots.push_back(std::move(fig11));
+        report.plots.push_back(sweep_plot(t, "narasiman_fig13.png", "Narasiman 2010 Fig. 13: fetch-group size (32 warps)",
+                                          "corpus",
+                                          {{"2Lev1", "1"}, {"2Lev2", "2"}, {"2Lev4", "4"}, {"2Lev8", "8"},
+                                           {"2Lev16", "16"}, {"RR", "32"}}));
     }
 
-    const Table regime{results, regime_cases};
-    std::cout << "\n## Regime check: compute-bound, uncorrelated branch divergence (not a corpus kernel)\n\n"
-                 "\"coin\": every thread takes a 16-instruction path a quarter of the time and a 4-instruction path "
-                 "otherwise, decided by its own LCG (no memory traffic in the loop). This is the regime of the paper's "
-                 "branch-intensive benchmarks, which the corpus lacks.\n";
+    md << "\n## Regime check: compute-bound, uncorrelated branch divergence (not a corpus kernel)\n\n"
+          "\"coin\": every thread takes a 16-instruction path a quarter of the time and a 4-instruction path "
+          "otherwise, decided by its own LCG (no memory traffic in the loop). This is the regime of the paper's "
+          "branch-intensive benchmarks, which the corpus lacks.\n";
     regime.speedups("coin: large warps, two-level scheduling, both",
                     {{"LWM256", "LWM256"}, {"2Lev8", "2Lev8"}, {"LWM256+2Lev2", "LWM256+2Lev2"}}, true);
     regime.speedups("coin: large-warp size", {{"LWM64", "64"}, {"LWM128", "128"}, {"LWM256", "256"}, {"LWM512", "512"}},
                     false);
     regime.utilization({"RR", "LWM256"});
+    std::cout << md.str();
 
     unsigned failures = 0;
     for (const auto& [key, r] : results) failures += r.passed ? 0 : 1;
     std::cout << "\n" << results.size() << " simulations (" << variants.size() << " configurations x " << opt.cases.size()
               << " cases), " << failures << " failed, " << fixed(seconds, 1) << " s with " << opt.jobs << " jobs.\n";
+    if (!repro_file.empty()) {
+        report.tables_markdown = md.str();
+        try {
+            report.write(repro_file);
+        } catch (const std::exception& e) {
+            std::cerr << "narasiman_study: " << e.what() << '\n';
+            return 1;
+        }
+    }
     return failures == 0 ? 0 : 1;
 }

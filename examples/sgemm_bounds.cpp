@@ -1,7 +1,7 @@
 // SGEMM performance upper bounds (Lai 2013 Ch. 4, Eq. 4.1-4.11) for GT200, Fermi and Kepler,
 // with every intermediate quantity of the model.
 //
-//   g++ -std=c++20 -Iinclude examples/sgemm_bounds.cpp -o sgemm_bounds && ./sgemm_bounds
+//   g++ -std=c++20 -Iinclude -Iexamples examples/sgemm_bounds.cpp -o sgemm_bounds && ./sgemm_bounds [--repro FILE]
 //
 // Configuration policy (the thesis's choices where it states them, ours where it does not):
 // T_B = 256 threads per block; R_T = min(R_Max, R_SM / T_B) so at least one block fits;
@@ -18,6 +18,7 @@
 
 #include "gpuarch/model/arch_params.hpp"
 #include "gpuarch/model/sgemm_bound.hpp"
+#include "lib/repro.hpp"
 
 namespace {
 using namespace gpuarch::model;
@@ -65,7 +66,12 @@ std::string limiter_name(Limiter l) {
   return "?";
 }
 
-void print_gpu(const ArchParams& arch, const std::vector<LdsWidth>& widths, const char* note) {
+struct GpuBounds {
+  std::vector<SgemmInputs> inputs;
+  std::vector<SgemmBound> bounds;
+};
+
+GpuBounds print_gpu(const ArchParams& arch, const std::vector<LdsWidth>& widths, const char* note) {
   constexpr int t_b = 256;
   std::cout << "\n== " << arch.name << " (" << arch.board << "): peak " << arch.nominal.peak_gflops << " GFLOPS, "
             << arch.nominal.global_bandwidth_gbs << " GB/s, R_SM " << arch.nominal.registers_per_sm << ", Sh_SM "
@@ -139,18 +145,65 @@ void print_gpu(const ArchParams& arch, const std::vector<LdsWidth>& widths, cons
   });
   row("limited by", [&](std::size_t i) { return limiter_name(bounds[i].limiter); });
   row("all constraints feasible", [&](std::size_t i) { return yes_no(bounds[i].feasible()); });
+  return GpuBounds{inputs, bounds};
+}
+
+std::string percent_of_peak(const SgemmBound& b) {
+  return b.potential_fraction() ? fixed(*b.potential_fraction() * 100.0, 1) + "%" : std::string("n/a");
 }
 } // namespace
 
-int main() {
+int main(int argc, char** argv) {
+  namespace repro = gpuarch::examples::repro;
+  std::string repro_file;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--quick") continue; // the model is evaluated in microseconds: the quick run is the full run
+    if (a == "--repro" && i + 1 < argc) {
+      repro_file = argv[++i];
+      continue;
+    }
+    std::cerr << "usage: sgemm_bounds [--quick] [--repro FILE]\n";
+    return 2;
+  }
   std::cout << "SGEMM upper bounds after Lai 2013, Ch. 4 (Eq. 4.1-4.11); tile term sqrt(T_B)*B_R*L.\n";
   const std::vector<LdsWidth> all{LdsWidth::b32, LdsWidth::b64, LdsWidth::b128};
   print_gpu(gt200_gtx280(), {LdsWidth::b32},
             "GT200 arithmetic takes shared-memory operands and the thesis measures no FFMA/LDS mix on it, "
             "so only the register, shared-memory and bandwidth constraints apply.");
-  print_gpu(fermi_gtx580(), all, nullptr);
-  print_gpu(kepler_gtx680(), all,
+  const GpuBounds fermi = print_gpu(fermi_gtx580(), all, nullptr);
+  const GpuBounds kepler = print_gpu(kepler_gtx680(), all,
             "throughputs measured at the 1058 MHz boost clock; F_T uses the ratio to the nominal 192 as the thesis does.");
   std::cout << "\nThesis: Fermi 82.5 % (LDS.64); Kepler 54.6 % (LDS.64), 57.6 % (LDS.128); Fermi LDS.128 about 71 %.\n";
+  if (repro_file.empty()) return 0;
+
+  // Lai 2013 Sec. 4.4 / 4.5 as published (digest Sec. 4); `all` is LDS.32, LDS.64, LDS.128 in that order.
+  repro::Report report{"lai_sgemm", "Lai 2013", "SGEMM performance upper bounds (Ch. 4)", {}, {}, {}};
+  const std::string config = "model::sgemm_upper_bound (Eq. 4.1-4.11), T_B = 256, B_R and L chosen by Eq. 4.4/4.5, "
+                             "arch_params.hpp ";
+  report.add("Sec. 4.4.2: register blocking factor B_R, GTX580 LDS.64", "6", std::to_string(fermi.inputs[1].b_r),
+             config + "fermi_gtx580()");
+  report.add("Sec. 4.5: SGEMM upper bound, GTX580 (Fermi) LDS.64, % of peak", "82.5%", percent_of_peak(fermi.bounds[1]),
+             config + "fermi_gtx580()");
+  report.add("Sec. 4.5: SGEMM upper bound, GTX580 (Fermi) LDS.128, % of peak", "about 71%",
+             percent_of_peak(fermi.bounds[2]), config + "fermi_gtx580()",
+             "the thesis multiplies by 92.3% for the padding it needs");
+  report.add("Sec. 4.5: SGEMM upper bound, GTX680 (Kepler) LDS.64, % of peak", "54.6%", percent_of_peak(kepler.bounds[1]),
+             config + "kepler_gtx680()");
+  report.add("Sec. 4.5: SGEMM upper bound, GTX680 (Kepler) LDS.128, % of peak", "57.6%",
+             percent_of_peak(kepler.bounds[2]), config + "kepler_gtx680()");
+  auto value = [](const SgemmBound& b) { return b.potential_fraction() ? *b.potential_fraction() * 100.0 : 0.0; };
+  report.plots.push_back(repro::Plot{"lai_sgemm.png", "Lai 2013 Sec. 4.5: SGEMM upper bound (% of peak)", "bar",
+                                     "% of peak single-precision throughput",
+                                     {"GTX580 LDS.64", "GTX580 LDS.128", "GTX680 LDS.64", "GTX680 LDS.128"},
+                                     {{"thesis", {82.5, 71.0, 54.6, 57.6}},
+                                      {"gpuarch model", {value(fermi.bounds[1]), value(fermi.bounds[2]),
+                                                         value(kepler.bounds[1]), value(kepler.bounds[2])}}}});
+  try {
+    report.write(repro_file);
+  } catch (const std::exception& e) {
+    std::cerr << "sgemm_bounds: " << e.what() << "\n";
+    return 1;
+  }
   return 0;
 }

@@ -1,13 +1,16 @@
 // The Fermi machine's precompiled scheduler variants (one translation unit per machine keeps compile memory low).
 #include "run_machine.hpp"
 
+#include "../policies/memory_first.hpp"
+
 #include <gpuarch/sched/gto.hpp>
 #include <gpuarch/sched/lrr.hpp>
 #include <gpuarch/sched/two_level.hpp>
 
 namespace gpuarch::examples {
 
-using FermiSchedulers = boost::mp11::mp_list<sched::LRR, sched::GTO, sched::TwoLevel<8>>;
+// MemoryFirst is the worked example of docs/new_policy.md, added to the comparison demo by this list.
+using FermiSchedulers = boost::mp11::mp_list<sched::LRR, sched::GTO, sched::TwoLevel<8>, policies::MemoryFirst>;
 
 RunRow run_fermi(std::string_view scheduler, std::string_view kernel, kernels::Size size, const RunKnobs& knobs) {
     return run_machine<machines::Fermi, FermiSchedulers>("fermi", scheduler, kernel, size, knobs);

@@ -51,7 +51,7 @@ TEST_CASE("the sweep is the cross product, in machine-scheduler-kernel-size-knob
 TEST_CASE("omitted sizes, knobs and schedulers default to small, the presets and every scheduler of the machine") {
     const Spec spec = parse_spec(R"({"machines": "fermi", "kernels": "vector_add"})");
     const auto points = expand(spec);
-    REQUIRE(points.size() == 3);  // LRR, GTO, TwoLevel<8>
+    REQUIRE(points.size() == 4);  // LRR, GTO, TwoLevel<8>, MemoryFirst (docs/new_policy.md)
     CHECK(points[0].scheduler == "LRR");
     CHECK(points[2].scheduler == "TwoLevel<8>");
     for (const auto& p : points) {
@@ -93,7 +93,7 @@ TEST_CASE("schedulers may be given per machine") {
 
 TEST_CASE("an unknown name is an error that says where it is and lists the valid choices") {
     CHECK(error_of([] { parse_spec(R"({"machines": "fermi", "schedulers": ["GTO", "GT0"], "kernels": "saxpy"})"); }) ==
-          "spec: schedulers: machine 'fermi' has no scheduler named 'GT0' (valid: LRR, GTO, TwoLevel<8>, or \"all\")");
+          "spec: schedulers: machine 'fermi' has no scheduler named 'GT0' (valid: LRR, GTO, TwoLevel<8>, MemoryFirst, or \"all\")");
     CHECK(error_of([] { parse_spec(R"({"machines": ["volta"], "kernels": "saxpy"})", "my.json"); }) ==
           "my.json: machines: no machine named 'volta' (valid: fermi, kepler, southern_islands, or \"all\")");
     const std::string kernel = error_of([] { parse_spec(R"({"machines": "fermi", "kernels": ["saxpi"]})"); });

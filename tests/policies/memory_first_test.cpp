@@ -1,0 +1,140 @@
+// The worked example of docs/new_policy.md: examples/policies/memory_first.hpp satisfies the Scheduler concept,
+// obeys the scheduler laws of tests/laws/scheduler_laws.cpp, and does what its comment says. (Its run on real
+// kernels is tests/timing/corpus_on_machines.cpp: the Fermi machine's scheduler list in examples/lib includes it.)
+#include "../../examples/policies/memory_first.hpp"
+
+#include <doctest/doctest.h>
+
+#include <gpuarch/sched/gto.hpp>
+
+#include <cstdint>
+#include <vector>
+
+namespace {
+using namespace gpuarch;
+using policies::MemoryFirst;
+
+// A view that shows each warp's next instruction, as the SM's does (sched::InstructionPreview).
+struct PreviewView {
+    std::vector<bool> ready_;
+    std::vector<std::uint64_t> age_;
+    std::vector<ir::Instruction> next_;
+    unsigned pool_size() const { return static_cast<unsigned>(ready_.size()); }
+    bool occupied(unsigned) const { return true; }
+    bool ready(unsigned i) const { return ready_[i]; }
+    std::uint64_t age(unsigned i) const { return age_[i]; }
+    bool long_latency_pending(unsigned) const { return false; }
+    timing::L1View l1() const { return {}; }
+    core::Cycle now() const { return 0; }
+    const ir::Instruction* next_instruction(unsigned i) const { return &next_[i]; }
+    unsigned next_active_lanes(unsigned) const { return 32; }
+    ir::Pc next_pc(unsigned) const { return 0; }
+};
+static_assert(sched::InstructionPreview<PreviewView>);
+
+// The same warps without instructions: a plain SchedulerView.
+struct PlainView {
+    const PreviewView& v;
+    unsigned pool_size() const { return v.pool_size(); }
+    bool occupied(unsigned) const { return true; }
+    bool ready(unsigned i) const { return v.ready(i); }
+    std::uint64_t age(unsigned i) const { return v.age(i); }
+    bool long_latency_pending(unsigned) const { return false; }
+    timing::L1View l1() const { return {}; }
+    core::Cycle now() const { return 0; }
+};
+static_assert(timing::SchedulerView<PlainView> && !sched::InstructionPreview<PlainView>);
+
+ir::Instruction op(ir::OpClass c) {
+    ir::Instruction i;
+    i.op_class = c;
+    return i;
+}
+const ir::Instruction load = op(ir::OpClass::load_global), add = op(ir::OpClass::int_alu);
+
+struct SplitMix {
+    std::uint64_t state;
+    std::uint64_t next() {
+        std::uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
+        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+        z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+        return z ^ (z >> 31);
+    }
+};
+PreviewView random_view(SplitMix& rng, unsigned pool) {
+    PreviewView v;
+    for (unsigned i = 0; i < pool; ++i) {
+        v.ready_.push_back(rng.next() % 3 == 0);
+        v.age_.push_back(rng.next() % 1000);
+        v.next_.push_back(rng.next() % 4 == 0 ? load : add);
+    }
+    return v;
+}
+} // namespace
+
+TEST_CASE("MemoryFirst is a Scheduler: the SM's checks accept it") {
+    static_assert(timing::check_scheduler<MemoryFirst>());
+    static_assert(timing::Scheduler<MemoryFirst>);
+    CHECK(MemoryFirst::name == "MemoryFirst");
+}
+
+TEST_CASE("MemoryFirst issues the oldest ready load first, then falls back to greedy-then-oldest") {
+    MemoryFirst s(timing::SchedulerConfig{4, 0});
+    // slot 0: compute, oldest; slot 1: load, age 5; slot 2: load, age 3; slot 3: load, oldest of all, not ready.
+    PreviewView v{{true, true, true, false}, {0, 5, 3, 1}, {add, load, load, load}};
+    CHECK(s.select(v) == 2); // the oldest *ready* load, not the oldest warp (0) nor the oldest load (3)
+    s.on_issue(2, 0);
+    v.next_[2] = add;
+    CHECK(s.select(v) == 1); // the other load still goes before the greedy warp
+    s.on_issue(1, 1);
+    v.next_[1] = add;
+    CHECK(s.select(v) == 1); // no load ready: greedy, the warp that issued last
+    v.ready_[1] = false;
+    CHECK(s.select(v) == 0); // greedy warp stalled: the oldest ready warp
+    v.ready_ = {false, false, false, false};
+    CHECK(s.select(v) == timing::no_warp);
+    s.on_warp_exit(1);
+    v.ready_ = {true, true, false, false};
+    CHECK(s.select(v) == 0); // the greedy warp exited: oldest first
+}
+
+TEST_CASE("MemoryFirst obeys the scheduler laws: only ready warps, idle only when none is ready, deterministic") {
+    for (unsigned pool : {1U, 5U, 16U, 48U}) {
+        SplitMix rng{pool}, replay{pool};
+        MemoryFirst a(timing::SchedulerConfig{pool, 0}), b(timing::SchedulerConfig{pool, 0});
+        for (int step = 0; step < 2000; ++step) {
+            const PreviewView v = random_view(rng, pool), w = random_view(replay, pool);
+            const unsigned pick = a.select(v);
+            REQUIRE(pick == b.select(w)); // same history, same view: same choice
+            bool any_ready = false, load_ready = false;
+            for (unsigned i = 0; i < pool; ++i) {
+                any_ready = any_ready || v.ready(i);
+                load_ready = load_ready || (v.ready(i) && v.next_[i].op_class == ir::OpClass::load_global);
+            }
+            if (pick == timing::no_warp) {
+                REQUIRE_FALSE(any_ready);
+                continue;
+            }
+            REQUIRE(v.ready(pick));
+            REQUIRE((!load_ready || v.next_[pick].op_class == ir::OpClass::load_global)); // loads first
+            a.on_issue(pick, static_cast<core::Cycle>(step));
+            b.on_issue(pick, static_cast<core::Cycle>(step));
+        }
+    }
+}
+
+TEST_CASE("on a view without instructions MemoryFirst selects exactly as GTO") {
+    SplitMix rng{11};
+    MemoryFirst m(timing::SchedulerConfig{24, 0});
+    sched::GTO g(timing::SchedulerConfig{24, 0});
+    for (int step = 0; step < 2000; ++step) {
+        const PreviewView v = random_view(rng, 24);
+        const PlainView plain{v};
+        const unsigned pick = m.select(plain);
+        REQUIRE(pick == g.select(plain));
+        if (pick != timing::no_warp) {
+            m.on_issue(pick, 0);
+            g.on_issue(pick, 0);
+        }
+    }
+}
