@@ -1,6 +1,8 @@
 // Laws every Scheduler obeys (timing/concepts.hpp), run over every model of the slot.
 #include <doctest/doctest.h>
 
+#include "../support/split_mix.hpp"
+
 #include <gpuarch/sched/ccws.hpp>
 #include <gpuarch/sched/gto.hpp>
 #include <gpuarch/sched/lrr.hpp>
@@ -27,15 +29,7 @@ struct RandomView {
 };
 static_assert(timing::SchedulerView<RandomView>);
 
-struct SplitMix {
-    std::uint64_t state;
-    std::uint64_t next() {
-        std::uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
-        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-        z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-        return z ^ (z >> 31);
-    }
-};
+using test_support::SplitMix;
 
 RandomView random_view(SplitMix& rng, unsigned pool) {
     RandomView v;

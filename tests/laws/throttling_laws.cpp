@@ -10,6 +10,8 @@
 //   5. on a view without an instruction preview, OAWS, CCWS and MASCAR select exactly as GTO.
 #include <doctest/doctest.h>
 
+#include "../support/split_mix.hpp"
+
 #include <gpuarch/sched/ccws.hpp>
 #include <gpuarch/sched/gto.hpp>
 #include <gpuarch/sched/mascar.hpp>
@@ -23,16 +25,7 @@
 namespace {
 using namespace gpuarch;
 
-struct SplitMix {
-    std::uint64_t state;
-    std::uint64_t next() {
-        std::uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
-        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-        z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-        return z ^ (z >> 31);
-    }
-    unsigned below(unsigned n) { return static_cast<unsigned>(next() % n); }
-};
+using test_support::SplitMix;
 
 ir::Instruction instruction(ir::OpClass c) {
     ir::Instruction i;

@@ -3,6 +3,8 @@
 // scheduler laws for every hint, and hint 0 deciding exactly as loose round-robin.
 #include <doctest/doctest.h>
 
+#include "../support/split_mix.hpp"
+
 #include <cstdint>
 #include <string_view>
 #include <vector>
@@ -51,15 +53,7 @@ std::vector<unsigned> groups(const sched::LocalityTwoLevel<>& s) {
     return g;
 }
 
-struct SplitMix {
-    std::uint64_t state;
-    std::uint64_t next() {
-        std::uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
-        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-        z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-        return z ^ (z >> 31);
-    }
-};
+using test_support::SplitMix;
 
 View random_view(SplitMix& rng, unsigned pool) {
     View v;

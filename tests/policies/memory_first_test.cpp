@@ -5,6 +5,8 @@
 
 #include <doctest/doctest.h>
 
+#include "../support/split_mix.hpp"
+
 #include <gpuarch/sched/gto.hpp>
 
 #include <cstdint>
@@ -52,15 +54,7 @@ ir::Instruction op(ir::OpClass c) {
 }
 const ir::Instruction load = op(ir::OpClass::load_global), add = op(ir::OpClass::int_alu);
 
-struct SplitMix {
-    std::uint64_t state;
-    std::uint64_t next() {
-        std::uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
-        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-        z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-        return z ^ (z >> 31);
-    }
-};
+using test_support::SplitMix;
 PreviewView random_view(SplitMix& rng, unsigned pool) {
     PreviewView v;
     for (unsigned i = 0; i < pool; ++i) {

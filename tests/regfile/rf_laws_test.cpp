@@ -3,6 +3,8 @@
 // offers follow acceptance, every write completes.
 #include <doctest/doctest.h>
 
+#include "../support/split_mix.hpp"
+
 #include <gpuarch/regfile/coalescing_rf.hpp>
 #include <gpuarch/regfile/corf.hpp>
 #include <gpuarch/regfile/zero_gated_rf.hpp>
@@ -15,15 +17,7 @@
 namespace {
 using namespace gpuarch;
 
-struct SplitMix {
-    std::uint64_t state;
-    std::uint64_t next() {
-        std::uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
-        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-        z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-        return z ^ (z >> 31);
-    }
-};
+using test_support::SplitMix;
 
 std::uint64_t random_value(SplitMix& rng) {
     switch (rng.next() % 5) {
