@@ -58,16 +58,11 @@ struct TimingOptions {
     std::uint64_t instruction_limit = 2'000'000'000; // warp instructions, across the launch
     // Host threads that tick the SMs (issue 11): each cycle the SMs' timing phases (SM::cycle_timing) run in
     // parallel, then their fetch phases (functional execution) run serially in SM index order, then the memory
-    // system. Results are bit-identical to one thread. 0 = automatic: the environment variable
-    // GPUARCH_HOST_THREADS when set, else min(idle host cores, SM count, default_host_threads_cap), where idle
-    // cores are the hardware threads less the host's 1-minute load average (Linux /proc/loadavg; this process's
-    // own earlier parallel launches excluded). The load test is there because the tick crosses a barrier every
-    // simulated cycle: on an oversubscribed host a descheduled member stalls every cycle, and the parallel run
-    // was measured 2 to 15 times slower than one thread (docs/performance.md).
+    // system. Results are bit-identical to one thread. 0 = the environment variable GPUARCH_HOST_THREADS when set,
+    // else one thread. Serial is the default because the tick crosses a barrier every simulated cycle and, on the
+    // 2-core development machine, two threads were slower than one even with the machine idle (Fermi x15, large:
+    // vector_add 0.38 s vs 0.26 s, bfs 5.1 s vs 2.7 s; docs/performance.md).
     unsigned host_threads = 0;
-    // Documented default, not from a paper: with more threads the serial fetch phase and the per-cycle barrier
-    // dominate (docs/performance.md has the measurements).
-    static constexpr unsigned default_host_threads_cap = 4;
 };
 
 struct LaunchResult {
@@ -204,25 +199,8 @@ private:
     std::atomic<bool> stop_{false};
 };
 
-// Host threads this process's parallel launches ran with most recently (their share of the load average is not
-// someone else's load). Only a heuristic input: results never depend on the thread count.
-inline std::atomic<unsigned>& recent_host_threads() {
-    static std::atomic<unsigned> n{0};
-    return n;
-}
-
-// Hardware threads not busy with other work: hardware_concurrency less the 1-minute load average (rounded to
-// nearest), with this process's own recent parallel threads added back. Without /proc/loadavg: every hardware thread.
-inline unsigned idle_host_threads() {
-    const unsigned hw = std::max(1U, std::thread::hardware_concurrency());
-    double load = 0;
-    if (std::ifstream in("/proc/loadavg"); !(in >> load)) return hw;
-    const double idle = double(hw) - load + double(recent_host_threads().load(std::memory_order_relaxed)) + 0.5;
-    return idle < 1 ? 1U : std::min(hw, static_cast<unsigned>(idle));
-}
-
-// Host threads for a launch: TimingOptions::host_threads, else GPUARCH_HOST_THREADS, else
-// min(idle host threads, SMs, TimingOptions::default_host_threads_cap). Never more than the SM count.
+// Host threads for a launch: TimingOptions::host_threads, else GPUARCH_HOST_THREADS, else 1. Never more than the
+// SM count.
 inline unsigned host_threads_for(unsigned requested, unsigned sms) {
     unsigned n = requested;
     if (n == 0) {
@@ -233,7 +211,7 @@ inline unsigned host_threads_for(unsigned requested, unsigned sms) {
                 throw Error("GPUARCH_HOST_THREADS must be a positive integer (got '" + std::string(env) + "')");
             n = static_cast<unsigned>(std::min<unsigned long>(v, sms));
         } else {
-            n = std::min({idle_host_threads(), sms, TimingOptions::default_host_threads_cap});
+            n = 1;
         }
     }
     return std::max(1U, std::min(n, sms));
@@ -358,7 +336,6 @@ public:
             if (config_.l1.duplicate_tracker != nullptr) host_threads = 1;
         std::optional<detail::TickTeam> team;
         if (host_threads > 1) team.emplace(host_threads);
-        detail::recent_host_threads().store(host_threads > 1 ? host_threads : 0, std::memory_order_relaxed);
         auto tick_sms = [&] {
             if (!team) {
                 for (unsigned i = 0; i < NumSMs; ++i) sms_[i]->cycle(cycle, memory_->downstream(i));
