@@ -9,6 +9,7 @@
 // Hints come from the compiler pass (ir/hint_pass.hpp). The HAWS variants are compiled here only (not in
 // examples/lib), so that no other program pays for them.
 #include "lib/repro.hpp"
+#include "lib/run_machine.hpp"
 
 #include <gpuarch/func/host.hpp>
 #include <gpuarch/machines.hpp>
@@ -51,34 +52,11 @@ struct Run {
     }
 };
 
-std::string kernels_dir() {
-    if (const char* env = std::getenv("GPUARCH_KERNELS_DIR")) return env;
-    return GPUARCH_KERNELS_DIR;
-}
-
+// One corpus case on one HAWS or base GPU, through the examples' shared runner (examples/lib/run_machine.hpp).
 template <class Machine, class GpuType>
 Run run(const std::string& kernel, kernels::Size size) {
-    Run row;
-    try {
-        const kernels::CaseInfo& info = kernels::find_case(kernel);
-        func::Device device;
-        const auto module = func::Module::from_file(kernels_dir() + "/ptx/" + std::string(info.ptx_file));
-        auto gpu = std::make_unique<GpuType>(Machine::template config<GpuType>());
-        TimingOptions options;
-        auto launcher = [&](const func::Module& m, std::string_view entry, const func::LaunchConfig& launch,
-                            const func::Args& args) {
-            const LaunchResult r = gpu->launch(device, m, entry, launch, args, options);
-            row.cycles += r.cycles;
-            row.warp_instructions += r.warp_instructions;
-            row.stats.merge(r.stats);
-        };
-        const kernels::CaseResult result = kernels::run_case(kernel, device, module, launcher, size);
-        row.passed = result.passed;
-        row.message = result.message;
-    } catch (const std::exception& e) {
-        row.message = e.what();
-    }
-    return row;
+    examples::RunRow r = examples::run_on_gpu<Machine, GpuType>("", GpuType::variant_name(), kernel, size, {});
+    return Run{r.passed, std::move(r.message), r.cycles, r.warp_instructions, std::move(r.stats)};
 }
 
 struct Pair {
