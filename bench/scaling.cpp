@@ -9,6 +9,7 @@
 // Per run: simulated cycles, warp- and thread-instructions (identical for every thread count: the parallel tick is
 // bit-identical), wall seconds, process CPU seconds (every host thread) and the main thread's CPU seconds, all
 // measured around GPU::launch only; the best of --repeat runs by wall time. scripts/plot_scaling.py plots the JSON.
+#include <lib/cli.hpp>
 #include <lib/variants.hpp>
 
 #include <corpus/corpus.hpp>
@@ -29,13 +30,6 @@
 namespace {
 using namespace gpuarch;
 
-std::vector<std::string> split(const std::string& text) {
-    std::vector<std::string> out;
-    std::stringstream in(text);
-    for (std::string item; std::getline(in, item, ',');)
-        if (!item.empty()) out.push_back(item);
-    return out;
-}
 double process_cpu_seconds() {
     timespec t{};
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
@@ -118,7 +112,7 @@ int main(int argc, char** argv) {
     std::string json_path, machine = "fermi";
     auto numbers = [](const std::string& text) {
         std::vector<unsigned> out;
-        for (const auto& s : split(text)) out.push_back(static_cast<unsigned>(std::stoul(s)));
+        for (const auto& s : examples::comma_list(text)) out.push_back(static_cast<unsigned>(std::stoul(s)));
         return out;
     };
     for (int i = 1; i < argc; ++i) {
@@ -137,14 +131,14 @@ int main(int argc, char** argv) {
                         rounds, w / rounds * 1e6, p / rounds * 1e6, load_average().c_str());
             return sink[0] == rounds ? 0 : 1;
         }
-        if (arg == "--kernels") kernels_list = split(value());
+        if (arg == "--kernels") kernels_list = examples::comma_list(value());
         else if (arg == "--machine") machine = value();
         else if (arg == "--sms") sms = numbers(value());
         else if (arg == "--threads") threads = numbers(value());
         else if (arg == "--repeat") repeat = std::max(1U, static_cast<unsigned>(std::stoul(value())));
         else if (arg == "--sizes") {
             sizes.clear();
-            for (const auto& s : split(value())) {
+            for (const auto& s : examples::comma_list(value())) {
                 if (s == "small") sizes.push_back(kernels::Size::small);
                 else if (s == "large") sizes.push_back(kernels::Size::large);
                 else {

@@ -10,6 +10,7 @@
 // the parallel tick (then the rates use wall time, and thread CPU time would undercount; both are reported).
 // Functional-only mode: thread-instructions per
 // second of func::launch. Reference figures to compare with are in docs/performance.md.
+#include <lib/cli.hpp>
 #include <lib/variants.hpp>
 
 #include <corpus/corpus.hpp>
@@ -28,13 +29,6 @@
 #include <vector>
 
 namespace {
-std::vector<std::string> split(const std::string& text) {
-    std::vector<std::string> out;
-    std::stringstream in(text);
-    for (std::string item; std::getline(in, item, ',');)
-        if (!item.empty()) out.push_back(item);
-    return out;
-}
 long peak_rss_kib() {
     rusage usage{};
     getrusage(RUSAGE_SELF, &usage);
@@ -53,8 +47,8 @@ int main(int argc, char** argv) {
         auto value = [&] { return i + 1 < argc ? std::string(argv[++i]) : std::string(); };
         if (arg == "--functional-only") functional_only = true;
         else if (arg == "--small") size = kernels::Size::small;
-        else if (arg == "--machines") machines = split(value());
-        else if (arg == "--kernels") names = split(value());
+        else if (arg == "--machines") machines = examples::comma_list(value());
+        else if (arg == "--kernels") names = examples::comma_list(value());
         else if (arg == "--scheduler") scheduler = value();
         else if (arg == "--json") json_path = value();
         else if (arg == "--threads") threads = value();

@@ -217,69 +217,66 @@ int main(int argc, char** argv) {
                                 &ch4_base, &ch4_inactive, &ch4_gated})
             failures += t->failures;
 
-        if (!repro_file.empty()) {
-            // Radaideh 2020 Sec. 3.5 (Table 3.7 and the text) and Sec. 4.4 (Figs. 4.7-4.10), as published. A
-            // reduction is printed as the thesis prints it (a positive percentage); ours is signed the same way.
-            repro::Report report{"carf", "Radaideh 2020", "Coalescing-aware register file and zero gating", {}, {}, {}};
-            const std::string ch3 = "Fermi preset x16 SMs (Table 3.5: 4 banks, 4 collectors), TwoLevel<8>, " +
-                                    std::string(kernels::size_name(size)) + " inputs, " + std::to_string(cases.size()) +
-                                    " corpus cases";
-            const std::string ch4 = "Fermi frontend x16 SMs with Table 4.1's 16 banks and 16 collectors, TwoLevel<8>, " +
-                                    std::string(kernels::size_name(size)) + " inputs, " + std::to_string(cases.size()) +
-                                    " corpus cases";
-            auto cut = [](double x) { return repro::pct(x); };
-            report.add("Sec. 3.2: source operands needing the full register width", "27.3%", repro::pct(full_src), ch3);
-            report.add("Sec. 3.2: destination operands needing the full register width", "29.2%", repro::pct(full_dst), ch3);
-            report.add("Table 3.7: CARF (wid_layout, reg_alignment) RF access reduction", "31.8%", cut(c_reg.access_cut), ch3);
-            report.add("Sec. 3.5: CARF (wid_layout) operand-collector write reduction", "35.9%", cut(c_reg.oc_write_cut), ch3);
-            report.add("Sec. 3.5: CARF (wid_layout) RF bandwidth increase", "49.5%", cut(c_reg.rf_bw), ch3);
-            report.add("Sec. 3.5: CARF (wid_layout) OC bandwidth increase", "58.3%", cut(c_reg.oc_bw), ch3);
-            report.add("Sec. 3.5: CARF (wid_layout) coalesced pairs rd-rd / wr-wr / rd-wr", "63.7% / 9.7% / 26.5%",
-                       cut(c_reg.rd_rd) + " / " + cut(c_reg.wr_wr) + " / " + cut(c_reg.rd_wr), ch3);
-            report.add("Table 3.7: CARF (wid_layout) IPC speedup", "15.3%", cut(c_reg.ipc_gain), ch3);
-            report.add("Table 3.7: CARF (wid_layout) dynamic energy reduction", "31.1%", cut(-c_reg.energy), ch3,
-                       "ours: gpuarch's Fermi energy table (docs/energy.md), not GPUWattch");
-            report.add("Sec. 3.5: upper_bound alignment IPC speedup", "25%", cut(c_upper.ipc_gain), ch3);
-            report.add("Table 3.7: CARF (wshift_layout) RF access reduction", "30.5%", cut(c_wshift.access_cut), ch3);
-            report.add("Sec. 3.5: CARF (wshift_layout) coalesced pairs wr-wr / rd-wr", "13.5% / 38.2%",
-                       cut(c_wshift.wr_wr) + " / " + cut(c_wshift.rd_wr), ch3);
-            report.add("Table 3.7: CARF (wshift_layout) IPC speedup", "16.5%", cut(c_wshift.ipc_gain), ch3);
-            report.add("Table 3.7: CARF (wshift_layout) dynamic energy reduction", "32.2%", cut(-c_wshift.energy), ch3,
-                       "ours: gpuarch's Fermi energy table, not GPUWattch");
-            report.add("Table 3.7: CORF RF access reduction", "10%", cut(c_corf.access_cut), ch3);
-            report.add("Table 3.7: CORF IPC speedup", "4%", cut(c_corf.ipc_gain), ch3);
-            report.add("Fig. 4.7: RF reads gated by the active mask", "15%", cut(r_inactive), ch4);
-            report.add("Fig. 4.7: RF reads gated by in-lane zero detection (additional)", "15%", cut(r_in_lane), ch4);
-            report.add("Fig. 4.7: RF reads gated, all three mechanisms", "50%", cut(r_inactive + r_in_lane + r_cross), ch4);
-            report.add("Fig. 4.8: RF writes gated by the active mask", "14%", cut(w_inactive), ch4);
-            report.add("Fig. 4.8: RF writes gated by in-lane zero detection (additional)", "19%", cut(w_in_lane), ch4);
-            report.add("Fig. 4.8: RF writes gated, all three mechanisms", "54%", cut(w_inactive + w_in_lane + w_cross), ch4);
-            report.add("Fig. 4.9: RF dynamic power reduction", "27%", cut(-rf_energy), ch4,
-                       "ours: gpuarch's energy table (docs/energy.md), not GPUWattch");
-            report.add("Fig. 4.10: execution-unit dynamic power reduction, inactive gating only", "about 6%",
-                       cut(-exec_inactive), ch4);
-            report.add("Fig. 4.10: execution-unit dynamic power reduction, with trivial operations", "19%",
-                       cut(-exec_energy), ch4);
-            report.add("Sec. 4.4: total dynamic energy reduction", "about 8%", cut(-total_energy), ch4);
-            report.tables_markdown = "Chapter 3 variants against their baselines (reductions negative):\n\n" + md.str();
-            report.plots.push_back(repro::Plot{
-                "carf_ch3.png", "Radaideh 2020 Table 3.7: thesis against gpuarch", "bar", "percent",
-                {"CARF wid: RF access cut", "CARF wid: IPC gain", "CARF wshift: RF access cut", "CARF wshift: IPC gain",
-                 "CORF: RF access cut", "CORF: IPC gain"},
-                {{"thesis", {31.8, 15.3, 30.5, 16.5, 10, 4}},
-                 {"gpuarch", {pct(c_reg.access_cut), pct(c_reg.ipc_gain), pct(c_wshift.access_cut),
-                              pct(c_wshift.ipc_gain), pct(c_corf.access_cut), pct(c_corf.ipc_gain)}}}});
-            report.plots.push_back(repro::Plot{
-                "carf_ch4.png", "Radaideh 2020 Figs. 4.7/4.8: RF accesses gated", "bar", "percent of thread accesses",
-                {"reads: active mask", "reads: in-lane zero", "reads: cross-lane zero", "writes: active mask",
-                 "writes: in-lane zero", "writes: cross-lane zero"},
-                // The thesis's cross-lane shares are by subtraction (50 - 15 - 15, 54 - 14 - 19; digest Sec. 4.4).
-                {{"thesis", {15, 15, 20, 14, 19, 21}},
-                 {"gpuarch", {pct(r_inactive), pct(r_in_lane), pct(r_cross), pct(w_inactive), pct(w_in_lane),
-                              pct(w_cross)}}}});
-            report.write(repro_file);
-        }
-        return failures == 0 ? 0 : 1;
+        // Radaideh 2020 Sec. 3.5 (Table 3.7 and the text) and Sec. 4.4 (Figs. 4.7-4.10), as published. A
+        // reduction is printed as the thesis prints it (a positive percentage); ours is signed the same way.
+        repro::Report report{"carf", "Radaideh 2020", "Coalescing-aware register file and zero gating", {}, {}, {}};
+        const std::string ch3 = "Fermi preset x16 SMs (Table 3.5: 4 banks, 4 collectors), TwoLevel<8>, " +
+                                std::string(kernels::size_name(size)) + " inputs, " + std::to_string(cases.size()) +
+                                " corpus cases";
+        const std::string ch4 = "Fermi frontend x16 SMs with Table 4.1's 16 banks and 16 collectors, TwoLevel<8>, " +
+                                std::string(kernels::size_name(size)) + " inputs, " + std::to_string(cases.size()) +
+                                " corpus cases";
+        auto cut = [](double x) { return repro::pct(x); };
+        report.add("Sec. 3.2: source operands needing the full register width", "27.3%", repro::pct(full_src), ch3);
+        report.add("Sec. 3.2: destination operands needing the full register width", "29.2%", repro::pct(full_dst), ch3);
+        report.add("Table 3.7: CARF (wid_layout, reg_alignment) RF access reduction", "31.8%", cut(c_reg.access_cut), ch3);
+        report.add("Sec. 3.5: CARF (wid_layout) operand-collector write reduction", "35.9%", cut(c_reg.oc_write_cut), ch3);
+        report.add("Sec. 3.5: CARF (wid_layout) RF bandwidth increase", "49.5%", cut(c_reg.rf_bw), ch3);
+        report.add("Sec. 3.5: CARF (wid_layout) OC bandwidth increase", "58.3%", cut(c_reg.oc_bw), ch3);
+        report.add("Sec. 3.5: CARF (wid_layout) coalesced pairs rd-rd / wr-wr / rd-wr", "63.7% / 9.7% / 26.5%",
+                   cut(c_reg.rd_rd) + " / " + cut(c_reg.wr_wr) + " / " + cut(c_reg.rd_wr), ch3);
+        report.add("Table 3.7: CARF (wid_layout) IPC speedup", "15.3%", cut(c_reg.ipc_gain), ch3);
+        report.add("Table 3.7: CARF (wid_layout) dynamic energy reduction", "31.1%", cut(-c_reg.energy), ch3,
+                   "ours: gpuarch's Fermi energy table (docs/energy.md), not GPUWattch");
+        report.add("Sec. 3.5: upper_bound alignment IPC speedup", "25%", cut(c_upper.ipc_gain), ch3);
+        report.add("Table 3.7: CARF (wshift_layout) RF access reduction", "30.5%", cut(c_wshift.access_cut), ch3);
+        report.add("Sec. 3.5: CARF (wshift_layout) coalesced pairs wr-wr / rd-wr", "13.5% / 38.2%",
+                   cut(c_wshift.wr_wr) + " / " + cut(c_wshift.rd_wr), ch3);
+        report.add("Table 3.7: CARF (wshift_layout) IPC speedup", "16.5%", cut(c_wshift.ipc_gain), ch3);
+        report.add("Table 3.7: CARF (wshift_layout) dynamic energy reduction", "32.2%", cut(-c_wshift.energy), ch3,
+                   "ours: gpuarch's Fermi energy table, not GPUWattch");
+        report.add("Table 3.7: CORF RF access reduction", "10%", cut(c_corf.access_cut), ch3);
+        report.add("Table 3.7: CORF IPC speedup", "4%", cut(c_corf.ipc_gain), ch3);
+        report.add("Fig. 4.7: RF reads gated by the active mask", "15%", cut(r_inactive), ch4);
+        report.add("Fig. 4.7: RF reads gated by in-lane zero detection (additional)", "15%", cut(r_in_lane), ch4);
+        report.add("Fig. 4.7: RF reads gated, all three mechanisms", "50%", cut(r_inactive + r_in_lane + r_cross), ch4);
+        report.add("Fig. 4.8: RF writes gated by the active mask", "14%", cut(w_inactive), ch4);
+        report.add("Fig. 4.8: RF writes gated by in-lane zero detection (additional)", "19%", cut(w_in_lane), ch4);
+        report.add("Fig. 4.8: RF writes gated, all three mechanisms", "54%", cut(w_inactive + w_in_lane + w_cross), ch4);
+        report.add("Fig. 4.9: RF dynamic power reduction", "27%", cut(-rf_energy), ch4,
+                   "ours: gpuarch's energy table (docs/energy.md), not GPUWattch");
+        report.add("Fig. 4.10: execution-unit dynamic power reduction, inactive gating only", "about 6%",
+                   cut(-exec_inactive), ch4);
+        report.add("Fig. 4.10: execution-unit dynamic power reduction, with trivial operations", "19%",
+                   cut(-exec_energy), ch4);
+        report.add("Sec. 4.4: total dynamic energy reduction", "about 8%", cut(-total_energy), ch4);
+        report.tables_markdown = "Chapter 3 variants against their baselines (reductions negative):\n\n" + md.str();
+        report.plots.push_back(repro::Plot{
+            "carf_ch3.png", "Radaideh 2020 Table 3.7: thesis against gpuarch", "bar", "percent",
+            {"CARF wid: RF access cut", "CARF wid: IPC gain", "CARF wshift: RF access cut", "CARF wshift: IPC gain",
+             "CORF: RF access cut", "CORF: IPC gain"},
+            {{"thesis", {31.8, 15.3, 30.5, 16.5, 10, 4}},
+             {"gpuarch", {pct(c_reg.access_cut), pct(c_reg.ipc_gain), pct(c_wshift.access_cut),
+                          pct(c_wshift.ipc_gain), pct(c_corf.access_cut), pct(c_corf.ipc_gain)}}}});
+        report.plots.push_back(repro::Plot{
+            "carf_ch4.png", "Radaideh 2020 Figs. 4.7/4.8: RF accesses gated", "bar", "percent of thread accesses",
+            {"reads: active mask", "reads: in-lane zero", "reads: cross-lane zero", "writes: active mask",
+             "writes: in-lane zero", "writes: cross-lane zero"},
+            // The thesis's cross-lane shares are by subtraction (50 - 15 - 15, 54 - 14 - 19; digest Sec. 4.4).
+            {{"thesis", {15, 15, 20, 14, 19, 21}},
+             {"gpuarch", {pct(r_inactive), pct(r_in_lane), pct(r_cross), pct(w_inactive), pct(w_in_lane),
+                          pct(w_cross)}}}});
+        return report.finish("carf_study", repro_file, failures == 0);
     } catch (const std::exception& e) {
         std::cerr << "carf_study: " << e.what() << '\n';
         return 1;

@@ -6,6 +6,7 @@
 //
 // The headline table comes first on stdout; the per-variant details follow it, or go to FILE with --details
 // (scripts/demo.sh does that, so the headline table and the plot are what the demo shows).
+#include "lib/cli.hpp"
 #include "lib/report.hpp"
 #include "lib/variants.hpp"
 
@@ -22,16 +23,6 @@
 #include <sstream>
 #include <string>
 #include <vector>
-
-namespace {
-std::vector<std::string> split(const std::string& text) {
-    std::vector<std::string> out;
-    std::stringstream in(text);
-    for (std::string item; std::getline(in, item, ',');)
-        if (!item.empty()) out.push_back(item);
-    return out;
-}
-} // namespace
 
 int main(int argc, char** argv) {
     using namespace gpuarch;
@@ -51,8 +42,8 @@ int main(int argc, char** argv) {
         };
         if (arg == "--large") size = kernels::Size::large;
         else if (arg == "--out") out_dir = value();
-        else if (arg == "--kernels") kernel_names = split(value());
-        else if (arg == "--machines") machine_names = split(value());
+        else if (arg == "--kernels") kernel_names = examples::comma_list(value());
+        else if (arg == "--machines") machine_names = examples::comma_list(value());
         else if (arg == "--quiet") details = false;
         else if (arg == "--details") details_file = value();
         else {

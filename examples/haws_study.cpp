@@ -83,17 +83,9 @@ struct Pair {
     }
 };
 
-std::string fmt(double v, int digits = 2) {
-    char buf[48];
-    std::snprintf(buf, sizeof buf, "%.*f", digits, v);
-    return buf;
-}
-std::string pct(double fraction, int digits = 1) { return fmt(100.0 * fraction, digits) + "%"; }
-std::string signed_pct(double fraction, int digits = 1) {
-    char buf[48];
-    std::snprintf(buf, sizeof buf, "%+.*f%%", digits, 100.0 * fraction);
-    return buf;
-}
+using repro::pct;
+using repro::signed_pct;
+std::string fmt(double v) { return repro::fixed(v, 2); }
 
 // Runs base and HAWS for every kernel on `jobs` threads (each run is independent and deterministic).
 template <class Machine, class Base, class Haws>
@@ -267,8 +259,7 @@ int main(int argc, char** argv) {
         }
         plot.series = {{"SI: HAWS/GTO", si_speedup}, {"Kepler: HAWS/LRR", kepler_speedup}};
         report.plots.push_back(plot);
-        if (!repro_file.empty()) report.write(repro_file);
-        return ok ? 0 : 1;
+        return report.finish("haws_study", repro_file, ok);
     } catch (const std::exception& e) {
         std::cerr << "haws_study: " << e.what() << "\n";
         return 1;

@@ -99,12 +99,8 @@ int main(int argc, char** argv) {
         }
         md << "\nLargest error outside the IMAD R0, R1, R3, R9 row: " << repro::pct(worst_other) << ".\n";
         report.plots.push_back(std::move(plot));
-        std::cout << "## Lai 2013 Table 4.1 on the GK104-like SM\n\n" << md.str();
-        if (!repro_file.empty()) {
-            report.tables_markdown = md.str();
-            report.write(repro_file);
-        }
-        return 0;
+        std::cout << "## Lai 2013 Table 4.1 on the GK104-like SM\n\n";
+        return report.finish(std::cout, md.str(), "kepler_calibration", repro_file);
     } catch (const std::exception& e) {
         std::cerr << "kepler_calibration: " << e.what() << '\n';
         return 1;

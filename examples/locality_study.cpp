@@ -299,15 +299,5 @@ int main(int argc, char** argv) {
                config, "");
     report.plots = {speed_plot, dup_plot};
 
-    std::cout << md.str();
-    if (!repro_file.empty()) {
-        report.tables_markdown = md.str();
-        try {
-            report.write(repro_file);
-        } catch (const std::exception& e) {
-            std::cerr << "locality_study: " << e.what() << '\n';
-            return 1;
-        }
-    }
-    return all_passed ? 0 : 1;
+    return report.finish(std::cout, md.str(), "locality_study", repro_file, all_passed);
 }

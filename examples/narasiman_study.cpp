@@ -290,11 +290,7 @@ Results run_all(const Options& opt) {
 }
 
 // ------------------------------------------------------------------------------------------- formatting
-std::string fixed(double v, int digits) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.*f", digits, v);
-    return buf;
-}
+using repro::fixed;
 
 struct Table {
     const Results& results;
@@ -626,14 +622,7 @@ int main(int argc, char** argv) {
     for (const auto& [key, r] : results) failures += r.passed ? 0 : 1;
     std::cout << "\n" << results.size() << " simulations (" << variants.size() << " configurations x " << opt.cases.size()
               << " cases), " << failures << " failed, " << fixed(seconds, 1) << " s with " << opt.jobs << " jobs.\n";
-    if (!repro_file.empty()) {
-        report.tables_markdown = md.str();
-        try {
-            report.write(repro_file);
-        } catch (const std::exception& e) {
-            std::cerr << "narasiman_study: " << e.what() << '\n';
-            return 1;
-        }
-    }
-    return failures == 0 ? 0 : 1;
+    // The summary line (host seconds) is printed after the tables and kept out of the JSON.
+    report.tables_markdown = md.str();
+    return report.finish("narasiman_study", repro_file, failures == 0);
 }

@@ -218,19 +218,7 @@ int main(int argc, char** argv) {
     for (const char* p : {"OAWS-static", "OAWS-dyn", "SWL-Best", "CCWS", "MASCAR"}) fig8.series.emplace_back(p, std::vector<double>{});
     std::map<std::string, std::vector<double>> cached_share; // fully cached divergent loads per policy, per kernel
     // Writes the Markdown to stdout and, with --repro, the JSON; the exit status says whether every run passed.
-    auto finish = [&]() {
-        std::cout << md.str();
-        if (!repro_file.empty()) {
-            report.tables_markdown = md.str();
-            try {
-                report.write(repro_file);
-            } catch (const std::exception& e) {
-                std::cerr << "oaws_study: " << e.what() << '\n';
-                return 1;
-            }
-        }
-        return all_passed ? 0 : 1;
-    };
+    auto finish = [&]() { return report.finish(std::cout, md.str(), "oaws_study", repro_file, all_passed); };
 
     // ---- 1. IPC normalized to GTO (Wang 2016 Fig. 8) ----
     md << "### IPC normalized to GTO (" << kernels::size_name(size) << " inputs, Fermi preset, " << kStudySms

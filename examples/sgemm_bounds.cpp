@@ -12,7 +12,6 @@
 #include <algorithm>
 #include <iomanip>
 #include <iostream>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -42,11 +41,7 @@ Choice choose(const ArchParams& arch, LdsWidth lds, int t_b) {
   return c;
 }
 
-std::string fixed(double v, int decimals) {
-  std::ostringstream s;
-  s << std::fixed << std::setprecision(decimals) << v;
-  return s.str();
-}
+using gpuarch::examples::repro::fixed;
 
 std::string yes_no(bool ok) { return ok ? "yes" : "NO"; }
 
@@ -199,11 +194,5 @@ int main(int argc, char** argv) {
                                      {{"thesis", {82.5, 71.0, 54.6, 57.6}},
                                       {"gpuarch model", {value(fermi.bounds[1]), value(fermi.bounds[2]),
                                                          value(kepler.bounds[1]), value(kepler.bounds[2])}}}});
-  try {
-    report.write(repro_file);
-  } catch (const std::exception& e) {
-    std::cerr << "sgemm_bounds: " << e.what() << "\n";
-    return 1;
-  }
-  return 0;
+  return report.finish("sgemm_bounds", repro_file);
 }

@@ -12,10 +12,13 @@
 // this run computed, formatted the same way. Nothing here is typed by hand: a study fills `ours` from its results.
 // Standard library only, so programs built without the example variants (sgemm_bounds) can use it too.
 #include <cstdio>
+#include <exception>
 #include <fstream>
+#include <iostream>
 #include <ostream>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -79,6 +82,29 @@ struct Report {
         }
         out << "]}\n";
         if (!out) throw std::runtime_error("failed writing the reproduction file '" + path + "'");
+    }
+
+    // The last step of every study's main. With --repro FILE (`path` not empty) writes the JSON there. Returns the
+    // program's exit status: 1 with "<program>: <reason>" on stderr when the file cannot be written, otherwise 0
+    // when every run passed and 1 when one did not (the study has already said which).
+    [[nodiscard]] int finish(std::string_view program, const std::string& path, bool all_passed = true) const {
+        if (!path.empty()) {
+            try {
+                write(path);
+            } catch (const std::exception& e) {
+                std::cerr << program << ": " << e.what() << '\n';
+                return 1;
+            }
+        }
+        return all_passed ? 0 : 1;
+    }
+    // The same after printing the study's Markdown to `out` and keeping it as tables_markdown: the terminal and
+    // docs/reproduction.md show the same tables.
+    [[nodiscard]] int finish(std::ostream& out, std::string markdown, std::string_view program, const std::string& path,
+                             bool all_passed = true) {
+        out << markdown;
+        tables_markdown = std::move(markdown);
+        return finish(program, path, all_passed);
     }
 
     static std::string quote(const std::string& s) {

@@ -1,7 +1,7 @@
 // Laws every Scheduler obeys (timing/concepts.hpp), run over every model of the slot.
 #include <doctest/doctest.h>
 
-#include "../support/split_mix.hpp"
+#include "../support/pool_view.hpp"
 
 #include <gpuarch/sched/ccws.hpp>
 #include <gpuarch/sched/gto.hpp>
@@ -10,39 +10,11 @@
 #include <gpuarch/sched/oaws.hpp>
 #include <gpuarch/sched/two_level.hpp>
 
-#include <cstdint>
-#include <vector>
-
 namespace {
 using namespace gpuarch;
-
-struct RandomView {
-    std::vector<bool> occupied_, ready_, long_latency_;
-    std::vector<std::uint64_t> age_;
-    unsigned pool_size() const { return static_cast<unsigned>(ready_.size()); }
-    bool occupied(unsigned i) const { return occupied_[i]; }
-    bool ready(unsigned i) const { return ready_[i]; }
-    std::uint64_t age(unsigned i) const { return age_[i]; }
-    bool long_latency_pending(unsigned i) const { return long_latency_[i]; }
-    timing::L1View l1() const { return {}; }
-    core::Cycle now() const { return 0; }
-};
-static_assert(timing::SchedulerView<RandomView>);
-
+using test_support::PoolView;
+using test_support::random_pool_view;
 using test_support::SplitMix;
-
-RandomView random_view(SplitMix& rng, unsigned pool) {
-    RandomView v;
-    for (unsigned i = 0; i < pool; ++i) {
-        const bool occ = rng.next() % 4 != 0;
-        const bool rdy = occ && rng.next() % 3 == 0;
-        v.occupied_.push_back(occ);
-        v.ready_.push_back(rdy);
-        v.long_latency_.push_back(occ && !rdy && rng.next() % 2 == 0);
-        v.age_.push_back(rng.next() % 1000);
-    }
-    return v;
-}
 } // namespace
 
 // The memory-aware schedulers are here too: on a view that shows no instructions (as this one) they see no memory
@@ -60,7 +32,7 @@ TEST_CASE_TEMPLATE("a scheduler only ever selects a ready warp, and idles only w
         S s(timing::SchedulerConfig{pool, 0});
         for (unsigned slot = 0; slot < pool; ++slot) s.on_warp_start(slot);
         for (int step = 0; step < 2000; ++step) {
-            const RandomView view = random_view(rng, pool);
+            const PoolView view = random_pool_view(rng, pool);
             const unsigned pick = s.select(view);
             bool any_ready = false;
             for (unsigned i = 0; i < pool; ++i) any_ready = any_ready || view.ready(i);
@@ -79,7 +51,7 @@ TEST_CASE_TEMPLATE("a scheduler is a deterministic function of its history and t
     SplitMix rng_a{7}, rng_b{7};
     S a(timing::SchedulerConfig{24, 0}), b(timing::SchedulerConfig{24, 0});
     for (int step = 0; step < 1000; ++step) {
-        const RandomView va = random_view(rng_a, 24), vb = random_view(rng_b, 24);
+        const PoolView va = random_pool_view(rng_a, 24), vb = random_pool_view(rng_b, 24);
         const unsigned pa = a.select(va), pb = b.select(vb);
         REQUIRE(pa == pb);
         if (pa != timing::no_warp) {

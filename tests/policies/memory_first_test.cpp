@@ -5,7 +5,7 @@
 
 #include <doctest/doctest.h>
 
-#include "../support/split_mix.hpp"
+#include "../support/pool_view.hpp"
 
 #include <gpuarch/sched/gto.hpp>
 
@@ -16,36 +16,16 @@ namespace {
 using namespace gpuarch;
 using policies::MemoryFirst;
 
-// A view that shows each warp's next instruction, as the SM's does (sched::InstructionPreview).
-struct PreviewView {
-    std::vector<bool> ready_;
-    std::vector<std::uint64_t> age_;
+// A view that shows each warp's next instruction, as the SM's does (sched::InstructionPreview). Every slot holds a
+// warp and none waits on a long-latency result; its base is the same warps without instructions.
+struct PreviewView : test_support::PoolView {
     std::vector<ir::Instruction> next_;
-    unsigned pool_size() const { return static_cast<unsigned>(ready_.size()); }
-    bool occupied(unsigned) const { return true; }
-    bool ready(unsigned i) const { return ready_[i]; }
-    std::uint64_t age(unsigned i) const { return age_[i]; }
-    bool long_latency_pending(unsigned) const { return false; }
-    timing::L1View l1() const { return {}; }
-    core::Cycle now() const { return 0; }
     const ir::Instruction* next_instruction(unsigned i) const { return &next_[i]; }
     unsigned next_active_lanes(unsigned) const { return 32; }
     ir::Pc next_pc(unsigned) const { return 0; }
 };
 static_assert(sched::InstructionPreview<PreviewView>);
-
-// The same warps without instructions: a plain SchedulerView.
-struct PlainView {
-    const PreviewView& v;
-    unsigned pool_size() const { return v.pool_size(); }
-    bool occupied(unsigned) const { return true; }
-    bool ready(unsigned i) const { return v.ready(i); }
-    std::uint64_t age(unsigned i) const { return v.age(i); }
-    bool long_latency_pending(unsigned) const { return false; }
-    timing::L1View l1() const { return {}; }
-    core::Cycle now() const { return 0; }
-};
-static_assert(timing::SchedulerView<PlainView> && !sched::InstructionPreview<PlainView>);
+static_assert(!sched::InstructionPreview<test_support::PoolView>);
 
 ir::Instruction op(ir::OpClass c) {
     ir::Instruction i;
@@ -75,7 +55,7 @@ TEST_CASE("MemoryFirst is a Scheduler: the SM's checks accept it") {
 TEST_CASE("MemoryFirst issues the oldest ready load first, then falls back to greedy-then-oldest") {
     MemoryFirst s(timing::SchedulerConfig{4, 0});
     // slot 0: compute, oldest; slot 1: load, age 5; slot 2: load, age 3; slot 3: load, oldest of all, not ready.
-    PreviewView v{{true, true, true, false}, {0, 5, 3, 1}, {add, load, load, load}};
+    PreviewView v{{{true, true, true, false}, {0, 5, 3, 1}}, {add, load, load, load}};
     CHECK(s.select(v) == 2); // the oldest *ready* load, not the oldest warp (0) nor the oldest load (3)
     s.on_issue(2, 0);
     v.next_[2] = add;
@@ -123,7 +103,7 @@ TEST_CASE("on a view without instructions MemoryFirst selects exactly as GTO") {
     sched::GTO g(timing::SchedulerConfig{24, 0});
     for (int step = 0; step < 2000; ++step) {
         const PreviewView v = random_view(rng, 24);
-        const PlainView plain{v};
+        const test_support::PoolView& plain = v; // the same warps without instructions
         const unsigned pick = m.select(plain);
         REQUIRE(pick == g.select(plain));
         if (pick != timing::no_warp) {

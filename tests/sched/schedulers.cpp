@@ -1,5 +1,7 @@
 #include <doctest/doctest.h>
 
+#include "../support/pool_view.hpp"
+
 #include <gpuarch/sched/gto.hpp>
 #include <gpuarch/sched/lrr.hpp>
 #include <gpuarch/sched/rcu.hpp>
@@ -9,18 +11,7 @@
 
 namespace {
 using namespace gpuarch;
-struct View {
-    std::vector<bool> ready_;
-    std::vector<std::uint64_t> age_;
-    std::vector<bool> long_latency_;
-    unsigned pool_size() const { return static_cast<unsigned>(ready_.size()); }
-    bool occupied(unsigned) const { return true; }
-    bool ready(unsigned i) const { return ready_[i]; }
-    std::uint64_t age(unsigned i) const { return age_[i]; }
-    bool long_latency_pending(unsigned i) const { return long_latency_.empty() ? false : bool(long_latency_[i]); }
-    timing::L1View l1() const { return {}; }
-    core::Cycle now() const { return 0; }
-};
+using View = test_support::PoolView; // {ready}, {age}, {long-latency}; every slot occupied
 } // namespace
 
 TEST_CASE("LRR issues the next ready warp after the one that issued last") {
