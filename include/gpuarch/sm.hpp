@@ -1103,6 +1103,9 @@ private:
         auto& hw = haws_warp(w);
         // One episode per dynamic stall point, and only once the previous episode's results were all consumed.
         if (token_of(rec) == hw.stall_token || !hw.rcu.empty()) return;
+        // HawsEntry::failed_issue (Sec. 5.2): the flag is set only by this cycle's failed issue attempt.
+        if constexpr (Scheduler::enter_on_failed_issue)
+            if (hw.failed_issue_at != now_) return;
         const ir::Pc pc = rec.result.pc;
         const std::uint16_t first = Scheduler::next_offset(haws_.hints.hint[pc], pc, rec.result.next_pc);
         if (first == 0 || first >= Scheduler::window_limit) {

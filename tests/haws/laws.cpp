@@ -2,6 +2,7 @@
 // warp that is not ready; a full RCU stops hint-mode issue; a renamed result comes back through a register copy.
 #include <doctest/doctest.h>
 
+#include "../support/pool_view.hpp"
 #include "corpus_runner.hpp"
 #include "toy_common.hpp"
 
@@ -21,18 +22,6 @@ core::StatsTable without_haws(const core::StatsTable& t) {
     }
     return out;
 }
-
-// A pool whose readiness is a fixed bit pattern.
-struct FixedView {
-    std::array<bool, 8> ready_flags{};
-    unsigned pool_size() const { return 8; }
-    bool occupied(unsigned) const { return true; }
-    bool ready(unsigned i) const { return ready_flags[i]; }
-    std::uint64_t age(unsigned i) const { return 100 - i; }
-    bool long_latency_pending(unsigned) const { return false; }
-    timing::L1View l1() const { return {}; }
-    core::Cycle now() const { return 0; }
-};
 } // namespace
 
 TEST_CASE("HAWS with no hints issues exactly what its base scheduler issues, on every corpus kernel") {
@@ -55,10 +44,13 @@ TEST_CASE("HAWS with no hints issues exactly what its base scheduler issues, on 
 
 TEST_CASE("HAWS never selects a warp that is not ready, and selects one whenever one is") {
     sched::HAWSScheduler<sched::RCU<8>, sched::GTO> haws(timing::SchedulerConfig{8, 0});
+    sched::HAWSScheduler<sched::RCU<8>, sched::GTO, sched::HawsTrigger::long_latency_flag, sched::CompilerHints, false,
+                         sched::HawsEntry::failed_issue>
+        haws_failed_issue(timing::SchedulerConfig{8, 0});
     sched::GTO gto(timing::SchedulerConfig{8, 0});
     for (unsigned pattern = 0; pattern < 256; ++pattern) {
-        FixedView view;
-        for (unsigned i = 0; i < 8; ++i) view.ready_flags[i] = (pattern >> i) & 1U;
+        test_support::PoolView view{{}, {100, 99, 98, 97, 96, 95, 94, 93}}; // readiness: the pattern's bits
+        for (unsigned i = 0; i < 8; ++i) view.ready_.push_back((pattern >> i) & 1U);
         const unsigned pick = haws.select(view);
         if (pattern == 0) {
             CHECK(pick == timing::no_warp);
@@ -67,8 +59,18 @@ TEST_CASE("HAWS never selects a warp that is not ready, and selects one whenever
             CHECK(view.ready(pick));
         }
         CHECK(pick == gto.select(view)); // selection among ready warps is the base scheduler's
+        // HawsEntry::failed_issue only watches the base: same pick; the warps it notes as failed attempts were
+        // found not ready, and when none is ready GTO tried them all.
+        for (unsigned i = 0; i < 8; ++i) haws_failed_issue.warp(i).failed_issue_at = ~core::Cycle{0};
+        CHECK(haws_failed_issue.select(view) == pick);
+        for (unsigned i = 0; i < 8; ++i) {
+            const bool tried = haws_failed_issue.warp(i).failed_issue_at == view.now();
+            if (tried) CHECK_FALSE(view.ready(i));
+            if (pick == timing::no_warp) CHECK(tried);
+        }
         if (pick != timing::no_warp) {
             haws.on_issue(pick, pattern);
+            haws_failed_issue.on_issue(pick, pattern);
             gto.on_issue(pick, pattern);
         }
     }

@@ -1,10 +1,11 @@
 #pragma once
 // The Gong 2020 Fig. 5.3 toy machine and kernel, shared by the HAWS tests.
 //
-// Machine (Sec. 5.2): four warps, one issue per cycle, ALU instructions take one cycle, memory instructions 19 or
-// 14 cycles (mem::IdealMemory<Latency>). Kernel: the instruction sequence reconstructed from the text of Sec. 5.2
-// and Fig. 5.7 (docs/haws.md, "The Fig. 5.3 toy"): I1 loads r1; I3 (the stall point) reads it; I4 and I6 are
-// independent (I6 reads I4's r4 and writes r5); I5 depends on I3 and is skipped; I9 is the second stall point.
+// Machine (Sec. 5.2): four warps, one issue per cycle (a strict round-robin turn per cycle), ALU instructions take
+// one cycle, memory instructions 19 or 14 cycles from issue to use. Kernel: the instruction sequence reconstructed
+// from the text of Sec. 5.2 and Fig. 5.7 (docs/haws.md, "The Fig. 5.3 toy"): I1 loads r1; I2 is independent; I3
+// (the stall point) reads r1; I4 and I6 are independent (I6 reads I4's r4 and writes r5); I5 depends on I3 and is
+// skipped; I7 and I8 (the second load) depend on I5; I9 is the second stall point.
 #include <array>
 #include <string>
 #include <vector>
@@ -51,35 +52,32 @@ struct ToyFrontend {
     }
 };
 
-// Pcs of the reconstructed sequence (P0-P6 compute addresses; I1-I11 as in the thesis's numbering).
-inline constexpr ir::Pc pc_i1 = 7, pc_i3 = 9, pc_i4 = 10, pc_i5 = 11, pc_i6 = 12, pc_i9 = 15;
+// Pcs of the reconstructed sequence: I1 is the kernel's first instruction, so that I1 issues in cycles 1-4 as in the
+// figure; I10 and I11 are the store and the exit.
+inline constexpr ir::Pc pc_i1 = 0, pc_i2 = 1, pc_i3 = 2, pc_i4 = 3, pc_i5 = 4, pc_i6 = 5, pc_i7 = 6, pc_i8 = 7,
+                        pc_i9 = 8;
 
+// out[data[0] + tid] += 4 tid. I1 reads the word every thread shares (a global scalar, so no address arithmetic
+// comes before it); thread indices are read as %tid.x operands, which are not registers and add no dependence.
 inline const char* toy_ptx = R"(.version 8.0
 .target sm_75
 .address_size 64
-.global .align 4 .u32 data[256];
+.global .align 4 .u32 data[1];
 .global .align 4 .u32 out[128];
 .visible .entry haws_toy()
 {
-  .reg .b32 %r<12>;
-  .reg .b64 %rd<10>;
-  mov.u32 %r0, %tid.x;
-  mul.wide.u32 %rd1, %r0, 4;
-  mov.u64 %rd2, data;
-  add.s64 %rd3, %rd2, %rd1;
-  mov.u64 %rd6, out;
-  add.s64 %rd7, %rd6, %rd1;
-  add.u32 %r10, %r0, 1;
-  ld.global.u32 %r1, [%rd3];
-  add.u32 %r2, %r0, 7;
-  add.u32 %r3, %r1, %r2;
-  mul.lo.u32 %r4, %r2, 3;
+  .reg .b32 %r<10>;
+  .reg .b64 %rd<6>;
+  ld.global.u32 %r1, [data];
+  mov.u64 %rd2, out;
+  add.u32 %r3, %r1, %tid.x;
+  mul.lo.u32 %r4, %tid.x, 3;
   mul.wide.u32 %rd4, %r3, 4;
-  add.u32 %r5, %r4, %r2;
+  add.u32 %r5, %r4, %tid.x;
   add.s64 %rd5, %rd2, %rd4;
   ld.global.u32 %r7, [%rd5];
   add.u32 %r9, %r7, %r5;
-  st.global.u32 [%rd7], %r9;
+  st.global.u32 [%rd5], %r9;
   ret;
 }
 )";
@@ -106,14 +104,45 @@ struct Fig57Hints {
     }
 };
 
-template <class Scheduler, std::uint32_t MemoryLatency>
-using ToySM = SM<ToyFrontend, Scheduler, regfile::IdealRF, exec::SimdExec, mem::IdealMemory<MemoryLatency>>;
+// The figure's round-robin: cycle c is warp (c - 1) mod 4's turn, and a warp that cannot issue in its turn loses
+// it. The text shows both: the scheduler "tries to issue instruction 3, from cycles 9 to 12" (one warp per cycle,
+// each attempt a lost cycle), and HAWS issues I4 in cycle 13 and I3 in cycle 17, warp 0's next turns. (LRR, the
+// library's loose round-robin, gives a lost turn to the next ready warp.)
+struct StrictRR {
+    static constexpr std::string_view name = "StrictRR";
+    explicit StrictRR(const timing::SchedulerConfig&) {}
+    template <timing::SchedulerView View>
+    unsigned select(const View& view) const {
+        const unsigned n = view.pool_size();
+        if (n == 0) return timing::no_warp;
+        const auto turn = static_cast<unsigned>((view.now() + n - 1) % n); // cycle 1: warp 0
+        return view.ready(turn) ? turn : timing::no_warp;
+    }
+    void on_issue(unsigned, core::Cycle) {}
+    void on_warp_start(unsigned) {}
+    void on_warp_exit(unsigned) {}
+};
+static_assert(timing::Scheduler<StrictRR>, "StrictRR must model Scheduler");
 
-// Round-robin (the figure's baseline) and HAWS over round-robin, both tracing their issues.
-using TracedRR = sched::HAWSScheduler<sched::RCU<8>, sched::LRR, sched::HawsTrigger::long_latency_flag, sched::NoHints, true>;
+// The figure's memory latencies are load-to-use: a load issued in cycle 1 has its result "starting in cycle 20"
+// (Exp. 1) or "starting in cycle 15" (Exp. 2). Our SM adds 2 cycles to mem::IdealMemory<L>'s latency (one from
+// issue to the LSU, one from the completion to the scoreboard release), so the toy's memory is IdealMemory<LoadToUse - 2>; the
+// tests check the load-to-use (19 and 14) on the loose round-robin, where the dependent issues at once.
+inline constexpr std::uint32_t toy_load_pipeline_cycles = 2;
+template <class Scheduler, std::uint32_t LoadToUse>
+using ToySM = SM<ToyFrontend, Scheduler, regfile::IdealRF, exec::SimdExec,
+                 mem::IdealMemory<LoadToUse - toy_load_pipeline_cycles>>;
+
+// The figure's machine: round-robin (StrictRR) as the baseline, and HAWS over it entering hint mode on the failed
+// issue attempt of the stall point (HawsEntry::failed_issue, Sec. 5.2). Both trace their issues.
+using TracedRR = sched::HAWSScheduler<sched::RCU<8>, StrictRR, sched::HawsTrigger::long_latency_flag, sched::NoHints, true>;
 template <class Hints = Fig57Hints, class Rcu = sched::RCU<8>,
           sched::HawsTrigger Trigger = sched::HawsTrigger::long_latency_flag>
-using TracedHAWS = sched::HAWSScheduler<Rcu, sched::LRR, Trigger, Hints, true>;
+using TracedHAWS = sched::HAWSScheduler<Rcu, StrictRR, Trigger, Hints, true, sched::HawsEntry::failed_issue>;
+
+// The library's defaults on the same machine: loose round-robin (LRR), and HAWS entering at the fetch-stage check.
+using LooseRR = sched::HAWSScheduler<sched::RCU<8>, sched::LRR, sched::HawsTrigger::long_latency_flag, sched::NoHints, true>;
+using LooseHAWS = sched::HAWSScheduler<sched::RCU<8>, sched::LRR, sched::HawsTrigger::long_latency_flag, Fig57Hints, true>;
 
 // Fig. 5.7's chain, with I6's destination renamed to the first register past the kernel's own (a copy on return).
 struct RenamedI6Hints {
@@ -162,9 +191,10 @@ struct ToyRun {
     core::Cycle last_issue() const { return trace.empty() ? 0 : trace.back().cycle; }
 };
 
-template <class Scheduler, std::uint32_t MemoryLatency>
+// Runs the toy kernel on one toy SM; LoadToUse is the figure's memory latency (19 or 14).
+template <class Scheduler, std::uint32_t LoadToUse>
 ToyRun run_toy() {
-    using GpuType = GPU<ToySM<Scheduler, MemoryLatency>, 1>;
+    using GpuType = GPU<ToySM<Scheduler, LoadToUse>, 1>;
     func::Device device;
     const auto module = func::Module::from_string(toy_ptx, "haws_toy.ptx");
     GpuType gpu;

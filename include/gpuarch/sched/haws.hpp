@@ -1,5 +1,5 @@
 #pragma once
-// HAWSScheduler<RCU<Depth>, Base, Trigger, HintSource>: the hint-assisted warp scheduler of Gong 2020 Ch. 5.
+// HAWSScheduler<RCU<Depth>, Base, Trigger, HintSource, TraceIssues, Entry>: the hint-assisted warp scheduler of Gong 2020 Ch. 5.
 //
 // A warp that stalls on a long-latency load (its "stall point") switches to hint mode: the fetch stage follows the
 // compiler's hint chain (ir/hints.hpp) and issues only the instructions the chain names, one at a time, while the
@@ -44,6 +44,21 @@ namespace gpuarch::sched {
 enum class HawsTrigger : std::uint8_t {
     long_latency_flag, // the warp's own stall point waits on a long-latency load
     all_warps_stalled, // and, in addition, every warp of its scheduler waits on a long-latency load
+};
+
+// When a stalled warp's long-latency flag counts as set, so that it may enter hint mode (at the next fetch stage).
+// Sec. 5.2 ties it to the scheduler: "When the warp scheduler tries to issue instruction 3, from cycles 9 to 12, due
+// to the dependency with instruction 1, the warp stalls ... and the long latency operation flag in the scoreboard is
+// set to 1"; Sec. 5.3.3 says only "When warps stall due to a long latency memory operation, the long latency
+// operation flag of the scoreboard is set, which triggers HAWS". Default: `fetch_check`, which reads Sec. 5.3.3 as
+// the scoreboard check of the warp's instruction-buffer head (every cycle, for every warp), so a warp enters as soon
+// as its stall point is blocked; the results of docs/haws.md's study were measured so. `failed_issue` is Sec. 5.2's
+// reading: only a warp the base scheduler looked at in the issue stage and found blocked enters (a warp that a greedy
+// or round-robin base never considers while other warps issue does not); with the figure's strict round-robin it
+// reproduces Fig. 5.3 cycle for cycle (tests/haws/fig_5_3_toy.cpp).
+enum class HawsEntry : std::uint8_t {
+    fetch_check,  // the fetch stage sees the warp's stall point blocked on a long-latency load
+    failed_issue, // and the base scheduler tried to issue it in this cycle's issue stage and could not
 };
 
 // ---------------------------------------------------------------------------------------------------------
@@ -221,6 +236,8 @@ struct HawsWarp {
     bool window_done = false;             // the run-ahead executed the warp's last instruction
     unsigned episode_issued = 0;
     std::uint32_t episode = 0;            // episodes entered so far
+    core::Cycle failed_issue_at = ~core::Cycle{0}; // HawsEntry::failed_issue: last cycle the base found it not ready
+    core::Cycle issued_at = ~core::Cycle{0};       // HawsEntry::failed_issue: last cycle it issued
     std::deque<HawsWindowEntry> window;
     Rcu rcu;
     RenameTable<Rcu::depth> scalar_renames, vector_renames; // Sec. 5.3.6: scalar and vector tables, RCU-sized
@@ -267,7 +284,7 @@ struct HawsName {
 } // namespace detail
 
 template <class Rcu = RCU<8>, class Base = GTO, HawsTrigger Trigger = HawsTrigger::long_latency_flag,
-          class HintSource = CompilerHints, bool TraceIssues = false>
+          class HintSource = CompilerHints, bool TraceIssues = false, HawsEntry Entry = HawsEntry::fetch_check>
 class HAWSScheduler {
     static_assert(timing::Scheduler<Base>, "HAWSScheduler's Base must be a Scheduler (timing/concepts.hpp)");
     static_assert(requires { Rcu::depth; }, "HAWSScheduler's first argument must be an RCU<Depth>");
@@ -288,6 +305,7 @@ class HAWSScheduler {
         n.append(">,");
         n.append(Base::name);
         if (Trigger == HawsTrigger::all_warps_stalled) n.append(",all-stalled");
+        if (Entry == HawsEntry::failed_issue) n.append(",failed-issue");
         if (HintSource::name != CompilerHints::name) {
             n.append(",hints=");
             n.append(HintSource::name);
@@ -301,6 +319,7 @@ public:
     // The SM runs the hint-mode mechanism for schedulers that declare this (sm.hpp).
     static constexpr bool hint_assisted = true;
     static constexpr HawsTrigger trigger = Trigger;
+    static constexpr HawsEntry entry = Entry;
     static constexpr bool trace_issues = TraceIssues;
     // Run-ahead bound per warp: a chain offset has 9 bits (Sec. 5.3.1), so no chain instruction lies further.
     static constexpr unsigned window_limit = 1U << ir::Format1Hint::offset_bits;
@@ -311,6 +330,7 @@ public:
     using WindowEntry = HawsWindowEntry;
     using IssueEvent = HawsIssueEvent;
     static constexpr bool trigger_all_stalled = Trigger == HawsTrigger::all_warps_stalled;
+    static constexpr bool enter_on_failed_issue = Entry == HawsEntry::failed_issue;
     static std::uint16_t next_offset(const ir::InstructionHint& h, ir::Pc pc, ir::Pc next_pc) {
         return next_hint_offset(h, pc, next_pc);
     }
@@ -330,11 +350,21 @@ public:
 
     explicit HAWSScheduler(const timing::SchedulerConfig& config) : base_(config), warps_(config.pool_size) {}
 
+    // The base picks among ready warps. With HawsEntry::failed_issue, every warp the base asks about and finds not
+    // ready is a failed issue attempt (Sec. 5.2), which the SM's next fetch stage reads (failed_issue_at).
     template <timing::SchedulerView View>
-    unsigned select(const View& view) const {
-        return base_.select(view);
+    unsigned select(const View& view) {
+        if constexpr (Entry == HawsEntry::failed_issue) {
+            const AttemptView<View> attempts{view, this};
+            return base_.select(attempts);
+        } else {
+            return base_.select(view);
+        }
     }
-    void on_issue(unsigned slot, core::Cycle now) { base_.on_issue(slot, now); }
+    void on_issue(unsigned slot, core::Cycle now) {
+        if constexpr (Entry == HawsEntry::failed_issue) warps_[slot].issued_at = now;
+        base_.on_issue(slot, now);
+    }
     void on_warp_start(unsigned slot) {
         warps_[slot] = Warp{};
         base_.on_warp_start(slot);
@@ -394,6 +424,20 @@ public:
     }
 
 private:
+    // The SM's view, except that `ready` also notes the warps found not ready (the base's failed issue attempts).
+    // A warp that already issued in this cycle (a machine that selects several times per cycle marks it not ready)
+    // made no failed attempt.
+    template <class View>
+    struct AttemptView : View {
+        HAWSScheduler* self;
+        bool ready(unsigned i) const {
+            const bool r = View::ready(i);
+            Warp& w = self->warps_[i];
+            if (!r && w.issued_at != View::now()) w.failed_issue_at = View::now();
+            return r;
+        }
+    };
+
     Base base_;
     std::vector<Warp> warps_;
     HawsStats stats_;
