@@ -19,9 +19,9 @@
 //
 // Contract: deterministic (no host-time, address or hash-order dependence); zero virtual dispatch: every slot is
 // a template argument and `component_types` lists them for the polymorphism check in tests.
+#include <algorithm>
 #include <array>
 #include <cstdint>
-#include <deque>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -120,6 +120,8 @@ public:
             is_predicate_[r] = kernel.registers[r].type == ir::ScalarType::pred;
         pending_.assign(std::size_t(Frontend::max_warps) * reg_words_, 0);
         pending_long_.assign(std::size_t(Frontend::max_warps) * reg_words_, 0);
+        quiet_.valid = false;
+        ++state_epoch_;
         for (auto& sched : schedulers_)
             if constexpr (requires { sched.on_kernel_launch(); }) sched.on_kernel_launch();
     }
@@ -152,6 +154,7 @@ public:
 
     // Starts CTA `linear_cta` on this SM. Precondition: can_accept_cta().
     void start_cta(std::uint64_t linear_cta, std::uint64_t launch_age) {
+        ++state_epoch_;
         unsigned slot = 0;
         while (ctas_[slot].active) ++slot;
         CtaSlot& cta = ctas_[slot];
@@ -208,6 +211,10 @@ public:
         cycle_fetch();
     }
 
+    // Whether this variant skips the scan of its warp pools in cycles where nothing changed since a cycle without
+    // issue and replays that cycle's statistics instead (see quiet_cycle_replay); results are the same either way.
+    static constexpr bool replays_quiet_cycles() { return quiet_cycle_replay; }
+
     // The two phases of a cycle, for GPU's parallel tick (issue 11). cycle_timing (stages 1-5) reads and writes
     // only this SM's own state and its own `down` port, so the SMs of a GPU may run it concurrently on host
     // threads. cycle_fetch (stage 6) steps the functional engine, which reads and writes the shared func::Device
@@ -217,8 +224,12 @@ public:
     void cycle_timing(core::Cycle now, mem::Downstream& down) {
         now_ = now;
         // 1. completions
-        exec_.drain_completed(now, [this](std::uint64_t token) { on_exec_done(token); });
+        exec_.drain_completed(now, [this](std::uint64_t token) {
+            ++state_epoch_;
+            on_exec_done(token);
+        });
         l1_.drain_completed([this](const mem::Completion& c) {
+            ++state_epoch_;
             notify_memory_feedback(c);
             on_memory_done(c.token);
         });
@@ -234,9 +245,16 @@ public:
         }
         // 2. register file
         rf_.cycle(now);
-        rf_.drain_written([this](std::uint64_t token) { on_written(token); });
+        rf_.drain_written([this](std::uint64_t token) {
+            ++state_epoch_;
+            on_written(token);
+        });
         // 3. dispatch from operand collectors
-        rf_.dispatch_ready([this](std::uint64_t token) { return try_dispatch(token); });
+        rf_.dispatch_ready([this](std::uint64_t token) {
+            const bool dispatched = try_dispatch(token);
+            if (dispatched) ++state_epoch_;
+            return dispatched;
+        });
         // 4. LSU / L1
         l1_.cycle(now, down);
         // 5. issue
@@ -389,15 +407,16 @@ private:
     struct PoolView {
         const SM* sm;
         unsigned scheduler;
-        std::vector<std::uint8_t>* ready_flags; // per pool slot: 0 not yet known, 1 ready, 2 not ready
-        unsigned pool_size() const { return static_cast<unsigned>(ready_flags->size()); }
+        std::uint8_t* ready_flags; // per pool slot: 0 not yet known, 1 ready, 2 not ready
+        unsigned pool;
+        unsigned pool_size() const { return pool; }
         bool occupied(unsigned i) const { return sm->warps_[sm->slot_of(scheduler, i)].occupied; }
         // Computed on first use in a cycle: a greedy scheduler that finds its warp ready looks at no other.
         bool ready(unsigned i) const {
-            std::uint8_t& flag = (*ready_flags)[i];
+            std::uint8_t& flag = ready_flags[i];
             if (flag == 0) {
                 const unsigned w = sm->slot_of(scheduler, i);
-                flag = sm->warps_[w].occupied && sm->blocker(w) == timing::IssueOutcome::issued ? 1 : 2;
+                flag = sm->warps_[w].occupied && sm->pool_outcome(scheduler, i) == timing::IssueOutcome::issued ? 1 : 2;
             }
             return flag == 1;
         }
@@ -424,13 +443,13 @@ private:
         // memory pipeline had room).
         bool blocked_by_memory_pipeline(unsigned i) const {
             return sm->warps_[sm->slot_of(scheduler, i)].occupied &&
-                   sm->blocker(sm->slot_of(scheduler, i)) == timing::IssueOutcome::memory_pipeline;
+                   sm->pool_outcome(scheduler, i) == timing::IssueOutcome::memory_pipeline;
         }
         unsigned warp_width() const { return SM::warp_width; }
         // The warp waits at a CTA barrier (a warp limiter must not count it, or the CTA deadlocks).
         bool waiting_at_barrier(unsigned i) const {
             const unsigned w = sm->slot_of(scheduler, i);
-            return sm->warps_[w].occupied && sm->blocker(w) == timing::IssueOutcome::barrier;
+            return sm->warps_[w].occupied && sm->pool_outcome(scheduler, i) == timing::IssueOutcome::barrier;
         }
         timing::L1View l1() const {
             const auto v = sm->l1_.view();
@@ -521,6 +540,11 @@ private:
     // ---------------------------------------------------------------------------------------------------
     void fetch() {
         if constexpr (hint_assisted) haws_transitions();
+        // A fetch stage that found no warp to fetch finds none again until an event changes warp state (the
+        // state_epoch_ argument of quiet_cycle_replay); hint mode has its own transitions and always scans.
+        if constexpr (!hint_assisted)
+            if (fetch_idle_epoch_ == state_epoch_) return;
+        bool any_fetched = false;
         for (unsigned s = 0; s < Frontend::schedulers; ++s) {
             const unsigned pool = pool_size(s);
             const unsigned start = fetch_next_[s];
@@ -529,11 +553,14 @@ private:
                 const unsigned pi = (start + k) % pool;
                 const unsigned w = slot_of(s, pi);
                 if (!can_fetch(w)) continue;
+                any_fetched = true;
                 fetch_warp(w);
                 fetch_next_[s] = (pi + 1) % pool;
                 if (++fetched == fetch_warps_per_scheduler()) break;
             }
         }
+        if (any_fetched) ++state_epoch_;
+        else fetch_idle_epoch_ = state_epoch_;
     }
     // Warps that fetch per scheduler per cycle: one (round-robin), unless the Frontend says otherwise (the Gong 2020
     // Fig. 5.3 toy machine: "Each warp will fetch a new instruction every cycle").
@@ -623,6 +650,14 @@ private:
         }
         return resources_block(ws.scheduler, rec);
     }
+    // blocker() of pool slot i of the scheduler now issuing, computed once between two issues: the stall
+    // classification and the scheduler's readiness queries share it. issue_scheduler() clears it on entry and
+    // after every issue, the only state changes inside a scheduler's issue step.
+    timing::IssueOutcome pool_outcome(unsigned scheduler, unsigned i) const {
+        std::uint8_t& code = outcome_cache_[i];
+        if (code == 0) code = static_cast<std::uint8_t>(blocker(slot_of(scheduler, i))) + 1;
+        return static_cast<timing::IssueOutcome>(code - 1);
+    }
     // Structural limits at issue: one instruction waiting for dispatch per unit the scheduler may use (the
     // pipeline register in front of each unit), and a free operand collector.
     timing::IssueOutcome resources_block(unsigned scheduler, const InFlight& rec) const {
@@ -660,6 +695,12 @@ private:
     }
 
     void issue(core::Cycle now) {
+        if constexpr (quiet_cycle_replay) {
+            if (quiet_.valid && quiet_.epoch == state_epoch_) {
+                replay_quiet_cycle();
+                return;
+            }
+        }
         bool any_issued = false;
         bool all_long = true; // every occupied warp of the SM waits on a long-latency load
         bool any_warp = false;
@@ -668,6 +709,12 @@ private:
                 if (now % Frontend::schedulers != s) continue; // not this SIMD's turn
             const unsigned issued = issue_scheduler(s, now, all_long, any_warp);
             any_issued = any_issued || issued > 0;
+        }
+        if (any_issued) ++state_epoch_; // an issue changes warp state (the fetch stage's skip reads this too)
+        if constexpr (quiet_cycle_replay) {
+            quiet_.valid = !any_issued;
+            quiet_.gong = any_issued ? 0 : any_warp && all_long ? 1 : any_warp ? 2 : 3;
+            quiet_.epoch = state_epoch_;
         }
         if constexpr (Frontend::issue_rule == timing::IssueRule::one_per_type_round_robin) {
             // The SIMDs whose turn it was not still count for the Gong classification of a cycle without issue.
@@ -684,18 +731,14 @@ private:
         if (any_issued) ++stats_.gong[0];
         else if (any_warp && all_long) ++stats_.gong[1];
         else if (any_warp) ++stats_.gong[2];
-        switch (l1_.lsu_state()) {
-        case mem::LsuState::stalled_coalesce: ++stats_.lsu[1]; break;
-        case mem::LsuState::stalled_mshr: ++stats_.lsu[2]; break;
-        case mem::LsuState::stalled_icnt: ++stats_.lsu[3]; break;
-        default: break;
-        }
+        count_lsu_state();
     }
 
     // Issues up to the scheduler's width this cycle; records its outcome. Returns instructions issued.
     unsigned issue_scheduler(unsigned s, core::Cycle now, bool& all_long, bool& any_warp) {
         const unsigned pool = pool_size(s);
-        ready_flags_.assign(pool, 0);
+        std::fill_n(ready_flags_.begin(), pool, std::uint8_t{0});
+        std::fill_n(outcome_cache_.begin(), pool, std::uint8_t{0});
         timing::IssueOutcome best = timing::IssueOutcome::idle;
         auto rank = [](timing::IssueOutcome o) {
             // The outcome reported when nothing issues: the reason of the warp closest to issuing.
@@ -719,7 +762,7 @@ private:
                 const unsigned w = slot_of(s, i);
                 if (!warps_[w].occupied) continue;
                 any_warp = true;
-                const timing::IssueOutcome o = blocker(w);
+                const timing::IssueOutcome o = pool_outcome(s, i);
                 if (o != timing::IssueOutcome::raw_long_latency) all_long = false;
                 if (rank(o) > rank(best)) best = o;
             }
@@ -728,12 +771,12 @@ private:
             classify();
             for (unsigned i = 0; i < pool; ++i) {
                 const unsigned w = slot_of(s, i);
-                ready_flags_[i] = warps_[w].occupied && blocker(w) == timing::IssueOutcome::issued ? 1 : 2;
+                ready_flags_[i] = warps_[w].occupied && pool_outcome(s, i) == timing::IssueOutcome::issued ? 1 : 2;
             }
         }
         stats_.issue_slots += Frontend::dispatch_per_scheduler;
         unsigned issued = 0;
-        PoolView view{this, s, &ready_flags_};
+        PoolView view{this, s, ready_flags_.data(), pool};
         if constexpr (Frontend::issue_rule == timing::IssueRule::one_per_type_round_robin) {
             // Up to one instruction per type, each from a different wavefront.
             std::array<bool, 5> type_used{};
@@ -749,6 +792,7 @@ private:
                 type_used[si_type(records_[warps_[w].ibuffer[warps_[w].ib_head]].unit)] = true;
                 issue_head(w, s, now);
                 schedulers_[s].on_issue(pick, now);
+                std::fill_n(outcome_cache_.begin(), pool, std::uint8_t{0});
                 ready_flags_[pick] = 2;
                 ++issued;
             }
@@ -775,8 +819,39 @@ private:
         }
         if constexpr (Frontend::issue_rule != timing::IssueRule::one_per_type_round_robin)
             if (issued == 0) classify();
-        ++stats_.outcomes[static_cast<std::size_t>(issued > 0 ? timing::IssueOutcome::issued : best)];
+        const timing::IssueOutcome outcome = issued > 0 ? timing::IssueOutcome::issued : best;
+        ++stats_.outcomes[static_cast<std::size_t>(outcome)];
+        if constexpr (quiet_cycle_replay) quiet_.outcome[s] = outcome;
         return issued;
+    }
+
+    // Quiet cycles (issue 4 speed). A cycle in which no scheduler issued leaves every warp's blocker() and every
+    // scheduler's outcome unchanged until some event touches the SM's state: a completion, a write-back, a
+    // dispatch, an issue, a fetch, a CTA start or a launch (each advances state_epoch_). Until then no warp is
+    // ready, so a scheduler
+    // that obeys the readiness law picks none, and the cycle's statistics equal the last cycle's: they are replayed
+    // without scanning the pools. Only where that argument holds: a const select (no state to advance), a register
+    // file that accepts every read (IdealRF: no per-cycle port state), no per-cycle SIMD turn (Southern Islands)
+    // and no hint mode. Pinned cycle counts and statistics (tests/pinned) are unchanged by it.
+    static constexpr bool quiet_cycle_replay =
+        !hint_assisted && Frontend::issue_rule != timing::IssueRule::one_per_type_round_robin &&
+        requires(const Scheduler& sched, const PoolView& view) { sched.select(view); } &&
+        requires { RegisterFile::accepts_every_read; };
+    void count_lsu_state() {
+        switch (l1_.lsu_state()) {
+        case mem::LsuState::stalled_coalesce: ++stats_.lsu[1]; break;
+        case mem::LsuState::stalled_mshr: ++stats_.lsu[2]; break;
+        case mem::LsuState::stalled_icnt: ++stats_.lsu[3]; break;
+        default: break;
+        }
+    }
+    void replay_quiet_cycle() {
+        for (unsigned s = 0; s < Frontend::schedulers; ++s) {
+            stats_.issue_slots += Frontend::dispatch_per_scheduler;
+            ++stats_.outcomes[static_cast<std::size_t>(quiet_.outcome[s])];
+        }
+        if (quiet_.gong < 3) ++stats_.gong[quiet_.gong];
+        count_lsu_state();
     }
     static std::size_t si_type(timing::UnitKind k) {
         switch (k) {
@@ -1446,12 +1521,41 @@ private:
     std::vector<unsigned> fetch_next_;
     std::vector<WarpState> warps_;
     std::vector<CtaSlot> ctas_;
-    std::deque<InFlight> records_;
+    // In-flight records keep their address for life (references are held across allocations). Each lives in its
+    // own heap block behind an index vector: one load per access, where std::deque of these large records paid a
+    // block computation on every access (15% of host time on Kepler sgemm_tiled, issue 4).
+    class RecordStore {
+    public:
+        InFlight& operator[](std::size_t i) { return *items_[i]; }
+        const InFlight& operator[](std::size_t i) const { return *items_[i]; }
+        InFlight& emplace_back(unsigned width) { return *items_.emplace_back(std::make_unique<InFlight>(width)); }
+        InFlight& back() { return *items_.back(); }
+        std::size_t size() const { return items_.size(); }
+
+    private:
+        std::vector<std::unique_ptr<InFlight>> items_;
+    };
+    RecordStore records_;
     std::vector<std::uint32_t> free_records_;
     std::vector<std::uint64_t> pending_, pending_long_;
     std::vector<bool> is_predicate_; // per register of the bound kernel (predicates live outside the banks)
     std::size_t reg_words_ = 0;
-    mutable std::vector<std::uint8_t> ready_flags_;
+    // Counts events that change warp state (see quiet_cycle_replay). replay_quiet_cycle(): whether the last issue
+    // stage issued nothing (valid), at which epoch, each scheduler's outcome and the Gong class then (0 issued,
+    // 1 long-latency, 2 mixed, 3 no warp). fetch_idle_epoch_: the epoch at which a fetch stage last found nothing.
+    std::uint64_t state_epoch_ = 1;
+    std::uint64_t fetch_idle_epoch_ = 0;
+    struct QuietCycle {
+        bool valid = false;
+        std::uint64_t epoch = 0;
+        std::uint8_t gong = 3;
+        std::array<timing::IssueOutcome, Frontend::schedulers> outcome{};
+    };
+    QuietCycle quiet_;
+    // Per pool slot of the scheduler now issuing (pool 0, the largest, has this many slots).
+    static constexpr unsigned max_pool = (Frontend::max_warps + Frontend::schedulers - 1) / Frontend::schedulers;
+    mutable std::array<std::uint8_t, max_pool> ready_flags_{};
+    mutable std::array<std::uint8_t, max_pool> outcome_cache_{}; // pool_outcome(): IssueOutcome + 1, 0 unknown
     std::array<std::array<unsigned, Frontend::schedulers>, timing::unit_kind_count> unit_capacity_{};
     std::array<std::array<unsigned, Frontend::schedulers>, timing::unit_kind_count> pending_dispatch_{};
     func::KernelExecution* execution_ = nullptr;

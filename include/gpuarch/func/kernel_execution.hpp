@@ -95,14 +95,7 @@ inline void for_each_lane(const core::WarpMask& mask, unsigned width, F&& f) {
     }
 }
 
-// Population count without a library call (the baseline x86-64 target has no POPCNT instruction, and
-// std::popcount then calls libgcc).
-constexpr unsigned count_bits(std::uint64_t v) {
-    v = v - ((v >> 1) & 0x5555555555555555ULL);
-    v = (v & 0x3333333333333333ULL) + ((v >> 2) & 0x3333333333333333ULL);
-    v = (v + (v >> 4)) & 0x0f0f0f0f0f0f0f0fULL;
-    return static_cast<unsigned>((v * 0x0101010101010101ULL) >> 56);
-}
+using core::count_bits; // population count without a library call
 
 inline unsigned count_lanes(const core::WarpMask& mask, unsigned width) {
     unsigned n = 0;
@@ -119,12 +112,28 @@ struct Source {
     bool pred(unsigned lane) const { return ((data[lane & mask] & 1U) != 0) != negated; }
 };
 
+// Little-endian host (x86-64, AArch64), as the device. The fixed-size copies of the common element sizes
+// compile to one move each; a variable-size std::memcpy was a library call per lane.
 inline std::uint64_t load_le(const std::uint8_t* p, unsigned bytes) {
     std::uint64_t v = 0;
-    std::memcpy(&v, p, bytes); // little-endian host (x86-64, AArch64), as the device
+    switch (bytes) {
+    case 4: std::memcpy(&v, p, 4); break;
+    case 8: std::memcpy(&v, p, 8); break;
+    case 1: std::memcpy(&v, p, 1); break;
+    case 2: std::memcpy(&v, p, 2); break;
+    default: std::memcpy(&v, p, bytes); break;
+    }
     return v;
 }
-inline void store_le(std::uint8_t* p, std::uint64_t v, unsigned bytes) { std::memcpy(p, &v, bytes); }
+inline void store_le(std::uint8_t* p, std::uint64_t v, unsigned bytes) {
+    switch (bytes) {
+    case 4: std::memcpy(p, &v, 4); break;
+    case 8: std::memcpy(p, &v, 8); break;
+    case 1: std::memcpy(p, &v, 1); break;
+    case 2: std::memcpy(p, &v, 2); break;
+    default: std::memcpy(p, &v, bytes); break;
+    }
+}
 
 inline std::uint64_t extend(std::uint64_t v, unsigned from_bits, bool is_signed, unsigned to_bits) {
     if (to_bits <= from_bits) return v & low_mask(to_bits);
@@ -1412,6 +1421,23 @@ private:
     // out-of-bounds and writes to read-only spaces.
     std::uint8_t* resolve(const Ctx& c, unsigned lane, std::uint64_t address, unsigned bytes, bool write,
                           ir::StateSpace& space, std::uint64_t& space_address) {
+        // Fast path for the common case, an aligned in-bounds shared or global access named by its space: the same
+        // checks as resolve_checked, without building its messages. Anything else takes the full path.
+        space = c.d.space;
+        space_address = address;
+        const bool aligned = (bytes & (bytes - 1)) == 0 ? (address & (bytes - 1)) == 0 : address % bytes == 0;
+        if (aligned) {
+            if (space == ir::StateSpace::shared) {
+                const std::uint64_t size = c.cta.shared.size();
+                if (address <= size && bytes <= size - address) return c.cta.shared.data() + address;
+            } else if (space == ir::StateSpace::global) {
+                if (std::uint8_t* p = device_->translate(address, bytes)) return p;
+            }
+        }
+        return resolve_checked(c, lane, address, bytes, write, space, space_address);
+    }
+    [[gnu::noinline]] std::uint8_t* resolve_checked(const Ctx& c, unsigned lane, std::uint64_t address, unsigned bytes,
+                                                    bool write, ir::StateSpace& space, std::uint64_t& space_address) {
         space = c.d.space;
         space_address = address;
         if (space == ir::StateSpace::generic) {

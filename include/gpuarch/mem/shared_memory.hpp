@@ -6,6 +6,7 @@
 // Contract: conflict degree of a group of lanes served together = the largest number of distinct words any
 // one bank must deliver; the access takes the sum of the degrees of its groups (at least one cycle).
 #include <algorithm>
+#include <bit>
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -31,7 +32,14 @@ struct SharedMemoryConfig {
 
 class SharedMemoryBanks {
 public:
-    explicit SharedMemoryBanks(const SharedMemoryConfig& config = {}) : config_(config) { config_.validate(); }
+    explicit SharedMemoryBanks(const SharedMemoryConfig& config = {}) : config_(config) {
+        config_.validate();
+        bank_shift_ = log2_if_power_of_two(config_.bank_bytes);
+        lane_shift_ = log2_if_power_of_two(config_.lanes_per_cycle);
+        banks_power_of_two_ = std::has_single_bit(config_.banks);
+        bank_stamp_.assign(config_.banks, 0);
+        bank_word_.assign(config_.banks, 0);
+    }
     const SharedMemoryConfig& config() const { return config_; }
 
     // Bank cycles for this access; 0 when no lane is active.
@@ -41,27 +49,20 @@ public:
         std::uint32_t total = 0;
         std::size_t group = ~std::size_t{0};
         const std::uint32_t bytes = access.access_bytes == 0 ? 1 : access.access_bytes;
-        if (bank_stamp_.size() != config_.banks) {
-            bank_stamp_.assign(config_.banks, 0);
-            bank_word_.assign(config_.banks, 0);
-        }
-        words_.clear();
-        new_group();
+        // One pass marks, per bank, the first word the group asks of it; a group whose banks each see one distinct
+        // word has degree 1 (the common case). Only a group where some bank sees a second distinct word is counted
+        // exactly, by a second pass over its lanes (group_degree).
         for_each_active_lane(access, [&](std::size_t lane) {
-            const std::size_t g = lane / config_.lanes_per_cycle;
+            const std::size_t g = group_of(lane);
             if (g != group) {
-                total += degree();
-                words_.clear();
+                if (group != ~std::size_t{0}) total += group_degree(access, group, bytes);
                 new_group();
                 group = g;
             }
-            const std::uint64_t first = access.addresses[lane] / config_.bank_bytes;
-            const std::uint64_t last = (access.addresses[lane] + bytes - 1) / config_.bank_bytes;
+            const std::uint64_t first = word_of(access.addresses[lane]);
+            const std::uint64_t last = word_of(access.addresses[lane] + bytes - 1);
             for (std::uint64_t w = first; w <= last; ++w) {
-                const auto bank = static_cast<std::size_t>(w % config_.banks);
-                words_.emplace_back(bank, w);
-                // Fast path: while every bank has seen one distinct word the degree is 1; only a second distinct
-                // word in some bank sends the group to the exact count below.
+                const std::size_t bank = bank_of(w);
                 if (bank_stamp_[bank] != stamp_) {
                     bank_stamp_[bank] = stamp_;
                     bank_word_[bank] = w;
@@ -70,11 +71,25 @@ public:
                 }
             }
         });
-        total += degree();
+        if (group != ~std::size_t{0}) total += group_degree(access, group, bytes);
         return total;
     }
 
 private:
+    static constexpr std::uint32_t not_power_of_two = 0xffffffffU;
+    static std::uint32_t log2_if_power_of_two(std::uint32_t v) {
+        return std::has_single_bit(v) ? static_cast<std::uint32_t>(std::countr_zero(v)) : not_power_of_two;
+    }
+    // Divisions by the configured sizes, as shifts and masks for the usual powers of two.
+    std::uint64_t word_of(std::uint64_t address) const {
+        return bank_shift_ != not_power_of_two ? address >> bank_shift_ : address / config_.bank_bytes;
+    }
+    std::size_t bank_of(std::uint64_t word) const {
+        return static_cast<std::size_t>(banks_power_of_two_ ? word & (config_.banks - 1) : word % config_.banks);
+    }
+    std::size_t group_of(std::size_t lane) const {
+        return lane_shift_ != not_power_of_two ? lane >> lane_shift_ : lane / config_.lanes_per_cycle;
+    }
     void new_group() {
         conflict_ = false;
         if (++stamp_ == 0) { // wrapped: forget every stamp so no bank looks seen in the new group
@@ -82,10 +97,16 @@ private:
             stamp_ = 1;
         }
     }
-    // Degree of the group gathered in words_.
-    std::uint32_t degree() {
-        if (words_.empty()) return 0;
+    // Degree of the group `group` of this access (it has at least one active lane): 1 unless a bank saw two
+    // distinct words; then the largest number of distinct words any one bank delivers.
+    std::uint32_t group_degree(const WarpAccess& access, std::size_t group, std::uint32_t bytes) {
         if (!conflict_) return 1;
+        words_.clear();
+        for_each_active_lane(access, [&](std::size_t lane) {
+            if (group_of(lane) != group) return;
+            const std::uint64_t last = word_of(access.addresses[lane] + bytes - 1);
+            for (std::uint64_t w = word_of(access.addresses[lane]); w <= last; ++w) words_.emplace_back(bank_of(w), w);
+        });
         std::sort(words_.begin(), words_.end());
         std::uint32_t worst = 0, run = 0;
         for (std::size_t i = 0; i < words_.size(); ++i) {
@@ -97,7 +118,9 @@ private:
     }
 
     SharedMemoryConfig config_;
-    std::vector<std::pair<std::uint64_t, std::uint64_t>> words_; // (bank, word)
+    std::uint32_t bank_shift_ = not_power_of_two, lane_shift_ = not_power_of_two;
+    bool banks_power_of_two_ = true;
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> words_; // (bank, word), for an exact count
     // Per bank: the group (stamp) that last touched it and the word it held; conflict_: some bank of the current
     // group holds two distinct words.
     std::vector<std::uint32_t> bank_stamp_;

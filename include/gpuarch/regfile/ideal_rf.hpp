@@ -12,6 +12,9 @@ namespace gpuarch::regfile {
 struct IdealRF {
     static constexpr std::string_view name = "IdealRF";
 
+    // can_accept is true whatever the state: the SM may replay quiet cycles (sm.hpp, quiet_cycle_replay).
+    static constexpr bool accepts_every_read = true;
+
     explicit IdealRF(const timing::RegisterFileConfig&) {}
 
     bool can_accept(const timing::OperandRead&) const { return true; }

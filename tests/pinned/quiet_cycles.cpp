@@ -1,0 +1,59 @@
+// Quiet-cycle replay (sm.hpp, quiet_cycle_replay; issue 4 speed): where an SM skips the scan of its warp pools in
+// cycles when nothing changed since a cycle without issue, and replays that cycle's statistics, the results must
+// equal the full scan's exactly. The reference is the same scheduler with a non-const select, which turns the
+// replay off: the same picks, so any difference in cycles or in any statistic is the replay's error.
+#include <doctest/doctest.h>
+
+#include <lib/run_machine.hpp>
+
+#include <corpus/corpus.hpp>
+#include <gpuarch/machines.hpp>
+#include <gpuarch/sched/gto.hpp>
+#include <gpuarch/sched/lrr.hpp>
+
+#include <string>
+
+using namespace gpuarch;
+
+namespace {
+// Base's picks through a non-const select: the SM must then scan every cycle.
+template <class Base>
+struct FullScan : Base {
+    using Base::Base;
+    template <timing::SchedulerView View>
+    unsigned select(const View& view) {
+        return Base::select(view);
+    }
+};
+
+template <class Machine, class Scheduler>
+void check_replay_matches_full_scan(const char* machine, const char* kernel) {
+    using Replaying = typename Machine::template gpu<Scheduler>;
+    using Scanning = typename Machine::template gpu<FullScan<Scheduler>>;
+    static_assert(Replaying::SMType::replays_quiet_cycles(), "the shipped variant replays quiet cycles");
+    static_assert(!Scanning::SMType::replays_quiet_cycles(), "a non-const select turns the replay off");
+    const auto replayed = examples::run_on_gpu<Machine, Replaying>(machine, "replay", kernel, kernels::Size::small, {});
+    const auto scanned = examples::run_on_gpu<Machine, Scanning>(machine, "scan", kernel, kernels::Size::small, {});
+    INFO(machine << " " << kernel << ": " << replayed.message << scanned.message);
+    REQUIRE(scanned.passed);
+    CHECK(replayed.passed);
+    CHECK(replayed.cycles == scanned.cycles);
+    CHECK(replayed.warp_instructions == scanned.warp_instructions);
+    CHECK(replayed.stats == scanned.stats); // every stall class, Gong class, LSU and memory counter
+}
+
+// Memory-bound kernels (long quiet stretches), barriers and shared memory, global atomics, divergence.
+constexpr const char* kernels_checked[] = {"vector_add", "bfs", "nw", "histogram_global", "reduce_shared",
+                                           "sgemm_tiled", "kmeans_assign", "atax"};
+} // namespace
+
+TEST_CASE("quiet-cycle replay gives the full scan's cycles and statistics (Fermi, GTO and LRR)") {
+    for (const char* kernel : kernels_checked) {
+        check_replay_matches_full_scan<machines::Fermi, sched::GTO>("fermi", kernel);
+        check_replay_matches_full_scan<machines::Fermi, sched::LRR>("fermi", kernel);
+    }
+}
+
+TEST_CASE("quiet-cycle replay gives the full scan's cycles and statistics (Kepler, GTO)") {
+    for (const char* kernel : kernels_checked) check_replay_matches_full_scan<machines::Kepler, sched::GTO>("kepler", kernel);
+}
