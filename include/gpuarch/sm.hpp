@@ -642,13 +642,12 @@ private:
                 return timing::IssueOutcome::barrier;
             return timing::IssueOutcome::ibuffer_empty;
         }
-        const InFlight& rec = records_[ws.ibuffer[ws.ib_head]];
-        switch (head_hazard(w)) {
+        switch (head_hazard(w)) { // cached per warp: most stalled warps stop here without touching their record
         case Hazard::raw_long: return timing::IssueOutcome::raw_long_latency;
         case Hazard::raw_other: return timing::IssueOutcome::raw_other;
         case Hazard::none: break;
         }
-        return resources_block(ws.scheduler, rec);
+        return resources_block(ws.scheduler, records_[ws.ibuffer[ws.ib_head]]);
     }
     // blocker() of pool slot i of the scheduler now issuing, computed once between two issues: the stall
     // classification and the scheduler's readiness queries share it. issue_scheduler() clears it on entry and

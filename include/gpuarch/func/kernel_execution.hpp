@@ -1514,6 +1514,37 @@ private:
         return c.cta.local.data() + (std::uint64_t{c.w.first_thread} + lane) * frame + offset;
     }
 
+    // A scalar load from .shared whose active lanes are all aligned and in bounds, without the per-lane checks of
+    // resolve (the most frequent memory instruction of tiled kernels). Returns false, having changed nothing that
+    // the general path does not overwrite (destination lanes and recorded addresses only), when some lane is not:
+    // the general path then faults on it exactly as before.
+    template <bool Record>
+    bool shared_load_fast_path(const Ctx& c, StepResult* out, const detail::Source& base, std::uint64_t* dst,
+                               unsigned element, bool is_signed, unsigned reg_bits) {
+        const std::uint64_t size = c.cta.shared.size();
+        if (c.d.elements != 1 || size < element || (element & (element - 1)) != 0) return false;
+        const std::uint8_t* memory = c.cta.shared.data();
+        const std::uint64_t offset = c.d.address_offset, address_mask = c.d.address_mask, last = size - element;
+        const unsigned ebits = element * 8;
+        // The lane loop is written out (not detail::for_each_lane) so that the body inlines.
+        for (unsigned word = 0; word * 64 < width_; ++word) {
+            std::uint64_t bits = c.exec.word(word);
+            if (width_ - word * 64 < 64) bits &= low_mask(width_ - word * 64);
+            while (bits != 0) {
+                const unsigned l = word * 64 + static_cast<unsigned>(std::countr_zero(bits));
+                bits &= bits - 1;
+                const std::uint64_t a = (base[l] + offset) & address_mask;
+                if ((a & (element - 1)) != 0 || a > last) return false;
+                if constexpr (Record) {
+                    out->addresses[l] = a;
+                    out->lane_spaces[l] = ir::StateSpace::shared;
+                }
+                dst[l] = detail::extend(detail::load_le(memory + a, element), ebits, is_signed, reg_bits);
+            }
+        }
+        return true;
+    }
+
     template <bool Record>
     void memory(const Ctx& c, StepResult* out) {
         const DecodedInstruction& d = c.d;
@@ -1544,6 +1575,9 @@ private:
             const unsigned reg_bits = std::max<unsigned>(d.dst_bits, ebits);
             if (d.dst_count == 0) {
                 std::uint64_t* dst = dst_row(c);
+                if (d.space == ir::StateSpace::shared && shared_load_fast_path<Record>(c, out, base, dst, element,
+                                                                                       is_signed, reg_bits))
+                    return;
                 lanes(c, [&](unsigned l) {
                     const std::uint8_t* p = resolve(c, l, (base[l] + offset) & address_mask, bytes, false, space, space_address);
                     record(l, space, space_address);

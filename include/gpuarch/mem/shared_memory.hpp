@@ -46,9 +46,10 @@ public:
     std::uint32_t conflict_cycles(const WarpAccess& access) {
         if (access.active.any() && access.addresses == nullptr)
             throw Error("a shared-memory access has active lanes but no addresses");
+        const std::uint32_t bytes = access.access_bytes == 0 ? 1 : access.access_bytes;
+        if (const std::uint32_t degree = single_group_fast_path(access, bytes); degree != not_fast) return degree;
         std::uint32_t total = 0;
         std::size_t group = ~std::size_t{0};
-        const std::uint32_t bytes = access.access_bytes == 0 ? 1 : access.access_bytes;
         // One pass marks, per bank, the first word the group asks of it; a group whose banks each see one distinct
         // word has degree 1 (the common case). Only a group where some bank sees a second distinct word is counted
         // exactly, by a second pass over its lanes (group_degree).
@@ -77,6 +78,35 @@ public:
 
 private:
     static constexpr std::uint32_t not_power_of_two = 0xffffffffU;
+    static constexpr std::uint32_t not_fast = 0xffffffffU;
+    // The common case in one pass with a bank bitmask: at most 64 lanes and 64 banks (powers of two), all lanes
+    // served in one group, every lane's bytes in one bank word, and no bank asked for two distinct words: degree 1
+    // (0 without active lanes). Anything else, a conflict included, returns not_fast for the general count.
+    std::uint32_t single_group_fast_path(const WarpAccess& access, std::uint32_t bytes) {
+        if (bank_shift_ == not_power_of_two || !banks_power_of_two_ || config_.banks > 64 || access.width > 64 ||
+            access.width > config_.lanes_per_cycle)
+            return not_fast;
+        std::uint64_t lanes = access.active.word(0);
+        if (access.width < 64) lanes &= (std::uint64_t{1} << access.width) - 1;
+        std::uint64_t seen = 0;
+        const std::uint64_t bank_mask = config_.banks - 1;
+        while (lanes != 0) {
+            const auto lane = static_cast<unsigned>(std::countr_zero(lanes));
+            lanes &= lanes - 1;
+            const std::uint64_t address = access.addresses[lane];
+            const std::uint64_t word = address >> bank_shift_;
+            if (((address + bytes - 1) >> bank_shift_) != word) return not_fast;
+            const auto bank = static_cast<std::size_t>(word & bank_mask);
+            const std::uint64_t bit = std::uint64_t{1} << bank;
+            if ((seen & bit) == 0) {
+                seen |= bit;
+                bank_word_[bank] = word;
+            } else if (bank_word_[bank] != word) {
+                return not_fast;
+            }
+        }
+        return seen != 0 ? 1 : 0;
+    }
     static std::uint32_t log2_if_power_of_two(std::uint32_t v) {
         return std::has_single_bit(v) ? static_cast<std::uint32_t>(std::countr_zero(v)) : not_power_of_two;
     }
