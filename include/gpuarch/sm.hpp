@@ -385,6 +385,21 @@ private:
         // The head instruction's scoreboard hazard, valid until the head or this warp's scoreboard changes
         // (both change only through this warp's own fetch, issue and write-back, which reset it).
         mutable std::uint8_t head_hazard = hazard_unknown;
+
+        // Appends record r to the instruction buffer; a first entry becomes the head, whose hazard is not known yet.
+        void push(std::uint32_t r) {
+            ibuffer[(ib_head + ib_count) % ibuffer.size()] = r;
+            if (ib_count == 0) head_hazard = hazard_unknown;
+            ++ib_count;
+        }
+        // Removes and returns the head record; the next entry, if any, becomes the head.
+        std::uint32_t pop_head() {
+            const std::uint32_t r = ibuffer[ib_head];
+            ib_head = (ib_head + 1) % ibuffer.size();
+            --ib_count;
+            head_hazard = hazard_unknown;
+            return r;
+        }
     };
     static constexpr std::uint8_t hazard_unknown = 0xff;
 
@@ -588,9 +603,7 @@ private:
             InFlight& rec = records_[r];
             execution_->step(*cta.state, ws.warp_in_cta, rec.result);
             prepare_record(w, rec);
-            ws.ibuffer[(ws.ib_head + ws.ib_count) % ws.ibuffer.size()] = r;
-            if (ws.ib_count == 0) ws.head_hazard = hazard_unknown;
-            ++ws.ib_count;
+            ws.push(r);
             ++ws.in_flight;
             if (rec.result.warp_finished) ws.functional_done = true;
             if (rec.is_control || ws.functional_done) {
@@ -875,11 +888,7 @@ private:
         if constexpr (hint_assisted)
             if (records_[warps_[w].ibuffer[warps_[w].ib_head]].haws.copy) return haws_issue_copy(w);
         WarpState& ws = warps_[w];
-        const std::uint32_t r = ws.ibuffer[ws.ib_head];
-        ws.ib_head = (ws.ib_head + 1) % ws.ibuffer.size();
-        --ws.ib_count;
-        ws.head_hazard = hazard_unknown;
-        InFlight& rec = records_[r];
+        InFlight& rec = records_[ws.pop_head()];
         const ir::Instruction& inst = *rec.result.instruction;
         for (unsigned k = 0; k < inst.num_defs; ++k) {
             set_bit(pending_of(w), def_register(rec, k));
@@ -1438,9 +1447,7 @@ private:
             }
             hw.window.pop_front();
             InFlight& rec = records_[e.record];
-            ws.ibuffer[(ws.ib_head + ws.ib_count) % ws.ibuffer.size()] = e.record;
-            if (ws.ib_count == 0) ws.head_hazard = hazard_unknown;
-            ++ws.ib_count;
+            ws.push(e.record);
             ++fetched;
             if (rec.result.warp_finished) ws.functional_done = true;
             if (rec.is_control || ws.functional_done) {
@@ -1482,20 +1489,14 @@ private:
         res.warp_finished = res.barrier_wait = res.barrier_released = false;
         prepare_record(w, rec);
         rec.haws.copy = true;
-        ws.ibuffer[(ws.ib_head + ws.ib_count) % ws.ibuffer.size()] = r;
-        if (ws.ib_count == 0) ws.head_hazard = hazard_unknown;
-        ++ws.ib_count;
+        ws.push(r);
         ++ws.in_flight;
     }
     // Issue of a register copy: it takes the issue slot and the scoreboard, then goes straight to the register
     // file's write port (Sec. 5.3.4: "it will bypass the execution stage and update the register file").
     void haws_issue_copy(unsigned w) {
         WarpState& ws = warps_[w];
-        const std::uint32_t r = ws.ibuffer[ws.ib_head];
-        ws.ib_head = (ws.ib_head + 1) % ws.ibuffer.size();
-        --ws.ib_count;
-        ws.head_hazard = hazard_unknown;
-        InFlight& rec = records_[r];
+        InFlight& rec = records_[ws.pop_head()];
         set_bit(pending_of(w), rec.result.instruction->defs[0]);
         auto& sched = schedulers_[ws.scheduler];
         sched.record_issue(ws.pool_index, rec.result.pc, now_, Scheduler::IssueEvent::Kind::copy);

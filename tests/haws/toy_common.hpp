@@ -86,10 +86,7 @@ inline const char* toy_ptx = R"(.version 8.0
 struct Fig57Hints {
     static constexpr std::string_view name = "Fig5.7";
     static ir::KernelHints hints(const ir::Kernel& kernel) {
-        ir::KernelHints h;
-        h.hint.assign(kernel.code.size(), ir::InstructionHint{});
-        h.stall_point.assign(kernel.code.size(), false);
-        h.chain_start.assign(kernel.code.size(), ir::no_pc);
+        ir::KernelHints h = ir::KernelHints::none(kernel.code.size());
         auto f1 = [&](ir::Pc pc, std::uint16_t next) {
             h.hint[pc].format = ir::InstructionHint::Format::format1;
             h.hint[pc].f1.target_offset = next;

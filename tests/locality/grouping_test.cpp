@@ -3,7 +3,7 @@
 // scheduler laws for every hint, and hint 0 deciding exactly as loose round-robin.
 #include <doctest/doctest.h>
 
-#include "../support/split_mix.hpp"
+#include "../support/pool_view.hpp"
 
 #include <cstdint>
 #include <string_view>
@@ -16,21 +16,12 @@ using namespace gpuarch;
 
 namespace {
 
-struct View {
-    std::vector<bool> occupied_, ready_, long_latency_;
-    unsigned pool_size() const { return static_cast<unsigned>(ready_.size()); }
-    bool occupied(unsigned i) const { return occupied_[i]; }
-    bool ready(unsigned i) const { return ready_[i]; }
-    std::uint64_t age(unsigned i) const { return i; }
-    bool long_latency_pending(unsigned i) const { return long_latency_[i]; }
-    timing::L1View l1() const { return {}; }
-    core::Cycle now() const { return 0; }
-};
-static_assert(timing::SchedulerView<View>);
+// Ages are the slot indices (slot 0 the oldest).
+using View = test_support::PoolView;
 static_assert(timing::Scheduler<sched::LocalityTwoLevel<>>);
 
 View all_ready(unsigned n) {
-    return View{std::vector<bool>(n, true), std::vector<bool>(n, true), std::vector<bool>(n, false)};
+    return View{std::vector<bool>(n, true), {}, std::vector<bool>(n, false), std::vector<bool>(n, true)};
 }
 
 // A pool of 8 slots holding a 2 x 2 grid of 2-warp CTAs: slots 0,1 = block (0,0) warps 0,1; 2,3 = block (1,0);
@@ -55,17 +46,7 @@ std::vector<unsigned> groups(const sched::LocalityTwoLevel<>& s) {
 
 using test_support::SplitMix;
 
-View random_view(SplitMix& rng, unsigned pool) {
-    View v;
-    for (unsigned i = 0; i < pool; ++i) {
-        const bool occ = rng.next() % 4 != 0;
-        const bool rdy = occ && rng.next() % 3 == 0;
-        v.occupied_.push_back(occ);
-        v.ready_.push_back(rdy);
-        v.long_latency_.push_back(occ && !rdy && rng.next() % 2 == 0);
-    }
-    return v;
-}
+View random_view(SplitMix& rng, unsigned pool) { return test_support::random_pool_view(rng, pool, /*draw_ages=*/false); }
 
 } // namespace
 

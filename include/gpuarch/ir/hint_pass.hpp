@@ -192,11 +192,7 @@ inline KernelHints compute_hints(const Kernel& kernel, const HintPassOptions& op
             if (inst.uses[k] >= regs) throw Error("hint pass: kernel '" + kernel.name + "' uses an undeclared register");
     }
 
-    KernelHints out;
-    out.hint.assign(size, InstructionHint{});
-    out.stall_point.assign(size, false);
-    out.chain_start.assign(size, no_pc);
-    out.long_latency.assign(size, false);
+    KernelHints out = KernelHints::none(size);
     if (size == 0) return out;
 
     // 1. Long-latency producers, numbered.

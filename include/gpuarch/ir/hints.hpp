@@ -6,6 +6,7 @@
 // out-of-order instruction, starting from the last stalled instruction (stall point)", Sec. 5.3.1), so an
 // RCU entry can store just the offset. A chain is: stall point S carries the offset of the first independent
 // instruction S+o1; that instruction carries o2 (S+o2 is the next), and so on; offset 0 ends the chain.
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -50,6 +51,17 @@ struct KernelHints {
     // model's scoreboard and register file must size for them (the functional engine never sees them: it runs
     // in program order, where renaming changes no value).
     unsigned extra_registers = 0;
+
+    // Hints for a kernel of `instructions` instructions with nothing set: no hint, stall point, chain or
+    // long-latency producer (the starting point of the pass and of hand-written hint sources).
+    static KernelHints none(std::size_t instructions) {
+        KernelHints h;
+        h.hint.assign(instructions, InstructionHint{});
+        h.stall_point.assign(instructions, false);
+        h.chain_start.assign(instructions, no_pc);
+        h.long_latency.assign(instructions, false);
+        return h;
+    }
 };
 
 } // namespace gpuarch::ir

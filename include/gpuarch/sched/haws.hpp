@@ -180,13 +180,7 @@ struct CompilerHints {
 // No instruction carries a hint: HAWS never enters hint mode (the equivalence law with the base scheduler).
 struct NoHints {
     static constexpr std::string_view name = "none";
-    static ir::KernelHints hints(const ir::Kernel& kernel) {
-        ir::KernelHints h;
-        h.hint.assign(kernel.code.size(), ir::InstructionHint{});
-        h.stall_point.assign(kernel.code.size(), false);
-        h.chain_start.assign(kernel.code.size(), ir::no_pc);
-        return h;
-    }
+    static ir::KernelHints hints(const ir::Kernel& kernel) { return ir::KernelHints::none(kernel.code.size()); }
 };
 
 // The offset, from the stall point, of the next chain instruction after the one at `pc`, given where that
