@@ -21,6 +21,7 @@
 // a template argument and `component_types` lists them for the polymorphism check in tests.
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -122,6 +123,7 @@ public:
         pending_long_.assign(std::size_t(Frontend::max_warps) * reg_words_, 0);
         quiet_.valid = false;
         ++state_epoch_;
+        touch_all();
         for (auto& sched : schedulers_)
             if constexpr (requires { sched.on_kernel_launch(); }) sched.on_kernel_launch();
     }
@@ -179,6 +181,7 @@ public:
             ws.warp_in_cta = k;
             ws.age = launch_age * 4096 + k;
             clear_scoreboard(w);
+            touch(w);
             cta.warp_slots.push_back(w);
             schedulers_[ws.scheduler].on_warp_start(ws.pool_index);
             // Optional: where the warp sits in the grid (CTA index, warp index in its CTA, warps in the CTA), for
@@ -424,16 +427,27 @@ private:
         unsigned scheduler;
         std::uint8_t* ready_flags; // per pool slot: 0 not yet known, 1 ready, 2 not ready
         unsigned pool;
+        std::uint64_t ready_bits = 0; // event_driven_issue: bit i set when slot i is ready (computed before select)
         unsigned pool_size() const { return pool; }
         bool occupied(unsigned i) const { return sm->warps_[sm->slot_of(scheduler, i)].occupied; }
         // Computed on first use in a cycle: a greedy scheduler that finds its warp ready looks at no other.
         bool ready(unsigned i) const {
+            if constexpr (event_driven_issue) return (ready_bits >> i) & 1U;
             std::uint8_t& flag = ready_flags[i];
             if (flag == 0) {
                 const unsigned w = sm->slot_of(scheduler, i);
                 flag = sm->warps_[w].occupied && sm->pool_outcome(scheduler, i) == timing::IssueOutcome::issued ? 1 : 2;
             }
             return flag == 1;
+        }
+        // Every ready slot at once, bit i for slot i (pools of at most 64 slots): schedulers that scan for a ready
+        // warp may iterate these bits instead of asking ready() of every slot.
+        std::uint64_t ready_mask() const {
+            if constexpr (event_driven_issue) return ready_bits;
+            std::uint64_t bits = 0;
+            for (unsigned i = 0; i < pool && i < 64; ++i)
+                if (ready(i)) bits |= std::uint64_t{1} << i;
+            return bits;
         }
         std::uint64_t age(unsigned i) const { return sm->warps_[sm->slot_of(scheduler, i)].age; }
         bool long_latency_pending(unsigned i) const {
@@ -485,6 +499,8 @@ private:
     static constexpr unsigned slot_of(unsigned scheduler, unsigned pool_index) {
         return pool_index * Frontend::schedulers + scheduler;
     }
+    // Pool slots of the largest pool (pool 0).
+    static constexpr unsigned max_pool = (Frontend::max_warps + Frontend::schedulers - 1) / Frontend::schedulers;
     // Units of `kind` a scheduler may dispatch to: its private ones plus every shared one (under even
     // partitioning, its slice of each).
     static constexpr unsigned count_units(std::size_t kind) {
@@ -560,6 +576,30 @@ private:
         if constexpr (!hint_assisted)
             if (fetch_idle_epoch_ == state_epoch_) return;
         bool any_fetched = false;
+        if constexpr (event_driven_fetch) {
+            // The same round-robin as the scan below, over a mask of the warps can_fetch() accepts (kept up to date
+            // by touch(), as for event-driven issue): the first fetchable slot at or after fetch_next_[s], wrapping.
+            // A fetch touches every warp whose eligibility it changes before the next scheduler's turn.
+            for (unsigned s = 0; s < Frontend::schedulers; ++s) {
+                FetchMask& m = fetch_masks_[s];
+                const unsigned pool = pool_size(s);
+                for (std::uint64_t d = m.dirty & low_bits(pool); d != 0; d &= d - 1) {
+                    const unsigned i = static_cast<unsigned>(std::countr_zero(d));
+                    const std::uint64_t bit = std::uint64_t{1} << i;
+                    m.fetchable = can_fetch(slot_of(s, i)) ? m.fetchable | bit : m.fetchable & ~bit;
+                }
+                m.dirty = 0;
+                if (m.fetchable == 0) continue;
+                const std::uint64_t from_start = m.fetchable & ~low_bits(fetch_next_[s]);
+                const unsigned pi = static_cast<unsigned>(std::countr_zero(from_start != 0 ? from_start : m.fetchable));
+                any_fetched = true;
+                fetch_warp(slot_of(s, pi));
+                fetch_next_[s] = (pi + 1) % pool;
+            }
+            if (any_fetched) ++state_epoch_;
+            else fetch_idle_epoch_ = state_epoch_;
+            return;
+        }
         for (unsigned s = 0; s < Frontend::schedulers; ++s) {
             const unsigned pool = pool_size(s);
             const unsigned start = fetch_next_[s];
@@ -595,6 +635,7 @@ private:
     void fetch_warp(unsigned w) {
         if constexpr (hint_assisted)
             if (haws_owns_fetch(w)) return haws_fetch(w);
+        touch(w);
         WarpState& ws = warps_[w];
         CtaSlot& cta = ctas_[ws.cta_slot];
         for (unsigned n = 0; n < Frontend::fetch_per_warp && ws.ib_count < Frontend::ibuffer_entries; ++n) {
@@ -605,6 +646,8 @@ private:
             prepare_record(w, rec);
             ws.push(r);
             ++ws.in_flight;
+            // The step may have released a barrier the CTA's other warps wait at functionally (can_fetch, blocker).
+            if (rec.result.barrier_released) touch_cta(cta);
             if (rec.result.warp_finished) ws.functional_done = true;
             if (rec.is_control || ws.functional_done) {
                 if (rec.is_control) ws.fetch_blocked = true;
@@ -645,6 +688,15 @@ private:
     // ---------------------------------------------------------------------------------------------------
     // Why warp w cannot issue its head instruction now (IssueOutcome::issued when it can).
     timing::IssueOutcome blocker(unsigned w) const {
+        const timing::IssueOutcome local = warp_blocker(w);
+        if (local != timing::IssueOutcome::issued) return local;
+        const WarpState& ws = warps_[w];
+        return resources_block(ws.scheduler, records_[ws.ibuffer[ws.ib_head]]);
+    }
+    // The part of blocker() that depends only on warp w's own state (barrier, instruction buffer, scoreboard,
+    // its CTA's functional barrier): `issued` when only the structural limits of resources_block() remain.
+    // It changes only through events that touch(w) (see event_driven_issue).
+    timing::IssueOutcome warp_blocker(unsigned w) const {
         const WarpState& ws = warps_[w];
         if (ws.at_barrier) return timing::IssueOutcome::barrier;
         if (ws.ib_count == 0) {
@@ -660,12 +712,21 @@ private:
         case Hazard::raw_other: return timing::IssueOutcome::raw_other;
         case Hazard::none: break;
         }
-        return resources_block(ws.scheduler, records_[ws.ibuffer[ws.ib_head]]);
+        return timing::IssueOutcome::issued;
     }
     // blocker() of pool slot i of the scheduler now issuing, computed once between two issues: the stall
     // classification and the scheduler's readiness queries share it. issue_scheduler() clears it on entry and
     // after every issue, the only state changes inside a scheduler's issue step.
     timing::IssueOutcome pool_outcome(unsigned scheduler, unsigned i) const {
+        if constexpr (event_driven_issue) {
+            // Kept up to date by refresh_issue_masks() and the candidates' resource check of this issue step.
+            const auto local = static_cast<timing::IssueOutcome>(warp_code_[slot_of(scheduler, i)]);
+            if (local != timing::IssueOutcome::issued) return local;
+            if ((ready_now_ >> i) & 1U) return local;
+            // Not ready: the pipeline register in front of its head instruction's unit is full.
+            return warp_unit_key_[slot_of(scheduler, i)] % 2 == 1 ? timing::IssueOutcome::memory_pipeline
+                                                                   : timing::IssueOutcome::structural;
+        }
         std::uint8_t& code = outcome_cache_[i];
         if (code == 0) code = static_cast<std::uint8_t>(blocker(slot_of(scheduler, i))) + 1;
         return static_cast<timing::IssueOutcome>(code - 1);
@@ -747,26 +808,30 @@ private:
     }
 
     // Issues up to the scheduler's width this cycle; records its outcome. Returns instructions issued.
+    // The outcome a scheduler reports when nothing issues is the reason of its warp closest to issuing: the
+    // highest rank among its warps' reasons.
+    static constexpr int stall_rank(timing::IssueOutcome o) {
+        switch (o) {
+        case timing::IssueOutcome::issued: return 9;
+        case timing::IssueOutcome::memory_pipeline: return 8;
+        case timing::IssueOutcome::bank_conflict: return 7;
+        case timing::IssueOutcome::structural: return 6;
+        case timing::IssueOutcome::raw_other: return 5;
+        case timing::IssueOutcome::ibuffer_empty: return 4;
+        case timing::IssueOutcome::barrier: return 3;
+        case timing::IssueOutcome::raw_long_latency: return 2;
+        case timing::IssueOutcome::idle: return 1;
+        }
+        return 0;
+    }
+
     unsigned issue_scheduler(unsigned s, core::Cycle now, bool& all_long, bool& any_warp) {
+        if constexpr (event_driven_issue) return issue_scheduler_from_masks(s, now, all_long, any_warp);
         const unsigned pool = pool_size(s);
         std::fill_n(ready_flags_.begin(), pool, std::uint8_t{0});
         std::fill_n(outcome_cache_.begin(), pool, std::uint8_t{0});
         timing::IssueOutcome best = timing::IssueOutcome::idle;
-        auto rank = [](timing::IssueOutcome o) {
-            // The outcome reported when nothing issues: the reason of the warp closest to issuing.
-            switch (o) {
-            case timing::IssueOutcome::issued: return 9;
-            case timing::IssueOutcome::memory_pipeline: return 8;
-            case timing::IssueOutcome::bank_conflict: return 7;
-            case timing::IssueOutcome::structural: return 6;
-            case timing::IssueOutcome::raw_other: return 5;
-            case timing::IssueOutcome::ibuffer_empty: return 4;
-            case timing::IssueOutcome::barrier: return 3;
-            case timing::IssueOutcome::raw_long_latency: return 2;
-            case timing::IssueOutcome::idle: return 1;
-            }
-            return 0;
-        };
+        auto rank = [](timing::IssueOutcome o) { return stall_rank(o); };
         // The outcome of a scheduler that issues nothing: the reason of its warp closest to issuing. Also feeds
         // the SM-wide Gong classification.
         auto classify = [&] {
@@ -810,30 +875,149 @@ private:
             }
         } else {
             const unsigned pick = schedulers_[s].select(view);
-            if (pick != timing::no_warp) {
-                const unsigned w = slot_of(s, pick);
-                const InFlight* first = &records_[warps_[w].ibuffer[warps_[w].ib_head]];
-                issue_head(w, s, now);
-                schedulers_[s].on_issue(pick, now);
-                ++issued;
-                // Dual issue: the next instruction of the same warp, if decoded, independent of the first and
-                // free of hazards and structural limits (Gong 2020 Sec. 2.2: "two independent instructions").
-                while (issued < Frontend::dispatch_per_scheduler && warps_[w].ib_count > 0 && !first->is_control) {
-                    const InFlight& next = records_[warps_[w].ibuffer[warps_[w].ib_head]];
-                    if (blocker(w) != timing::IssueOutcome::issued) break;
-                    if (depends_on(*next.result.instruction, *first->result.instruction)) break;
-                    first = &next;
-                    issue_head(w, s, now);
-                    ++issued;
-                    ++stats_.dual_issues;
-                }
-            }
+            if (pick != timing::no_warp) issued = issue_warp(s, pick, now);
         }
         if constexpr (Frontend::issue_rule != timing::IssueRule::one_per_type_round_robin)
             if (issued == 0) classify();
         const timing::IssueOutcome outcome = issued > 0 ? timing::IssueOutcome::issued : best;
         ++stats_.outcomes[static_cast<std::size_t>(outcome)];
         if constexpr (quiet_cycle_replay) quiet_.outcome[s] = outcome;
+        return issued;
+    }
+
+    // Issues the picked warp's head instruction and, where the frontend allows, the next ones: dual issue takes the
+    // next instruction of the same warp, if decoded, independent of the first and free of hazards and structural
+    // limits (Gong 2020 Sec. 2.2: "two independent instructions"). Returns instructions issued.
+    unsigned issue_warp(unsigned s, unsigned pick, core::Cycle now) {
+        const unsigned w = slot_of(s, pick);
+        const InFlight* first = &records_[warps_[w].ibuffer[warps_[w].ib_head]];
+        issue_head(w, s, now);
+        schedulers_[s].on_issue(pick, now);
+        unsigned issued = 1;
+        while (issued < Frontend::dispatch_per_scheduler && warps_[w].ib_count > 0 && !first->is_control) {
+            const InFlight& next = records_[warps_[w].ibuffer[warps_[w].ib_head]];
+            if (blocker(w) != timing::IssueOutcome::issued) break;
+            if (depends_on(*next.result.instruction, *first->result.instruction)) break;
+            first = &next;
+            issue_head(w, s, now);
+            ++issued;
+            ++stats_.dual_issues;
+        }
+        return issued;
+    }
+
+    // ---------------------------------------------------------------------------------------------------
+    // Event-driven issue (issue 4 speed). Instead of asking every warp of a pool why it cannot issue in every
+    // cycle, each scheduler keeps its pool partitioned by warp_blocker(), the part of a warp's stall reason that
+    // only the warp's own events change: `warp_code_[w]` and one bit mask per reason. Every event that can change
+    // warp w's warp_blocker() calls touch(w) (fetch, issue, write-back, control resolution, barrier release, CTA
+    // start and warp exit; a functional barrier release touches the whole CTA), which marks it dirty; an issue step
+    // re-evaluates only the dirty warps, then checks the structural limits (resources_block, which change every
+    // cycle) of the warps whose own state lets them issue. Statistics and picks equal the full scan's:
+    // tests/pinned/quiet_cycles.cpp compares full statistics tables against a scheduler that disables this.
+    // Only where quiet_cycle_replay holds (no hint mode, whose warp state changes in its own transitions; no SIMD
+    // turn) and pools have at most 64 slots.
+    static constexpr std::size_t unit_keys = timing::unit_kind_count * 2;
+    static_assert(unit_keys <= 32, "IssueMasks::units_used holds one bit per unit key");
+    static std::size_t unit_key(const InFlight& rec) { return kind_index(rec.unit) * 2 + (rec.is_memory ? 1 : 0); }
+    static constexpr std::uint8_t no_unit_key = 0xff;
+    struct IssueMasks {
+        std::uint64_t dirty = ~std::uint64_t{0}; // slots whose warp_code_ must be re-evaluated
+        std::array<std::uint64_t, timing::issue_outcome_count> by_code{}; // slots per warp_blocker() (idle: empty)
+        // The slots of by_code[issued] by their head instruction's unit_key(): resources_block() depends on the
+        // head only through its unit and is_memory (the register file accepts every read here).
+        std::array<std::uint64_t, unit_keys> by_unit{};
+        std::uint32_t units_used = 0; // bit k set when by_unit[k] is not empty
+    };
+    void touch(unsigned w) {
+        if constexpr (event_driven_issue || event_driven_fetch) {
+            const std::uint64_t bit = std::uint64_t{1} << (w / Frontend::schedulers);
+            if constexpr (event_driven_issue) issue_masks_[w % Frontend::schedulers].dirty |= bit;
+            if constexpr (event_driven_fetch) fetch_masks_[w % Frontend::schedulers].dirty |= bit;
+        }
+    }
+    void touch_cta(const CtaSlot& cta) {
+        if constexpr (event_driven_issue || event_driven_fetch)
+            for (unsigned w : cta.warp_slots) touch(w);
+    }
+    void touch_all() {
+        if constexpr (event_driven_issue)
+            for (auto& m : issue_masks_) m.dirty = ~std::uint64_t{0};
+        if constexpr (event_driven_fetch)
+            for (auto& m : fetch_masks_) m.dirty = ~std::uint64_t{0};
+    }
+    void refresh_issue_masks(unsigned s) {
+        IssueMasks& m = issue_masks_[s];
+        const unsigned pool = pool_size(s);
+        for (std::uint64_t d = m.dirty & low_bits(pool); d != 0; d &= d - 1) {
+            const unsigned i = static_cast<unsigned>(std::countr_zero(d));
+            const unsigned w = slot_of(s, i);
+            const std::uint64_t bit = std::uint64_t{1} << i;
+            m.by_code[warp_code_[w]] &= ~bit;
+            if (const std::uint8_t old = warp_unit_key_[w]; old != no_unit_key)
+                if ((m.by_unit[old] &= ~bit) == 0) m.units_used &= ~(std::uint32_t{1} << old);
+            const timing::IssueOutcome code = warps_[w].occupied ? warp_blocker(w) : timing::IssueOutcome::idle;
+            warp_code_[w] = static_cast<std::uint8_t>(code);
+            warp_unit_key_[w] = no_unit_key;
+            if (code != timing::IssueOutcome::idle) m.by_code[static_cast<std::size_t>(code)] |= bit;
+            if (code == timing::IssueOutcome::issued) {
+                const WarpState& ws = warps_[w];
+                warp_unit_key_[w] = static_cast<std::uint8_t>(unit_key(records_[ws.ibuffer[ws.ib_head]]));
+                m.by_unit[warp_unit_key_[w]] |= bit;
+                m.units_used |= std::uint32_t{1} << warp_unit_key_[w];
+            }
+        }
+        m.dirty = 0;
+    }
+    static constexpr std::uint64_t low_bits(unsigned n) {
+        return n >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << n) - 1;
+    }
+    unsigned issue_scheduler_from_masks(unsigned s, core::Cycle now, bool& all_long, bool& any_warp) {
+        refresh_issue_masks(s);
+        const IssueMasks& m = issue_masks_[s];
+        auto mask_of = [&m](timing::IssueOutcome o) { return m.by_code[static_cast<std::size_t>(o)]; };
+        // Warps whose own state lets them issue: ready unless the pipeline register in front of their unit is full
+        // (resources_block() with a register file that accepts every read), decided once per unit.
+        static_assert(requires { RegisterFile::accepts_every_read; });
+        std::uint64_t ready = 0;
+        timing::IssueOutcome best_structural = timing::IssueOutcome::idle;
+        for (std::uint32_t keys = m.units_used; keys != 0; keys &= keys - 1) {
+            const auto key = static_cast<std::size_t>(std::countr_zero(keys));
+            const std::size_t kind = key / 2;
+            if (pending_dispatch_[kind][s] < unit_capacity_[kind][s]) {
+                ready |= m.by_unit[key];
+                continue;
+            }
+            const timing::IssueOutcome o =
+                key % 2 == 1 ? timing::IssueOutcome::memory_pipeline : timing::IssueOutcome::structural;
+            if (stall_rank(o) > stall_rank(best_structural)) best_structural = o;
+        }
+        stats_.issue_slots += Frontend::dispatch_per_scheduler;
+        ready_now_ = ready;
+        PoolView view{this, s, ready_flags_.data(), pool_size(s), ready};
+        const unsigned pick = schedulers_[s].select(view);
+        unsigned issued = 0;
+        if (pick != timing::no_warp) issued = issue_warp(s, pick, now);
+        timing::IssueOutcome outcome = timing::IssueOutcome::issued;
+        if (issued == 0) {
+            // The full scan's classification, from the masks: the highest-ranked reason among occupied warps.
+            const std::uint64_t occupied = mask_of(timing::IssueOutcome::issued) |
+                                           mask_of(timing::IssueOutcome::raw_other) |
+                                           mask_of(timing::IssueOutcome::ibuffer_empty) |
+                                           mask_of(timing::IssueOutcome::barrier) |
+                                           mask_of(timing::IssueOutcome::raw_long_latency);
+            if (occupied != 0) any_warp = true;
+            if ((occupied & ~mask_of(timing::IssueOutcome::raw_long_latency)) != 0) all_long = false;
+            if (ready != 0) outcome = timing::IssueOutcome::issued; // a select that broke work conservation
+            else if (mask_of(timing::IssueOutcome::issued) != 0) outcome = best_structural;
+            else if (mask_of(timing::IssueOutcome::raw_other) != 0) outcome = timing::IssueOutcome::raw_other;
+            else if (mask_of(timing::IssueOutcome::ibuffer_empty) != 0) outcome = timing::IssueOutcome::ibuffer_empty;
+            else if (mask_of(timing::IssueOutcome::barrier) != 0) outcome = timing::IssueOutcome::barrier;
+            else if (mask_of(timing::IssueOutcome::raw_long_latency) != 0) outcome = timing::IssueOutcome::raw_long_latency;
+            else outcome = timing::IssueOutcome::idle;
+        }
+        ++stats_.outcomes[static_cast<std::size_t>(outcome)];
+        quiet_.outcome[s] = outcome;
         return issued;
     }
 
@@ -887,6 +1071,7 @@ private:
     void issue_head(unsigned w, unsigned s, core::Cycle) {
         if constexpr (hint_assisted)
             if (records_[warps_[w].ibuffer[warps_[w].ib_head]].haws.copy) return haws_issue_copy(w);
+        touch(w);
         WarpState& ws = warps_[w];
         InFlight& rec = records_[ws.pop_head()];
         const ir::Instruction& inst = *rec.result.instruction;
@@ -1021,6 +1206,7 @@ private:
         const ir::Instruction& inst = *rec.result.instruction;
         WarpState& ws = warps_[rec.warp];
         ws.head_hazard = hazard_unknown;
+        touch(rec.warp);
         for (unsigned k = 0; k < inst.num_defs; ++k) {
             clear_bit(pending_of(rec.warp), def_register(rec, k));
             if (rec.long_latency) {
@@ -1042,6 +1228,7 @@ private:
     void resolve_control(const InFlight& rec) {
         WarpState& ws = warps_[rec.warp];
         ws.fetch_blocked = false;
+        touch(rec.warp);
         const ir::Instruction& inst = *rec.result.instruction;
         if (inst.op == ir::Opcode::bar && inst.barrier != ir::BarrierMode::arrive) {
             CtaSlot& cta = ctas_[ws.cta_slot];
@@ -1055,12 +1242,14 @@ private:
         cta.arrived = 0;
         for (unsigned w : cta.warp_slots)
             if (warps_[w].occupied) warps_[w].at_barrier = false;
+        touch_cta(cta);
     }
 
     void maybe_finish_warp(unsigned w) {
         WarpState& ws = warps_[w];
         if (!ws.occupied || !ws.functional_done || ws.in_flight > 0) return;
         ws.occupied = false;
+        touch(w);
         schedulers_[ws.scheduler].on_warp_exit(ws.pool_index);
         CtaSlot& cta = ctas_[ws.cta_slot];
         --cta.live_warps;
@@ -1552,8 +1741,35 @@ private:
         std::array<timing::IssueOutcome, Frontend::schedulers> outcome{};
     };
     QuietCycle quiet_;
-    // Per pool slot of the scheduler now issuing (pool 0, the largest, has this many slots).
-    static constexpr unsigned max_pool = (Frontend::max_warps + Frontend::schedulers - 1) / Frontend::schedulers;
+    // Event-driven issue and fetch (see IssueMasks): per scheduler, per warp slot.
+    // A Scheduler that declares `scan_every_cycle` keeps the full per-cycle scans of the issue and fetch stages (the
+    // reference the event-driven stages are tested against, tests/pinned/quiet_cycles.cpp).
+    static constexpr bool scans_every_cycle = requires { SchedulerT::scan_every_cycle; };
+    static constexpr bool event_driven_issue = quiet_cycle_replay && max_pool <= 64 && !scans_every_cycle;
+    static constexpr bool event_driven_fetch = !hint_assisted && max_pool <= 64 && !scans_every_cycle && [] {
+        if constexpr (requires { Frontend::fetch_warps_per_scheduler; }) return Frontend::fetch_warps_per_scheduler == 1;
+        else return true;
+    }();
+    struct FetchMask {
+        std::uint64_t dirty = ~std::uint64_t{0}; // slots whose can_fetch() must be re-evaluated
+        std::uint64_t fetchable = 0;
+    };
+    std::array<IssueMasks, Frontend::schedulers> issue_masks_{};
+    std::uint64_t ready_now_ = 0; // the ready slots of the scheduler now issuing
+    std::array<FetchMask, Frontend::schedulers> fetch_masks_{};
+    std::array<std::uint8_t, Frontend::max_warps> warp_code_ = idle_codes(); // warp_blocker(), idle if unoccupied
+    std::array<std::uint8_t, Frontend::max_warps> warp_unit_key_ = no_unit_keys(); // unit_key() of a candidate's head
+    static constexpr std::array<std::uint8_t, Frontend::max_warps> no_unit_keys() {
+        std::array<std::uint8_t, Frontend::max_warps> keys{};
+        keys.fill(no_unit_key);
+        return keys;
+    }
+    static constexpr std::array<std::uint8_t, Frontend::max_warps> idle_codes() {
+        std::array<std::uint8_t, Frontend::max_warps> codes{};
+        codes.fill(static_cast<std::uint8_t>(timing::IssueOutcome::idle));
+        return codes;
+    }
+    // Per pool slot of the scheduler now issuing.
     mutable std::array<std::uint8_t, max_pool> ready_flags_{};
     mutable std::array<std::uint8_t, max_pool> outcome_cache_{}; // pool_outcome(): IssueOutcome + 1, 0 unknown
     std::array<std::array<unsigned, Frontend::schedulers>, timing::unit_kind_count> unit_capacity_{};

@@ -1,7 +1,9 @@
-// Quiet-cycle replay (sm.hpp, quiet_cycle_replay; issue 4 speed): where an SM skips the scan of its warp pools in
-// cycles when nothing changed since a cycle without issue, and replays that cycle's statistics, the results must
-// equal the full scan's exactly. The reference is the same scheduler with a non-const select, which turns the
-// replay off: the same picks, so any difference in cycles or in any statistic is the replay's error.
+// Quiet-cycle replay and event-driven issue and fetch (sm.hpp, quiet_cycle_replay, IssueMasks, FetchMask; issue 4
+// speed): where an SM skips the scan of its warp pools in cycles when nothing changed since a cycle without issue
+// and replays that cycle's statistics, and where its issue and fetch stages re-evaluate only the warps some event
+// touched, the results must equal the full per-cycle scans' exactly. The reference is the same scheduler with a
+// non-const select (which turns the replay off) declaring scan_every_cycle (which turns the event-driven stages
+// off): the same picks, so any difference in cycles or in any statistic is an error of the fast paths.
 #include <doctest/doctest.h>
 
 #include <lib/run_machine.hpp>
@@ -10,6 +12,7 @@
 #include <gpuarch/machines.hpp>
 #include <gpuarch/sched/gto.hpp>
 #include <gpuarch/sched/lrr.hpp>
+#include <gpuarch/sched/two_level.hpp>
 
 #include <string>
 
@@ -19,6 +22,7 @@ namespace {
 // Base's picks through a non-const select: the SM must then scan every cycle.
 template <class Base>
 struct FullScan : Base {
+    static constexpr bool scan_every_cycle = true;
     using Base::Base;
     template <timing::SchedulerView View>
     unsigned select(const View& view) {
@@ -42,6 +46,22 @@ void check_replay_matches_full_scan(const char* machine, const char* kernel) {
     CHECK(replayed.stats == scanned.stats); // every stall class, Gong class, LSU and memory counter
 }
 
+// Schedulers and machines without the replay: the event-driven stages alone (fetch only on Southern Islands, whose
+// per-cycle SIMD turn keeps the full issue scan).
+template <class Machine, class Scheduler>
+void check_event_driven_matches_full_scan(const char* machine, const char* kernel) {
+    using Fast = typename Machine::template gpu<Scheduler>;
+    using Scanning = typename Machine::template gpu<FullScan<Scheduler>>;
+    const auto fast = examples::run_on_gpu<Machine, Fast>(machine, "fast", kernel, kernels::Size::small, {});
+    const auto scanned = examples::run_on_gpu<Machine, Scanning>(machine, "scan", kernel, kernels::Size::small, {});
+    INFO(machine << " " << kernel << ": " << fast.message << scanned.message);
+    REQUIRE(scanned.passed);
+    CHECK(fast.passed);
+    CHECK(fast.cycles == scanned.cycles);
+    CHECK(fast.warp_instructions == scanned.warp_instructions);
+    CHECK(fast.stats == scanned.stats);
+}
+
 // Memory-bound kernels (long quiet stretches), barriers and shared memory, global atomics, divergence.
 constexpr const char* kernels_checked[] = {"vector_add", "bfs", "nw", "histogram_global", "reduce_shared",
                                            "sgemm_tiled", "kmeans_assign", "atax"};
@@ -56,4 +76,12 @@ TEST_CASE("quiet-cycle replay gives the full scan's cycles and statistics (Fermi
 
 TEST_CASE("quiet-cycle replay gives the full scan's cycles and statistics (Kepler, GTO)") {
     for (const char* kernel : kernels_checked) check_replay_matches_full_scan<machines::Kepler, sched::GTO>("kepler", kernel);
+}
+
+TEST_CASE("event-driven issue and fetch give the full scan's results (Fermi TwoLevel, Kepler LRR, Southern Islands)") {
+    for (const char* kernel : kernels_checked) {
+        check_event_driven_matches_full_scan<machines::Fermi, sched::TwoLevel<8>>("fermi", kernel);
+        check_event_driven_matches_full_scan<machines::Kepler, sched::LRR>("kepler", kernel);
+        check_event_driven_matches_full_scan<machines::SouthernIslands, sched::GTO>("si", kernel);
+    }
 }

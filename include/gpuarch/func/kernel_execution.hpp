@@ -306,7 +306,8 @@ private:
         core::WarpMask exec = active;
         if (d.inst->guard.reg != ir::no_reg) exec = guard_mask(w, d.inst->guard, active);
         ++warp_instructions_;
-        thread_instructions_ += detail::count_lanes(exec, width_);
+        const unsigned executed_lanes = detail::count_lanes(exec, width_);
+        thread_instructions_ += executed_lanes;
         if constexpr (Record) {
             out->pc = pc;
             out->instruction = d.inst;
@@ -354,7 +355,8 @@ private:
                 out->has_value = true;
                 out->value_reg = first_dst;
                 const std::uint64_t* row = w.row(first_dst);
-                detail::for_each_lane(exec, width_, [&](unsigned l) { out->values[l] = row[l]; });
+                if (executed_lanes == width_) std::copy_n(row, width_, out->values.data()); // every lane: one block copy
+                else detail::for_each_lane(exec, width_, [&](unsigned l) { out->values[l] = row[l]; });
             }
         }
     }
@@ -1523,6 +1525,12 @@ private:
                                unsigned element, bool is_signed, unsigned reg_bits) {
         const std::uint64_t size = c.cta.shared.size();
         if (c.d.elements != 1 || size < element || (element & (element - 1)) != 0) return false;
+        // A destination that is also the address register: lanes written before a faulting lane would change the
+        // addresses the general path recomputes, so the general path alone handles it.
+        if (base.data == dst) return false;
+        // Loads as wide as the register (no extension): one fixed-size copy per lane.
+        if (element * 8 == reg_bits && element == 4) return shared_load_lanes<Record, 4>(c, out, base, dst);
+        if (element * 8 == reg_bits && element == 8) return shared_load_lanes<Record, 8>(c, out, base, dst);
         const std::uint8_t* memory = c.cta.shared.data();
         const std::uint64_t offset = c.d.address_offset, address_mask = c.d.address_mask, last = size - element;
         const unsigned ebits = element * 8;
@@ -1541,6 +1549,37 @@ private:
                 }
                 dst[l] = detail::extend(detail::load_le(memory + a, element), ebits, is_signed, reg_bits);
             }
+        }
+        return true;
+    }
+
+    template <bool Record, unsigned Element>
+    bool shared_load_lanes(const Ctx& c, StepResult* out, const detail::Source& base, std::uint64_t* dst) {
+        const std::uint8_t* memory = c.cta.shared.data();
+        const std::uint64_t offset = c.d.address_offset, address_mask = c.d.address_mask;
+        const std::uint64_t last = c.cta.shared.size() - Element;
+        auto load_lane = [&](unsigned l) {
+            const std::uint64_t a = (base[l] + offset) & address_mask;
+            if ((a & (Element - 1)) != 0 || a > last) return false;
+            if constexpr (Record) {
+                out->addresses[l] = a;
+                out->lane_spaces[l] = ir::StateSpace::shared;
+            }
+            std::uint64_t v = 0;
+            std::memcpy(&v, memory + a, Element);
+            dst[l] = v;
+            return true;
+        };
+        for (unsigned word = 0; word * 64 < width_; ++word) {
+            const unsigned lanes_here = std::min(64U, width_ - word * 64);
+            const std::uint64_t bits = c.exec.word(word) & low_mask(lanes_here);
+            if (bits == low_mask(lanes_here)) { // every lane: a counted loop
+                for (unsigned l = word * 64; l < word * 64 + lanes_here; ++l)
+                    if (!load_lane(l)) return false;
+                continue;
+            }
+            for (std::uint64_t rest = bits; rest != 0; rest &= rest - 1)
+                if (!load_lane(word * 64 + static_cast<unsigned>(std::countr_zero(rest)))) return false;
         }
         return true;
     }

@@ -87,7 +87,20 @@ private:
             access.width > config_.lanes_per_cycle)
             return not_fast;
         std::uint64_t lanes = access.active.word(0);
-        if (access.width < 64) lanes &= (std::uint64_t{1} << access.width) - 1;
+        const std::uint64_t all_lanes = access.width < 64 ? (std::uint64_t{1} << access.width) - 1 : ~std::uint64_t{0};
+        lanes &= all_lanes;
+        if (lanes == all_lanes) {
+            // Every lane active (tiled kernels): if no lane's bytes cross a bank word and all the words lie within
+            // `banks` consecutive words, distinct words fall in distinct banks: degree 1. One branch-free pass.
+            std::uint64_t lowest = ~std::uint64_t{0}, highest = 0, crossing = 0;
+            for (unsigned lane = 0; lane < access.width; ++lane) {
+                const std::uint64_t address = access.addresses[lane];
+                lowest = std::min(lowest, address);
+                highest = std::max(highest, address);
+                crossing |= (address ^ (address + bytes - 1)) >> bank_shift_;
+            }
+            if (crossing == 0 && (highest >> bank_shift_) - (lowest >> bank_shift_) < config_.banks) return 1;
+        }
         std::uint64_t seen = 0;
         const std::uint64_t bank_mask = config_.banks - 1;
         while (lanes != 0) {

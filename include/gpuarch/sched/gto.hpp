@@ -1,4 +1,6 @@
 #pragma once
+#include <bit>
+#include <concepts>
 #include <cstdint>
 #include <string_view>
 
@@ -22,6 +24,21 @@ struct GTO {
     static unsigned oldest_ready(const View& view) {
         unsigned best = timing::no_warp;
         std::uint64_t best_age = 0;
+        // Views that offer the ready slots as one mask (the SM's, for pools of at most 64 slots) are scanned by
+        // their set bits only; the pick is the same: the first slot of the smallest age.
+        if constexpr (requires { { view.ready_mask() } -> std::convertible_to<std::uint64_t>; }) {
+            if (view.pool_size() <= 64) {
+                for (std::uint64_t bits = view.ready_mask(); bits != 0; bits &= bits - 1) {
+                    const auto slot = static_cast<unsigned>(std::countr_zero(bits));
+                    const std::uint64_t age = view.age(slot);
+                    if (best == timing::no_warp || age < best_age) {
+                        best = slot;
+                        best_age = age;
+                    }
+                }
+                return best;
+            }
+        }
         for (unsigned slot = 0; slot < view.pool_size(); ++slot) {
             if (!view.ready(slot)) continue;
             const std::uint64_t age = view.age(slot);
