@@ -39,6 +39,7 @@
 #include <gpuarch/func/step_result.hpp>
 #include <gpuarch/func/warp_state.hpp>
 #include <gpuarch/ir/def_use.hpp>
+#include <gpuarch/ir/liveness.hpp>
 #include <gpuarch/ir/module.hpp>
 #include <gpuarch/ir/names.hpp>
 
@@ -157,6 +158,7 @@ public:
         threads_per_cta_ = static_cast<unsigned>(config_.block.count());
         warps_per_cta_ = (threads_per_cta_ + width_ - 1) / width_;
         shared_bytes_ = cta_shared_bytes(*kernel_, config_);
+        live_at_entry_ = ir::registers_live_at_entry(*kernel_);
         for (auto& row : scratch_) row.assign(width_, 0);
         shuffle_.assign(width_, 0);
     }
@@ -208,7 +210,12 @@ public:
             warp.first_thread = w * width_;
             const unsigned lanes = std::min(width_, threads_per_cta_ - warp.first_thread);
             warp.valid = core::WarpMask::first(lanes);
-            warp.regs.assign(registers * width_, 0);
+            // Only the registers some thread may read before writing them start defined (zero); the rest keep
+            // what the slot's previous CTA left, which no thread observes (ir/liveness.hpp). Zeroing every row
+            // was up to a few hundred kilobytes of memset per CTA.
+            if (warp.regs.size() != registers * width_) warp.regs.assign(registers * width_, 0);
+            else
+                for (const ir::RegId r : live_at_entry_) std::fill_n(warp.regs.data() + std::size_t{r} * width_, width_, 0);
             warp.carry.assign(width_, 0);
             warp.tid_x.assign(width_, 0);
             warp.tid_y.assign(width_, 0);
@@ -1827,6 +1834,7 @@ private:
     std::vector<std::uint8_t> params_;
     Device::ModuleVariables* variables_ = nullptr;
     std::vector<DecodedInstruction> code_;
+    std::vector<ir::RegId> live_at_entry_; // ir::registers_live_at_entry of the kernel
     unsigned width_ = 32;
     unsigned threads_per_cta_ = 0;
     unsigned warps_per_cta_ = 0;
