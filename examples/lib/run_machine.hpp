@@ -34,6 +34,7 @@ RunRow run_on_gpu(std::string_view machine, std::string_view scheduler, std::str
         if (knobs.mshr_entries != 0) config.l1.mshr_entries = knobs.mshr_entries;
         if (knobs.allocate_on_fill)
             config.l1.allocation = *knobs.allocate_on_fill ? mem::AllocationPolicy::on_fill : mem::AllocationPolicy::on_miss;
+        if (knobs.tick_idle_memory) config.memory.skip_idle = false;
         auto gpu = std::make_unique<GpuType>(config);
         TimingOptions options;
         options.placement = knobs.clustered_ctas ? CtaPlacement::clustered : CtaPlacement::round_robin;

@@ -39,6 +39,8 @@ struct RunKnobs {
     unsigned mshr_entries = 0;   // 0: the machine preset's
     std::optional<bool> allocate_on_fill; // unset: the preset's (Wang 2016 runs allocate-on-fill)
     bool clustered_ctas = false; // Gong 2020 Ch. 6 placement instead of round-robin
+    bool tick_idle_memory = false; // tick idle memory partitions every cycle (MemorySystemConfig::skip_idle off;
+                                   // the reference for tests/pinned/idle_memory.cpp, same results, slower)
 };
 
 std::vector<std::string> machine_names();                       // "fermi", "kepler", "southern_islands"

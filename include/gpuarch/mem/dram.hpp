@@ -102,6 +102,16 @@ public:
     void pop_completed() { done_.pop(); }
     bool idle() const { return queue_.empty() && done_.empty(); }
     core::Cycle now() const { return now_; }
+    // Exactly what `ticks` calls of cycle() ending at cycle(now) do to an idle channel: with the queue empty a cycle
+    // issues no command and counts only itself (the queue is neither full nor occupied), and the bank timers are
+    // absolute cycle numbers that need no update. The memory system uses this to skip the cycles of a partition
+    // with nothing in flight. Precondition: idle().
+    void skip_idle_cycles(std::uint64_t ticks, core::Cycle now) {
+        if (!idle()) throw Error("internal error: a DRAM channel skipped cycles while holding requests");
+        if (ticks == 0) return;
+        now_ = now;
+        cycles_ += ticks;
+    }
 
     struct Stats {
         std::uint64_t cycles = 0, reads = 0, writes = 0, row_hits = 0, activates = 0, precharges = 0,

@@ -14,7 +14,11 @@
 //    head packet (head-of-line blocking).
 //  * Back-pressure: an output buffer holds `output_capacity` packets, counting those in flight to it; when it
 //    is full no input can send to it, input queues fill, and the producer sees can_send() == false.
+#include <algorithm>
+#include <atomic>
+#include <bit>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -49,10 +53,11 @@ class Crossbar {
 public:
     Crossbar(std::uint32_t inputs, std::uint32_t outputs, const CrossbarConfig& config)
         : config_((config.validate("an interconnect crossbar"), config)), in_busy_until_(inputs, 0),
-          out_busy_until_(outputs, 0), rr_(outputs, 0), head_dest_(inputs, 0) {
+          out_busy_until_(outputs, 0), rr_(outputs, 0), words_((inputs + 63) / 64),
+          wants_(std::size_t{outputs} * ((inputs + 63) / 64), 0) {
         if (inputs == 0 || outputs == 0) throw Error("an interconnect crossbar needs at least one input and output");
         inputs_.reserve(inputs);
-        for (std::uint32_t i = 0; i < inputs; ++i) inputs_.emplace_back(config.input_capacity);
+        for (std::uint32_t i = 0; i < inputs; ++i) inputs_.emplace_back(config.input_capacity, queued_.get());
         outputs_.reserve(outputs);
         for (std::uint32_t o = 0; o < outputs; ++o) outputs_.emplace_back(config.output_capacity);
     }
@@ -72,50 +77,51 @@ public:
     void cycle(core::Cycle now, Route&& route) {
         now_ = now;
         ++cycles_;
-        bool any = false;
+        // Every input empty: the scan below would find nothing to route and return (the common case when little
+        // is in flight), so the count the inputs keep lets the cycle end here.
+        if (queued_->load(std::memory_order_relaxed) == 0) return;
+        // Each output's candidates, as a bit set over inputs: a non-empty input whose port is free and whose head
+        // packet targets that output. The sets are disjoint (one head per input), so a transfer at one output
+        // leaves the others' sets as they were; a transferring input is busy for the rest of the cycle anyway.
+        std::fill(wants_.begin(), wants_.end(), 0);
         for (std::uint32_t i = 0; i < inputs(); ++i) {
             if (inputs_[i].empty()) continue;
-            any = true;
-            head_dest_[i] = route(inputs_[i].front());
-            if (head_dest_[i] >= outputs()) throw Error("the interconnect was asked to route a packet to a port it lacks");
+            const std::uint32_t o = route(inputs_[i].front());
+            if (o >= outputs()) throw Error("the interconnect was asked to route a packet to a port it lacks");
+            if (in_busy_until_[i] <= now) wants_[std::size_t{o} * words_ + i / 64] |= std::uint64_t{1} << (i % 64);
         }
-        if (!any) return;
         for (std::uint32_t o = 0; o < outputs(); ++o) {
             if (out_busy_until_[o] > now) continue;
-            const bool full = outputs_[o].full();
-            for (std::uint32_t k = 0; k < inputs(); ++k) {
-                const std::uint32_t i = (rr_[o] + k) % inputs();
-                if (inputs_[i].empty() || head_dest_[i] != o || in_busy_until_[i] > now) continue;
-                if (full) {
-                    ++blocked_;
-                    break;
-                }
-                const MemPacket& p = inputs_[i].front();
-                const std::uint32_t f = flits(p);
-                const std::uint32_t hold = (f + config_.flits_per_cycle - 1) / config_.flits_per_cycle;
-                in_busy_until_[i] = now + hold;
-                out_busy_until_[o] = now + hold;
-                outputs_[o].push(InFlight{p, now + config_.latency + hold - 1});
-                inputs_[i].pop();
-                ++packets_;
-                flits_ += f;
-                rr_[o] = (i + 1) % inputs();
-                break;
+            const std::uint32_t i = first_candidate(o);
+            if (i == no_input) continue;
+            if (outputs_[o].full()) {
+                ++blocked_;
+                continue;
             }
+            const MemPacket& p = inputs_[i].front();
+            const std::uint32_t f = flits(p);
+            const std::uint32_t hold = (f + config_.flits_per_cycle - 1) / config_.flits_per_cycle;
+            in_busy_until_[i] = now + hold;
+            out_busy_until_[o] = now + hold;
+            outputs_[o].push(InFlight{p, now + config_.latency + hold - 1});
+            ++in_outputs_;
+            inputs_[i].pop();
+            ++packets_;
+            flits_ += f;
+            rr_[o] = i + 1 == inputs() ? 0 : i + 1;
         }
     }
 
     // A packet has arrived at output o (as of the last cycle()).
     bool ready(std::uint32_t o) const { return !outputs_[o].empty() && outputs_[o].front().arrive_at <= now_; }
     const MemPacket& front(std::uint32_t o) const { return outputs_[o].front().packet; }
-    void pop(std::uint32_t o) { outputs_[o].pop(); }
-    bool idle() const {
-        for (const auto& in : inputs_)
-            if (!in.empty()) return false;
-        for (const auto& out : outputs_)
-            if (!out.empty()) return false;
-        return true;
+    void pop(std::uint32_t o) {
+        outputs_[o].pop();
+        --in_outputs_;
     }
+    // Some output buffer holds a packet (arrived or still in flight); when false no ready(o) can be true.
+    bool any_output() const { return in_outputs_ != 0; }
+    bool idle() const { return queued_->load(std::memory_order_relaxed) == 0 && in_outputs_ == 0; }
 
     std::uint64_t packets() const { return packets_; }
     std::uint64_t flits_moved() const { return flits_; }
@@ -131,19 +137,43 @@ public:
     }
 
 private:
+    static constexpr std::uint32_t no_input = ~std::uint32_t{0};
+    // Round-robin: the first candidate of output o at or after rr_[o], wrapping around; no_input when none.
+    std::uint32_t first_candidate(std::uint32_t o) const {
+        const std::uint64_t* set = wants_.data() + std::size_t{o} * words_;
+        const std::uint32_t start = rr_[o];
+        std::uint32_t w = start / 64;
+        std::uint64_t bits = set[w] & (~std::uint64_t{0} << (start % 64));
+        while (true) {
+            if (bits != 0) return w * 64 + static_cast<std::uint32_t>(std::countr_zero(bits));
+            if (++w == words_) break;
+            bits = set[w];
+        }
+        // None at or after start: any candidate left lies before it.
+        for (w = 0; w <= start / 64; ++w)
+            if (set[w] != 0) return w * 64 + static_cast<std::uint32_t>(std::countr_zero(set[w]));
+        return no_input;
+    }
+
     struct InFlight {
         MemPacket packet;
         core::Cycle arrive_at = 0;
     };
 
     CrossbarConfig config_;
+    // Packets queued at all inputs together, kept by the inputs themselves (Downstream's occupancy counter; the
+    // producers send into them directly). On the heap so that its address, which every input holds, survives a
+    // move of the crossbar.
+    std::unique_ptr<std::atomic<std::uint64_t>> queued_ = std::make_unique<std::atomic<std::uint64_t>>(0);
     std::vector<Downstream> inputs_;
     std::vector<BoundedQueue<InFlight>> outputs_;
     std::vector<core::Cycle> in_busy_until_;
     std::vector<core::Cycle> out_busy_until_;
     std::vector<std::uint32_t> rr_;
-    std::vector<std::uint32_t> head_dest_;
+    std::uint32_t words_;               // 64-bit words per candidate set
+    std::vector<std::uint64_t> wants_;  // outputs x words_: candidate inputs of each output (scratch for cycle())
     core::Cycle now_ = 0;
+    std::uint64_t in_outputs_ = 0; // packets in all output buffers together
     std::uint64_t cycles_ = 0, packets_ = 0, flits_ = 0, blocked_ = 0;
 };
 

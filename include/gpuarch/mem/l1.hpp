@@ -226,28 +226,18 @@ public:
         accepted_this_cycle_ = false;
         cycled_ = true;
         last_cycle_ = now;
-        forget_undrained(issued_, issued_stale_);
-        forget_undrained(locality_, locality_stale_);
-        release_timed(now);
-        state_ = LsuState::idle;
-        const bool port_used = !reexec_.empty() && serve_reexecution(now);
-        if (lsu_count_ > 0 && !port_used) serve_head(now);
-        if (!miss_queue_.empty() && down.can_send()) {
-            down.send(miss_queue_.front());
-            miss_queue_.pop();
-            ++packets_sent_;
+        // Nothing to forget, release, serve or send (issue 4 speed): only the per-cycle counters move, as in
+        // busy_cycle with every step finding nothing (an empty report list has no stale entries, and an empty
+        // miss queue is not full). Kept small so that the SM can inline it.
+        if (lsu_count_ == 0 && miss_queue_.empty() && reexec_.empty() && issued_.empty() && locality_.empty() &&
+            (timed_.empty() || timed_.front().at > now)) {
+            state_ = LsuState::idle;
+            ++cycles_;
+            mshr_occupancy_.add(mshr_.busy());
+            if (mshr_.full()) ++mshr_full_cycles_;
+            return;
         }
-        ++cycles_;
-        mshr_occupancy_.add(mshr_.busy());
-        if (mshr_.full()) ++mshr_full_cycles_;
-        if (miss_queue_.full()) ++miss_queue_full_cycles_;
-        switch (state_) {
-        case LsuState::idle: break;
-        case LsuState::busy: ++lsu_active_cycles_; break;
-        case LsuState::stalled_coalesce: ++lsu_active_cycles_; ++ldst_coal_cycles_; break;
-        case LsuState::stalled_mshr: ++lsu_active_cycles_; ++ldst_mshr_cycles_; break;
-        case LsuState::stalled_icnt: ++lsu_active_cycles_; ++ldst_icnt_cycles_; break;
-        }
+        busy_cycle(now, down);
     }
 
     void receive(const MemPacket& packet, core::Cycle now) {
@@ -443,6 +433,32 @@ private:
         return static_cast<std::uint32_t>(index);
     }
 
+    // cycle() when something is to be done (the steps in order; each one tests for its own work).
+    void busy_cycle(core::Cycle now, Downstream& down) {
+        if (!issued_.empty()) forget_undrained(issued_, issued_stale_);
+        if (!locality_.empty()) forget_undrained(locality_, locality_stale_);
+        if (!timed_.empty() && timed_.front().at <= now) release_timed(now);
+        state_ = LsuState::idle;
+        const bool port_used = !reexec_.empty() && serve_reexecution(now);
+        if (lsu_count_ > 0 && !port_used) serve_head(now);
+        if (!miss_queue_.empty() && down.can_send()) {
+            down.send(miss_queue_.front());
+            miss_queue_.pop();
+            ++packets_sent_;
+        }
+        ++cycles_;
+        mshr_occupancy_.add(mshr_.busy());
+        if (mshr_.full()) ++mshr_full_cycles_;
+        if (miss_queue_.full()) ++miss_queue_full_cycles_;
+        switch (state_) {
+        case LsuState::idle: break;
+        case LsuState::busy: ++lsu_active_cycles_; break;
+        case LsuState::stalled_coalesce: ++lsu_active_cycles_; ++ldst_coal_cycles_; break;
+        case LsuState::stalled_mshr: ++lsu_active_cycles_; ++ldst_mshr_cycles_; break;
+        case LsuState::stalled_icnt: ++lsu_active_cycles_; ++ldst_icnt_cycles_; break;
+        }
+    }
+
     void serve_head(core::Cycle now) {
         LsuSlot& slot = lsu_[lsu_head_];
         Pending& p = pending_[slot.pending];
@@ -600,6 +616,12 @@ private:
     LsuState serve_cached_load(std::uint64_t address, std::uint32_t index, core::Cycle now) {
         Pending& p = pending_[index];
         const std::uint64_t line = config_.geometry.line_of(address);
+        // A load stalled for MSHR resources is retried every cycle until a fill or another MSHR change; while the
+        // tags and the MSHRs are unchanged the retry gives the same answer, so it is counted without the search.
+        if (mshr_stall_.line == line && mshr_stall_.tags == tags_.version() && mshr_stall_.mshr == mshr_.version()) {
+            ++(mshr_stall_.merge_full ? merge_full_stall_cycles_ : mshr_full_stall_cycles_);
+            return LsuState::stalled_mshr;
+        }
         const auto probe = tags_.probe(line);
         if (probe.state == LineState::valid) {
             ++accesses_;
@@ -612,6 +634,7 @@ private:
         if (found != mshr_.none) {
             if (!mshr_.can_add(found)) {
                 ++merge_full_stall_cycles_;
+                mshr_stall_ = MshrStall{line, tags_.version(), mshr_.version(), true};
                 return LsuState::stalled_mshr;
             }
             ++accesses_;
@@ -624,6 +647,7 @@ private:
         }
         if (mshr_.full()) {
             ++mshr_full_stall_cycles_;
+            mshr_stall_ = MshrStall{line, tags_.version(), mshr_.version(), false};
             return LsuState::stalled_mshr;
         }
         if (miss_queue_.full()) return LsuState::stalled_icnt;
@@ -772,6 +796,16 @@ private:
         p.live = false;
         free_pending_.push_back(index);
     }
+
+    // The last cached-load access that stalled for an MSHR entry or merge slot, and the tag and MSHR versions it
+    // saw (serve_cached_load). No line is ~0.
+    struct MshrStall {
+        std::uint64_t line = ~std::uint64_t{0};
+        std::uint64_t tags = 0;
+        std::uint64_t mshr = 0;
+        bool merge_full = false;
+    };
+    MshrStall mshr_stall_;
 
     L1Config config_;
     std::uint32_t sm_;

@@ -112,6 +112,17 @@ public:
     bool idle() const {
         return rop_.empty() && to_dram_.empty() && dram_.idle() && mshr_.busy() == 0;
     }
+    // Idle, and no atomic occupies the slice any more: every further l2_cycle and dram_cycle only counts itself
+    // until accept() is called, so the memory system may skip them and account for them with skip_idle_cycles.
+    bool quiescent() const { return idle() && atomic_busy_until_ <= l2_cycles_; }
+    // Exactly what `l2_ticks` calls of l2_cycle and `dram_ticks` calls of dram_cycle (the last at DRAM cycle
+    // `dram_now`) do to a quiescent partition: they count cycles and change nothing else that any later cycle
+    // reads (core_now_ is rewritten by the next l2_cycle before it is used). Precondition: quiescent().
+    void skip_idle_cycles(std::uint64_t l2_ticks, std::uint64_t dram_ticks, core::Cycle dram_now) {
+        if (!quiescent()) throw Error("internal error: a memory partition skipped cycles while work was in flight");
+        l2_cycles_ += l2_ticks;
+        dram_.skip_idle_cycles(dram_ticks, dram_now);
+    }
     const DramChannel& dram() const { return dram_; }
 
     struct Stats {

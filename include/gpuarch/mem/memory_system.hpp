@@ -10,6 +10,10 @@
 //  * Addresses interleave over partitions in `interleave_bytes` chunks (default 256 B): partition =
 //    (address / interleave) mod partitions; inside a partition the chunks are packed densely.
 //  * Deterministic: fixed iteration orders, integer clocks, no hashing of pointers.
+//  * Idle partitions cost nothing per cycle (issues 4 and 11): a partition with nothing queued or in flight
+//    (MemoryPartition::quiescent) is put to sleep, its L2 and DRAM cycles are counted in bulk when a request
+//    wakes it or a statistic is read, and every result and statistic is what ticking it every cycle gives
+//    (tests/pinned/idle_memory.cpp compares full statistics with `skip_idle` off).
 #include <bit>
 #include <cstdint>
 #include <string>
@@ -65,6 +69,9 @@ struct MemorySystemConfig {
     CrossbarConfig response_network{};
     PartitionConfig partition{};
     ClockConfig clocks{};
+    // Simulation speed only, no effect on any result: skip the per-cycle L2 and DRAM work of partitions with
+    // nothing in flight. Off ticks every partition every cycle (the reference the tests compare with).
+    bool skip_idle = true;
 
     void validate() const {
         if (sms == 0) throw Error("the memory system needs at least one SM");
@@ -93,6 +100,11 @@ public:
           dram_clock_(config.clocks.dram, config.clocks.core) {
         partitions_.reserve(config.partitions);
         for (std::uint32_t p = 0; p < config.partitions; ++p) partitions_.emplace_back(config.partition, p);
+        // A new partition is quiescent: asleep from cycle 0 when skipping, else awake for good.
+        awake_.assign(config.partitions, config.skip_idle ? 0 : 1);
+        awake_count_ = config.skip_idle ? 0 : config.partitions;
+        slept_l2_.assign(config.partitions, 0);
+        slept_dram_.assign(config.partitions, 0);
     }
 
     const MemorySystemConfig& config() const { return config_; }
@@ -103,7 +115,11 @@ public:
         if (sm >= config_.sms) throw Error("SM " + std::to_string(sm) + " has no port into the memory system");
         return requests_.input(sm);
     }
-    const MemoryPartition& partition(std::uint32_t p) const { return partitions_[p]; }
+    // The partition with every cycle accounted for (a sleeping one is brought up to date first).
+    const MemoryPartition& partition(std::uint32_t p) const {
+        catch_up(p);
+        return partitions_[p];
+    }
 
     template <class F>
     void cycle(core::Cycle now, F&& deliver) {
@@ -113,27 +129,50 @@ public:
             requests_.cycle(icnt_now_, [this](const MemPacket& p) { return map_.partition_of(p.address); });
             responses_.cycle(icnt_now_, [](const MemPacket& p) { return p.sm; });
         }
-        for (std::uint32_t p = 0; p < config_.partitions; ++p) {
-            while (requests_.ready(p) && partitions_[p].can_accept()) {
-                const MemPacket& packet = requests_.front(p);
-                partitions_[p].accept(packet, map_.local_address(packet.address), now);
-                requests_.pop(p);
+        if (requests_.any_output()) {
+            for (std::uint32_t p = 0; p < config_.partitions; ++p) {
+                while (requests_.ready(p) && partitions_[p].can_accept()) {
+                    if (awake_[p] == 0) wake(p);
+                    const MemPacket& packet = requests_.front(p);
+                    partitions_[p].accept(packet, map_.local_address(packet.address), now);
+                    requests_.pop(p);
+                }
             }
         }
-        for (std::uint32_t sm = 0; sm < config_.sms; ++sm) {
-            while (responses_.ready(sm)) {
-                deliver(sm, responses_.front(sm));
-                responses_.pop(sm);
-                ++delivered_;
+        if (responses_.any_output()) {
+            for (std::uint32_t sm = 0; sm < config_.sms; ++sm) {
+                while (responses_.ready(sm)) {
+                    deliver(sm, responses_.front(sm));
+                    responses_.pop(sm);
+                    ++delivered_;
+                }
             }
         }
-        for (std::uint32_t k = l2_clock_.advance(); k > 0; --k)
-            for (std::uint32_t p = 0; p < config_.partitions; ++p) partitions_[p].l2_cycle(now, responses_.input(p));
-        for (std::uint32_t k = dram_clock_.advance(); k > 0; --k) {
+        // Partitions are independent of each other within a cycle (each has its own queues and its own port into
+        // the response network), so running only the awake ones, in index order, changes nothing for them.
+        const std::uint32_t l2_ticks = l2_clock_.advance();
+        const std::uint32_t dram_ticks = dram_clock_.advance();
+        if (awake_count_ == 0) {
+            l2_now_ += l2_ticks;
+            dram_now_ += dram_ticks;
+            return;
+        }
+        for (std::uint32_t k = l2_ticks; k > 0; --k)
+            for (std::uint32_t p = 0; p < config_.partitions; ++p)
+                if (awake_[p] != 0) partitions_[p].l2_cycle(now, responses_.input(p));
+        l2_now_ += l2_ticks;
+        for (std::uint32_t k = dram_ticks; k > 0; --k) {
             ++dram_now_;
-            for (std::uint32_t p = 0; p < config_.partitions; ++p) partitions_[p].dram_cycle(dram_now_, now);
+            for (std::uint32_t p = 0; p < config_.partitions; ++p)
+                if (awake_[p] != 0) partitions_[p].dram_cycle(dram_now_, now);
         }
+        if (config_.skip_idle)
+            for (std::uint32_t p = 0; p < config_.partitions; ++p)
+                if (awake_[p] != 0 && partitions_[p].quiescent()) sleep(p);
     }
+
+    // Partitions ticked every cycle now (all of them with skip_idle off); the others sleep until a request comes.
+    std::uint32_t awake_partitions() const { return awake_count_; }
 
     // Nothing queued or in flight anywhere.
     bool idle() const {
@@ -145,12 +184,12 @@ public:
 
     MemoryPartition::Stats l2_stats() const {
         MemoryPartition::Stats s;
-        for (const auto& p : partitions_) s += p.stats();
+        for (std::uint32_t p = 0; p < config_.partitions; ++p) s += partition(p).stats();
         return s;
     }
     DramChannel::Stats dram_stats() const {
         DramChannel::Stats s;
-        for (const auto& p : partitions_) s += p.dram().stats();
+        for (std::uint32_t p = 0; p < config_.partitions; ++p) s += partition(p).dram().stats();
         return s;
     }
 
@@ -170,15 +209,42 @@ public:
     }
 
 private:
+    // A sleeping partition is owed the L2 and DRAM cycles since it slept; these give it them (the count is all
+    // that changes in a quiescent partition, MemoryPartition::skip_idle_cycles). catch_up is const because it
+    // changes nothing observable: a sleeping partition's state is defined as the caught-up one.
+    void catch_up(std::uint32_t p) const {
+        if (awake_[p] != 0) return;
+        partitions_[p].skip_idle_cycles(l2_now_ - slept_l2_[p], dram_now_ - slept_dram_[p], dram_now_);
+        slept_l2_[p] = l2_now_;
+        slept_dram_[p] = dram_now_;
+    }
+    void wake(std::uint32_t p) {
+        catch_up(p);
+        awake_[p] = 1;
+        ++awake_count_;
+    }
+    void sleep(std::uint32_t p) {
+        awake_[p] = 0;
+        --awake_count_;
+        slept_l2_[p] = l2_now_;
+        slept_dram_[p] = dram_now_;
+    }
+
     MemorySystemConfig config_;
     AddressMap map_;
     Crossbar requests_;
     Crossbar responses_;
-    std::vector<MemoryPartition> partitions_;
+    // mutable: catch_up (see there).
+    mutable std::vector<MemoryPartition> partitions_;
+    std::vector<std::uint8_t> awake_;            // 1: ticked every cycle; 0: asleep (quiescent), caught up lazily
+    std::uint32_t awake_count_ = 0;
+    mutable std::vector<core::Cycle> slept_l2_;   // l2_now_ and dram_now_ when a sleeping partition was last
+    mutable std::vector<core::Cycle> slept_dram_; // caught up
     ClockDomain icnt_clock_;
     ClockDomain l2_clock_;
     ClockDomain dram_clock_;
     core::Cycle icnt_now_ = 0;
+    core::Cycle l2_now_ = 0; // L2 cycles so far
     core::Cycle dram_now_ = 0;
     std::uint64_t cycles_ = 0;
     std::uint64_t delivered_ = 0;

@@ -3,7 +3,9 @@
 // Contract: a BoundedQueue never allocates after construction; pushing into a full one is a contract
 // violation reported as gpuarch::Error (a component must test full()/can_send() first). A GrowingQueue
 // doubles its storage when full, so it allocates only when it reaches a new high-water mark.
+#include <atomic>
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
@@ -91,21 +93,33 @@ private:
 // The SM's port into the interconnect: a bounded packet queue the L1 fills (can_send/send) and the
 // interconnect drains (empty/front/pop). The memory system owns one per SM; when the interconnect cannot
 // take packets the queue fills, can_send() turns false and the L1's miss queue backs up (LDST_ICNT).
+// `occupancy`, when given, is a counter the queue keeps equal to the packets queued in every Downstream that
+// shares it (the interconnect uses it to skip the scan of its inputs when all of them are empty); it must outlive
+// the queue. It is atomic because the SMs' timing phases, which send, may run on several host threads at once
+// (gpu.hpp); relaxed order suffices, as the interconnect reads it only after the threads' barrier.
 class Downstream {
 public:
-    explicit Downstream(std::size_t capacity = 8) : queue_(capacity) {}
+    explicit Downstream(std::size_t capacity = 8, std::atomic<std::uint64_t>* occupancy = nullptr)
+        : queue_(capacity), occupancy_(occupancy) {}
     bool can_send() const { return !queue_.full(); }
-    void send(const MemPacket& packet) { queue_.push(packet); }
+    void send(const MemPacket& packet) {
+        queue_.push(packet);
+        if (occupancy_ != nullptr) occupancy_->fetch_add(1, std::memory_order_relaxed);
+    }
 
     bool empty() const { return queue_.empty(); }
     const MemPacket& front() const { return queue_.front(); }
-    void pop() { queue_.pop(); }
+    void pop() {
+        queue_.pop();
+        if (occupancy_ != nullptr) occupancy_->fetch_sub(1, std::memory_order_relaxed);
+    }
     std::size_t size() const { return queue_.size(); }
     std::size_t capacity() const { return queue_.capacity(); }
     std::size_t free_slots() const { return queue_.free_slots(); }
 
 private:
     BoundedQueue<MemPacket> queue_;
+    std::atomic<std::uint64_t>* occupancy_;
 };
 
 } // namespace mem

@@ -64,6 +64,9 @@ public:
     }
 
     const CacheGeometry& geometry() const { return geometry_; }
+    // Changes whenever a line's tag or state changes (install, validate_reserved, invalidate), so that equal
+    // versions mean every probe() answers the same (touch and set_dirty leave it: they change neither).
+    std::uint64_t version() const { return version_; }
 
     struct Probe {
         LineState state = LineState::invalid; // valid: hit; reserved: allocated on miss, fill pending; invalid: miss
@@ -119,6 +122,7 @@ public:
         state_[i] = state;
         dirty_[i] = dirty ? 1 : 0;
         stamp_[i] = ++clock_;
+        ++version_;
         return e;
     }
     // A reserved line's fill arrived.
@@ -127,12 +131,14 @@ public:
         state_[i] = LineState::valid;
         dirty_[i] = dirty ? 1 : 0;
         stamp_[i] = ++clock_;
+        ++version_;
     }
     // Drops a valid line (write-evict); returns whether one was there.
     bool invalidate(std::uint64_t address) {
         const Probe p = probe(address);
         if (p.state != LineState::valid) return false;
         state_[index(p.set, p.way)] = LineState::invalid;
+        ++version_;
         return true;
     }
     void set_dirty(std::uint32_t set, std::uint32_t way) { dirty_[index(set, way)] = 1; }
@@ -149,6 +155,7 @@ private:
     std::vector<std::uint8_t> dirty_;
     std::vector<std::uint64_t> stamp_;
     std::uint64_t clock_ = 0;
+    std::uint64_t version_ = 0;
 };
 
 } // namespace mem
