@@ -5,8 +5,9 @@
 // Contract: `launch` runs a kernel to completion, cycle by cycle, and returns its cycles and statistics.
 // Functional results land in the Device exactly as a functional-only launch would write them. Deterministic:
 // SMs tick in index order each cycle and the dispatcher is a pure function of the SMs' state. With several
-// host threads (TimingOptions::host_threads) the SMs' timing phases run concurrently and their functional fetch
-// phases serially in index order, which gives bit-identical results (tests/pinned/parallel_sms.cpp).
+// host threads (TimingOptions::host_threads) each SM's timing phase and the fetch steps that touch only its own
+// CTAs run concurrently, and the fetch steps that touch the shared Device serially in SM index order, which gives
+// bit-identical results (tests/pinned/parallel_sms.cpp).
 #include <algorithm>
 #include <array>
 #include <atomic>
@@ -56,12 +57,16 @@ struct TimingOptions {
     // is reported as a deadlock rather than spinning forever.
     core::Cycle deadlock_cycles = 1'000'000;
     std::uint64_t instruction_limit = 2'000'000'000; // warp instructions, across the launch
-    // Host threads that tick the SMs (issue 11): each cycle the SMs' timing phases (SM::cycle_timing) run in
-    // parallel, then their fetch phases (functional execution) run serially in SM index order, then the memory
-    // system. Results are bit-identical to one thread. 0 = the environment variable GPUARCH_HOST_THREADS when set,
-    // else one thread. Serial is the default because the tick crosses a barrier every simulated cycle and, on the
-    // 2-core development machine, two threads were slower than one even with the machine idle (Fermi x15, large:
-    // vector_add 0.38 s vs 0.26 s, bfs 5.1 s vs 2.7 s; docs/performance.md).
+    // Host threads that tick the SMs (issue 11): each cycle every SM's timing phase (SM::cycle_timing) and the
+    // private part of its fetch stage (functional steps that touch only its own CTAs, SM::cycle_fetch_private)
+    // run in parallel, then the rest of the fetch stages (from each SM's first step that touches the shared
+    // Device: global and generic memory accesses) serially in SM index order, then the memory system. Results are
+    // bit-identical to one thread. 0 = the environment variable GPUARCH_HOST_THREADS when set, else one thread.
+    // Serial is the default because the tick crosses a barrier every simulated cycle and, on the 2-core
+    // development machine, two threads were slower than one: idle (load 0.9, before the private fetch) vector_add
+    // 0.30 s vs 0.20 s and bfs 1.26 s vs 1.18 s (Fermi x15, large); no idle measurement of the private fetch
+    // could be taken, and with the other cores busy (load 8 to 9) two threads stayed 3.5 to 4.4 times slower
+    // (vector_add, sgemm_tiled, hotspot) and 12 to 35 times slower (bfs, nw) (docs/performance.md).
     unsigned host_threads = 0;
 };
 
@@ -329,22 +334,56 @@ public:
         unsigned host_threads = detail::host_threads_for(options.host_threads, NumSMs);
         if constexpr (!requires(SMVariant& sm, mem::Downstream& down) {
                           sm.cycle_timing(core::Cycle{}, down);
-                          sm.cycle_fetch();
+                          sm.cycle_fetch_private();
+                          sm.cycle_fetch_finish();
+                          SMVariant::max_fetch_steps_per_cycle();
                       })
             host_threads = 1;
         if constexpr (requires { config_.l1.duplicate_tracker; })
             if (config_.l1.duplicate_tracker != nullptr) host_threads = 1;
         std::optional<detail::TickTeam> team;
         if (host_threads > 1) team.emplace(host_threads);
+        // One parallel region per cycle: each SM's timing phase and the private part of its fetch stage (steps
+        // that touch only their own CTA), then serially in SM index order the rest of every fetch stage (steps
+        // that touch the Device, and all that follow them in that stage). An error stops its SM's part and is
+        // rethrown in the serial pass when that SM's turn comes, after every lower SM finished its cycle: the
+        // error SM-by-SM cycle() would have thrown first.
+        std::vector<std::exception_ptr> sm_errors(team ? NumSMs : 0);
+        const std::uint64_t limit = execution.options().instruction_limit;
+        constexpr std::uint64_t steps_per_cycle = [] {
+            if constexpr (requires { SMVariant::max_fetch_steps_per_cycle(); })
+                return std::uint64_t{NumSMs} * SMVariant::max_fetch_steps_per_cycle();
+            else return std::uint64_t{0};
+        }();
         auto tick_sms = [&] {
-            if (!team) {
+            // A cycle with at most one SM holding CTAs has nothing to share out (the other SMs' ticks are a few
+            // checks): it runs serially, which gives the same results and saves the barrier (nw, bfs and the
+            // drain after the last CTA have many such cycles).
+            unsigned busy_sms = 0;
+            if (team)
+                for (unsigned i = 0; i < NumSMs && busy_sms < 2; ++i) busy_sms += sms_[i]->idle() ? 0U : 1U;
+            if (!team || busy_sms < 2) {
                 for (unsigned i = 0; i < NumSMs; ++i) sms_[i]->cycle(cycle, memory_->downstream(i));
                 return;
             }
-            if constexpr (requires(SMVariant& sm) { sm.cycle_fetch(); }) {
-                auto timing = [&](unsigned i) { sms_[i]->cycle_timing(cycle, memory_->downstream(i)); };
-                team->run(NumSMs, timing);
-                for (unsigned i = 0; i < NumSMs; ++i) sms_[i]->cycle_fetch();
+            if constexpr (requires(SMVariant& sm) { sm.cycle_fetch_finish(); }) {
+                // Private steps check the instruction limit against the count of the previous cycle: allowed
+                // only while no step of this cycle can reach the limit, so that no step faults on it.
+                const std::uint64_t counted = execution.warp_instructions();
+                const bool private_fetch = counted <= limit && limit - counted >= steps_per_cycle;
+                auto phase = [&](unsigned i) {
+                    try {
+                        sms_[i]->cycle_timing(cycle, memory_->downstream(i));
+                        if (private_fetch) sms_[i]->cycle_fetch_private();
+                    } catch (...) {
+                        sm_errors[i] = std::current_exception();
+                    }
+                };
+                team->run(NumSMs, phase);
+                for (unsigned i = 0; i < NumSMs; ++i) {
+                    if (sm_errors[i]) std::rethrow_exception(sm_errors[i]);
+                    sms_[i]->cycle_fetch_finish();
+                }
             }
         };
         dispatch();

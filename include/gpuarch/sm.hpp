@@ -124,6 +124,8 @@ public:
         quiet_.valid = false;
         ++state_epoch_;
         touch_all();
+        fetch_cursor_ = FetchCursor{}; // a launch that stopped on an error may have left a stage half done
+        private_counts_ = func::StepCounts{};
         for (auto& sched : schedulers_)
             if constexpr (requires { sched.on_kernel_launch(); }) sched.on_kernel_launch();
     }
@@ -218,12 +220,16 @@ public:
     // issue and replays that cycle's statistics instead (see quiet_cycle_replay); results are the same either way.
     static constexpr bool replays_quiet_cycles() { return quiet_cycle_replay; }
 
-    // The two phases of a cycle, for GPU's parallel tick (issue 11). cycle_timing (stages 1-5) reads and writes
+    // The phases of a cycle, for GPU's parallel tick (issue 11). cycle_timing (stages 1-5) reads and writes
     // only this SM's own state and its own `down` port, so the SMs of a GPU may run it concurrently on host
-    // threads. cycle_fetch (stage 6) steps the functional engine, which reads and writes the shared func::Device
-    // and func::KernelExecution: the GPU runs it serially, in SM index order. Running every SM's timing phase
-    // before any SM's fetch phase gives the same result as SM-by-SM cycle() because no timing phase reads what
-    // another SM's fetch writes.
+    // threads. cycle_fetch (stage 6) steps the functional engine; most steps touch only the stepping CTA
+    // (func::KernelExecution::next_step_is_private), the others the shared func::Device. The parallel tick
+    // splits it: cycle_fetch_private runs the stage until its next step would touch shared state (on any
+    // thread, concurrently with other SMs), and cycle_fetch_finish, called serially in SM index order, folds this
+    // SM's instruction counts into the launch and runs the rest of the stage. Each SM takes exactly the steps and
+    // fetch decisions of cycle_fetch, in the same order, and the shared steps of all SMs run in SM index order,
+    // which is the order of SM-by-SM cycle() because private steps commute with every step of another CTA and
+    // no timing phase reads what another SM's fetch writes.
     void cycle_timing(core::Cycle now, mem::Downstream& down) {
         now_ = now;
         // 1. completions
@@ -268,6 +274,39 @@ public:
         fetch();
         ++stats_.cycles;
         if (resident_ctas_ > 0) ++stats_.active_cycles;
+    }
+    // Steps this cycle's fetch stage may take at most: every scheduler's fetching warps, fetch_per_warp each.
+    // The GPU lets SMs step privately only while the launch's instruction count cannot reach its limit within a
+    // cycle (private steps check the limit against the count of the previous cycle).
+    static constexpr unsigned max_fetch_steps_per_cycle() {
+        return Frontend::schedulers * fetch_warps_per_scheduler() * Frontend::fetch_per_warp;
+    }
+    // The first part of cycle_fetch, after cycle_timing: runs the fetch stage up to its first step that touches
+    // state shared with other SMs. Returns true when the stage completed (cycle_fetch_finish then only folds the
+    // counts). Hint-assisted variants (HAWS) leave the whole stage to cycle_fetch_finish: their run-ahead window
+    // interleaves steps with hint-mode transitions that this split does not model.
+    bool cycle_fetch_private() {
+        if constexpr (hint_assisted) {
+            return false;
+        } else {
+            fetch_begin();
+            if (!fetch_run<true>()) return false;
+            cycle_fetch_end();
+            fetch_cursor_.state = FetchCursor::State::done;
+            return true;
+        }
+    }
+    // The rest of cycle_fetch, serially in SM index order: folds the instructions this SM stepped privately into
+    // the launch's count, then completes the stage (all of it when cycle_fetch_private did not run this cycle).
+    void cycle_fetch_finish() {
+        execution_->add_counts(private_counts_);
+        if (fetch_cursor_.state == FetchCursor::State::done) {
+            fetch_cursor_.state = FetchCursor::State::closed;
+            return;
+        }
+        if (fetch_cursor_.state == FetchCursor::State::closed) fetch_begin();
+        fetch_run<false>();
+        cycle_fetch_end();
     }
 
     // A response from the memory system for this SM's L1.
@@ -570,52 +609,84 @@ private:
 
     // ---------------------------------------------------------------------------------------------------
     void fetch() {
+        fetch_begin();
+        fetch_run<false>();
+        fetch_end();
+    }
+    // Where a fetch stage stands, so that it can stop before a shared step and resume there (the parallel tick):
+    // the scheduler whose pool it scans, that scan's first pool slot (fetch_next_ when the scan began), the scan
+    // position, the warps of that scheduler that fetched, and, when stopped inside a warp's fetch, its steps so far.
+    struct FetchCursor {
+        enum class State : std::uint8_t { closed, open, done }; // closed: not begun this cycle
+        State state = State::closed;
+        bool any_fetched = false;
+        bool in_warp = false;
+        unsigned scheduler = 0, start = 0, k = 0, fetched = 0, step = 0;
+    };
+    void fetch_begin() {
         if constexpr (hint_assisted) haws_transitions();
+        FetchCursor& f = fetch_cursor_;
+        f = FetchCursor{};
+        f.state = FetchCursor::State::open;
+        f.start = fetch_next_[0];
         // A fetch stage that found no warp to fetch finds none again until an event changes warp state (the
         // state_epoch_ argument of quiet_cycle_replay); hint mode has its own transitions and always scans.
         if constexpr (!hint_assisted)
-            if (fetch_idle_epoch_ == state_epoch_) return;
-        bool any_fetched = false;
-        if constexpr (event_driven_fetch) {
-            // The same round-robin as the scan below, over a mask of the warps can_fetch() accepts (kept up to date
-            // by touch(), as for event-driven issue): the first fetchable slot at or after fetch_next_[s], wrapping.
-            // A fetch touches every warp whose eligibility it changes before the next scheduler's turn.
-            for (unsigned s = 0; s < Frontend::schedulers; ++s) {
-                FetchMask& m = fetch_masks_[s];
-                const unsigned pool = pool_size(s);
-                for (std::uint64_t d = m.dirty & low_bits(pool); d != 0; d &= d - 1) {
-                    const unsigned i = static_cast<unsigned>(std::countr_zero(d));
-                    const std::uint64_t bit = std::uint64_t{1} << i;
-                    m.fetchable = can_fetch(slot_of(s, i)) ? m.fetchable | bit : m.fetchable & ~bit;
-                }
-                m.dirty = 0;
-                if (m.fetchable == 0) continue;
-                const std::uint64_t from_start = m.fetchable & ~low_bits(fetch_next_[s]);
-                const unsigned pi = static_cast<unsigned>(std::countr_zero(from_start != 0 ? from_start : m.fetchable));
-                any_fetched = true;
-                fetch_warp(slot_of(s, pi));
-                fetch_next_[s] = (pi + 1) % pool;
-            }
-            if (any_fetched) ++state_epoch_;
-            else fetch_idle_epoch_ = state_epoch_;
-            return;
-        }
-        for (unsigned s = 0; s < Frontend::schedulers; ++s) {
+            if (fetch_idle_epoch_ == state_epoch_) f.scheduler = Frontend::schedulers;
+    }
+    // Per scheduler, round-robin from fetch_next_, the first fetch_warps_per_scheduler() warps that can fetch
+    // fetch up to fetch_per_warp instructions each. StopAtShared: returns false, the cursor at the step, before a
+    // step that touches state shared with other SMs; true once the scan is complete.
+    template <bool StopAtShared>
+    bool fetch_run() {
+        FetchCursor& f = fetch_cursor_;
+        while (f.scheduler < Frontend::schedulers) {
+            const unsigned s = f.scheduler;
             const unsigned pool = pool_size(s);
-            const unsigned start = fetch_next_[s];
-            unsigned fetched = 0;
-            for (unsigned k = 0; k < pool; ++k) {
-                const unsigned pi = (start + k) % pool;
-                const unsigned w = slot_of(s, pi);
-                if (!can_fetch(w)) continue;
-                any_fetched = true;
-                fetch_warp(w);
-                fetch_next_[s] = (pi + 1) % pool;
-                if (++fetched == fetch_warps_per_scheduler()) break;
+            if constexpr (event_driven_fetch) {
+                // The scan's answer from the mask of warps can_fetch() accepts (kept up to date by touch(), as for
+                // event-driven issue): the first fetchable slot at or after the scan's start, wrapping. A fetch
+                // touches every warp whose eligibility it changes before the next scheduler's turn.
+                if (!f.in_warp && f.fetched == 0) {
+                    const int pick = first_fetchable(s, f.start);
+                    f.k = pick < 0 ? pool : (static_cast<unsigned>(pick) + pool - f.start) % pool;
+                }
             }
+            while (f.k < pool && f.fetched < fetch_warps_per_scheduler()) {
+                const unsigned pi = (f.start + f.k) % pool;
+                const unsigned w = slot_of(s, pi);
+                if (!f.in_warp) {
+                    if (!can_fetch(w)) {
+                        ++f.k;
+                        continue;
+                    }
+                    f.any_fetched = true;
+                    f.in_warp = true;
+                    f.step = 0;
+                }
+                if (!fetch_warp<StopAtShared>(w, f.step)) return false;
+                f.in_warp = false;
+                fetch_next_[s] = (pi + 1) % pool;
+                ++f.fetched;
+                ++f.k;
+            }
+            ++f.scheduler;
+            f.k = 0;
+            f.fetched = 0;
+            if (f.scheduler < Frontend::schedulers) f.start = fetch_next_[f.scheduler];
         }
-        if (any_fetched) ++state_epoch_;
+        return true;
+    }
+    void fetch_end() {
+        if (fetch_cursor_.any_fetched) ++state_epoch_;
         else fetch_idle_epoch_ = state_epoch_;
+        fetch_cursor_.state = FetchCursor::State::closed;
+    }
+    // cycle_fetch's bookkeeping after a stage that ran in parts.
+    void cycle_fetch_end() {
+        fetch_end();
+        ++stats_.cycles;
+        if (resident_ctas_ > 0) ++stats_.active_cycles;
     }
     // Warps that fetch per scheduler per cycle: one (round-robin), unless the Frontend says otherwise (the Gong 2020
     // Fig. 5.3 toy machine: "Each warp will fetch a new instruction every cycle").
@@ -632,17 +703,43 @@ private:
         const CtaSlot& cta = ctas_[ws.cta_slot];
         return !cta.state->warp_waiting(ws.warp_in_cta);
     }
-    void fetch_warp(unsigned w) {
-        if constexpr (hint_assisted)
-            if (haws_owns_fetch(w)) return haws_fetch(w);
+    // event_driven_fetch: brings scheduler s's fetchable mask up to date and returns its first fetchable slot at or
+    // after `start`, wrapping round (-1 when none).
+    int first_fetchable(unsigned s, unsigned start) {
+        FetchMask& m = fetch_masks_[s];
+        for (std::uint64_t d = m.dirty & low_bits(pool_size(s)); d != 0; d &= d - 1) {
+            const unsigned i = static_cast<unsigned>(std::countr_zero(d));
+            const std::uint64_t bit = std::uint64_t{1} << i;
+            m.fetchable = can_fetch(slot_of(s, i)) ? m.fetchable | bit : m.fetchable & ~bit;
+        }
+        m.dirty = 0;
+        if (m.fetchable == 0) return -1;
+        const std::uint64_t from_start = m.fetchable & ~low_bits(start);
+        return std::countr_zero(from_start != 0 ? from_start : m.fetchable);
+    }
+    // Warp w's fetch from its n-th instruction of this cycle on. StopAtShared: returns false, `n` at the step,
+    // before a step that is not private to its CTA; such a stop happens only before a step, so resuming with the
+    // same `n` continues exactly where the uninterrupted loop would be.
+    template <bool StopAtShared>
+    bool fetch_warp(unsigned w, unsigned& n) {
+        if constexpr (hint_assisted) {
+            static_assert(!StopAtShared, "hint-assisted variants fetch only in the serial part (cycle_fetch_private)");
+            if (haws_owns_fetch(w)) {
+                haws_fetch(w);
+                return true;
+            }
+        }
         touch(w);
         WarpState& ws = warps_[w];
         CtaSlot& cta = ctas_[ws.cta_slot];
-        for (unsigned n = 0; n < Frontend::fetch_per_warp && ws.ib_count < Frontend::ibuffer_entries; ++n) {
+        for (; n < Frontend::fetch_per_warp && ws.ib_count < Frontend::ibuffer_entries; ++n) {
             if (cta.state->warp_waiting(ws.warp_in_cta) || cta.state->warp_finished(ws.warp_in_cta)) break;
+            if constexpr (StopAtShared)
+                if (!execution_->next_step_is_private(*cta.state, ws.warp_in_cta)) return false;
             const std::uint32_t r = allocate_record();
             InFlight& rec = records_[r];
-            execution_->step(*cta.state, ws.warp_in_cta, rec.result);
+            if constexpr (StopAtShared) execution_->step(*cta.state, ws.warp_in_cta, rec.result, private_counts_);
+            else execution_->step(*cta.state, ws.warp_in_cta, rec.result);
             prepare_record(w, rec);
             ws.push(r);
             ++ws.in_flight;
@@ -654,6 +751,7 @@ private:
                 break;
             }
         }
+        return true;
     }
     // Fills a record's timing view of the instruction the functional engine just executed into it.
     void prepare_record(unsigned w, InFlight& rec) const {
@@ -1734,6 +1832,8 @@ private:
     // 1 long-latency, 2 mixed, 3 no warp). fetch_idle_epoch_: the epoch at which a fetch stage last found nothing.
     std::uint64_t state_epoch_ = 1;
     std::uint64_t fetch_idle_epoch_ = 0;
+    FetchCursor fetch_cursor_;
+    func::StepCounts private_counts_; // steps of cycle_fetch_private not yet folded into the launch
     struct QuietCycle {
         bool valid = false;
         std::uint64_t epoch = 0;

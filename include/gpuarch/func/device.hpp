@@ -162,6 +162,12 @@ public:
     }
 
     std::uint64_t bytes_in_use() const { return in_use_; }
+    // Calls f(base, bytes) for every live allocation in address order, `bytes` a std::span over its contents:
+    // whole-memory comparisons (tests/pinned/parallel_sms.cpp checks that every host-thread count writes the same).
+    template <class F>
+    void for_each_allocation(F&& f) const {
+        for (const auto& [base, a] : allocations_) f(base, std::span<const std::uint8_t>(a.data.get(), a.size));
+    }
     std::uint64_t capacity() const { return capacity_; }
 
     // The module's .global and .const variables on this device, created (and initialised from the module's

@@ -159,8 +159,8 @@ public:
         warps_per_cta_ = (threads_per_cta_ + width_ - 1) / width_;
         shared_bytes_ = cta_shared_bytes(*kernel_, config_);
         live_at_entry_ = ir::registers_live_at_entry(*kernel_);
-        for (auto& row : scratch_) row.assign(width_, 0);
-        shuffle_.assign(width_, 0);
+        private_step_.resize(code_.size());
+        for (std::size_t pc = 0; pc < code_.size(); ++pc) private_step_[pc] = touches_only_cta(code_[pc]) ? 1 : 0;
     }
 
     const ir::Kernel& kernel() const { return *kernel_; }
@@ -171,8 +171,9 @@ public:
     unsigned warp_width() const { return width_; }
     unsigned warps_per_cta() const { return warps_per_cta_; }
     std::uint64_t cta_count() const { return config_.grid.count(); }
-    std::uint64_t warp_instructions() const { return warp_instructions_; }
-    std::uint64_t thread_instructions() const { return thread_instructions_; }
+    // Warp- and thread-instructions stepped so far, including the StepCounts that callers folded in (add_counts).
+    std::uint64_t warp_instructions() const { return counts_.warp_instructions; }
+    std::uint64_t thread_instructions() const { return counts_.thread_instructions; }
     const std::vector<std::uint8_t>& parameter_buffer() const { return params_; }
     const DecodedInstruction& decoded(ir::Pc pc) const { return code_[pc]; }
 
@@ -231,6 +232,8 @@ public:
             warp.stack.push_back(SimtEntry{0, ir::no_pc, warp.valid});
         }
         cta.live_warps = warps_per_cta_;
+        for (auto& row : cta.scratch) row.assign(width_, 0);
+        cta.shuffle.assign(width_, 0);
         if (kernel_->code.empty())
             for (WarpState& warp : cta.warps) finish_warp(cta, warp);
     }
@@ -240,10 +243,37 @@ public:
         if (out.width() < width_)
             throw Error("StepResult holds " + std::to_string(out.width()) + " lanes but the launch uses " +
                         std::to_string(width_) + "-lane warps");
-        step_impl<true>(cta, check_steppable(cta, warp), &out);
+        step_impl<true>(cta, check_steppable(cta, warp), &out, counts_);
     }
     // Executes warp `warp`'s next instruction without describing it (the functional-only path).
-    void step(CtaState& cta, unsigned warp) { step_impl<false>(cta, check_steppable(cta, warp), nullptr); }
+    void step(CtaState& cta, unsigned warp) { step_impl<false>(cta, check_steppable(cta, warp), nullptr, counts_); }
+
+    // Concurrent stepping (GPU's parallel tick, issue 11). next_step_is_private says whether warp `warp`'s next
+    // step reads and writes nothing but `cta` (registers, SIMT stack, barriers, shared and local memory, the CTA's
+    // scratch rows) and launch constants (parameters, constant memory, the decoded code): every instruction except
+    // ld/st/atom/red in the global or generic space (the Device and its translation caches), and except a PC past
+    // the end (a fault). Such a step commutes with every step of every other CTA, so callers may run private steps
+    // of different CTAs on different threads at once, through the overload below that counts into the caller's
+    // `counts` instead of this object. Contract for that overload: its instruction-limit check reads the count
+    // as of the last add_counts, so the caller folds every StepCounts in (add_counts, never concurrently with any
+    // step) before the shared count could reach LaunchOptions::instruction_limit. Precondition of both: the warp
+    // can step (not finished, not waiting at a barrier).
+    bool next_step_is_private(const CtaState& cta, unsigned warp) const {
+        const ir::Pc pc = cta.warps[warp].stack.back().pc;
+        return pc < private_step_.size() && private_step_[pc] != 0;
+    }
+    void step(CtaState& cta, unsigned warp, StepResult& out, StepCounts& counts) {
+        if (out.width() < width_)
+            throw Error("StepResult holds " + std::to_string(out.width()) + " lanes but the launch uses " +
+                        std::to_string(width_) + "-lane warps");
+        step_impl<true>(cta, check_steppable(cta, warp), &out, counts);
+    }
+    // Adds counts gathered by concurrent steps to this launch's and clears them.
+    void add_counts(StepCounts& counts) {
+        counts_.warp_instructions += counts.warp_instructions;
+        counts_.thread_instructions += counts.thread_instructions;
+        counts = StepCounts{};
+    }
 
     // Throws a KernelError describing the barrier deadlock when no unfinished warp of `cta` can step.
     void check_progress(const CtaState& cta) const {
@@ -300,11 +330,24 @@ private:
 
     // ---- stepping ------------------------------------------------------------------------------------------
 
+    // Whether executing `d` touches nothing outside its CTA and the launch constants (see next_step_is_private).
+    static bool touches_only_cta(const DecodedInstruction& d) {
+        switch (d.op) {
+        case ir::Opcode::ld:
+        case ir::Opcode::st:
+        case ir::Opcode::atom:
+        case ir::Opcode::red:
+            return d.space == ir::StateSpace::shared || d.space == ir::StateSpace::local ||
+                   d.space == ir::StateSpace::param || d.space == ir::StateSpace::constant;
+        default: return true;
+        }
+    }
+
     template <bool Record>
-    void step_impl(CtaState& cta, WarpState& w, StepResult* out) {
+    void step_impl(CtaState& cta, WarpState& w, StepResult* out, StepCounts& counts) {
         const ir::Pc pc = w.stack.back().pc;
         if (pc >= code_.size()) fault(cta, w, pc, -1, "execution ran past the end of the kernel");
-        if (warp_instructions_ >= options_.instruction_limit)
+        if (counts_.warp_instructions >= options_.instruction_limit)
             fault(cta, w, pc, -1,
                   "the launch reached its instruction limit of " + std::to_string(options_.instruction_limit) +
                       " warp instructions (LaunchOptions::instruction_limit); the kernel may not terminate");
@@ -312,9 +355,9 @@ private:
         const core::WarpMask active = w.stack.back().mask;
         core::WarpMask exec = active;
         if (d.inst->guard.reg != ir::no_reg) exec = guard_mask(w, d.inst->guard, active);
-        ++warp_instructions_;
+        ++counts.warp_instructions;
         const unsigned executed_lanes = detail::count_lanes(exec, width_);
-        thread_instructions_ += executed_lanes;
+        counts.thread_instructions += executed_lanes;
         if constexpr (Record) {
             out->pc = pc;
             out->instruction = d.inst;
@@ -507,13 +550,13 @@ private:
 
     // ---- operands ------------------------------------------------------------------------------------------
 
-    detail::Source source(const CtaState& cta, const WarpState& w, const DecodedInstruction& d, unsigned i) {
+    detail::Source source(CtaState& cta, const WarpState& w, const DecodedInstruction& d, unsigned i) {
         const DecodedSource& s = d.sources[i];
         switch (s.kind) {
         case SourceKind::reg: return {w.row(s.reg), ~0U, s.negated};
         case SourceKind::imm: return {&s.imm, 0U, s.negated};
         case SourceKind::special: {
-            std::uint64_t* row = scratch_[i].data();
+            std::uint64_t* row = cta.scratch[i].data();
             fill_special(cta, w, s.special, row);
             return {row, ~0U, s.negated};
         }
@@ -590,7 +633,7 @@ private:
     }
 
     std::uint64_t* dst_row(const Ctx& c) {
-        if (c.d.dst == ir::no_reg) return scratch_[5].data(); // sink `_`
+        if (c.d.dst == ir::no_reg) return c.cta.scratch[5].data(); // sink `_`
         return c.w.row(c.d.dst);
     }
 
@@ -1739,7 +1782,8 @@ private:
     void shuffle(const Ctx& c) {
         const detail::Source a = source(c.cta, c.w, c.d, 0), b = source(c.cta, c.w, c.d, 1),
                              cc = source(c.cta, c.w, c.d, 2);
-        for (unsigned l = 0; l < width_; ++l) shuffle_[l] = a[l]; // every lane's value before any write
+        std::uint64_t* copy = c.cta.shuffle.data();
+        for (unsigned l = 0; l < width_; ++l) copy[l] = a[l]; // every lane's value before any write
         std::uint64_t* dst = dst_row(c);
         std::uint64_t* p = c.d.dst2 == ir::no_reg ? nullptr : c.w.row(c.d.dst2);
         const ir::ShflMode mode = c.d.inst->shfl_mode;
@@ -1761,7 +1805,7 @@ private:
             case ir::ShflMode::none: unsupported(c);
             }
             if (!valid) j = lane;
-            dst[l] = shuffle_[(l & ~31U) + static_cast<unsigned>(j)] & mask;
+            dst[l] = copy[(l & ~31U) + static_cast<unsigned>(j)] & mask;
             if (p != nullptr) p[l] = valid ? 1 : 0;
         });
     }
@@ -1839,10 +1883,8 @@ private:
     unsigned threads_per_cta_ = 0;
     unsigned warps_per_cta_ = 0;
     std::uint64_t shared_bytes_ = 0;
-    std::uint64_t warp_instructions_ = 0;
-    std::uint64_t thread_instructions_ = 0;
-    std::array<std::vector<std::uint64_t>, 6> scratch_; // [0..4]: special-register rows per source; [5]: sink
-    std::vector<std::uint64_t> shuffle_;
+    StepCounts counts_;
+    std::vector<std::uint8_t> private_step_; // per PC: touches_only_cta
     std::uint64_t zero_ = 0;
 };
 

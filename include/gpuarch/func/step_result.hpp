@@ -51,4 +51,11 @@ struct StepResult {
     bool barrier_released = false; // this instruction completed a barrier (its waiting warps may run again)
 };
 
+// Instructions counted by steps that ran concurrently with other callers' steps (KernelExecution::step with a
+// StepCounts), until the caller folds them into the launch's totals (KernelExecution::add_counts).
+struct StepCounts {
+    std::uint64_t warp_instructions = 0;
+    std::uint64_t thread_instructions = 0;
+};
+
 } // namespace func

@@ -77,6 +77,11 @@ public:
     std::uint64_t local_frame_bytes = 0;
     std::array<BarrierState, barrier_count> barriers{};
     unsigned live_warps = 0; // warps that have not finished
+    // The functional engine's scratch rows (special-register operands, the sink `_`, shfl's copy of its source):
+    // per CTA rather than per launch, so that steps of different CTAs touch disjoint memory and may run on
+    // different host threads (KernelExecution::next_step_is_private). No value in them outlives one step.
+    std::array<std::vector<std::uint64_t>, 6> scratch; // [0..4]: special-register rows per source; [5]: sink
+    std::vector<std::uint64_t> shuffle;
 
     bool finished() const { return live_warps == 0; }
     unsigned warp_count() const { return static_cast<unsigned>(warps.size()); }
