@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <cstdlib>
 #include <exception>
@@ -61,12 +62,11 @@ struct TimingOptions {
     // private part of its fetch stage (functional steps that touch only its own CTAs, SM::cycle_fetch_private)
     // run in parallel, then the rest of the fetch stages (from each SM's first step that touches the shared
     // Device: global and generic memory accesses) serially in SM index order, then the memory system. Results are
-    // bit-identical to one thread. 0 = the environment variable GPUARCH_HOST_THREADS when set, else one thread.
-    // Serial is the default because the tick crosses a barrier every simulated cycle and, on the 2-core
-    // development machine, two threads were slower than one: idle (load 0.9, before the private fetch) vector_add
-    // 0.30 s vs 0.20 s and bfs 1.26 s vs 1.18 s (Fermi x15, large); no idle measurement of the private fetch
-    // could be taken, and with the other cores busy (load 8 to 9) two threads stayed 3.5 to 4.4 times slower
-    // (vector_add, sgemm_tiled, hotspot) and 12 to 35 times slower (bfs, nw) (docs/performance.md).
+    // bit-identical to one thread. 0 = the environment variable GPUARCH_HOST_THREADS when set, else the host's
+    // hardware threads (on when more than one core is present). detail::AdaptiveTick then runs a cycle in parallel
+    // only while that measured faster than serial, because the gain depends on the host: on an idle 2-core host
+    // (docs/performance.md) hotspot ran up to 1.3x faster in parallel while bfs and nw, with little work per
+    // cycle, lost to the per-cycle barrier; with the other core busy a barrier can cost tens of microseconds.
     unsigned host_threads = 0;
 };
 
@@ -204,8 +204,63 @@ private:
     std::atomic<bool> stop_{false};
 };
 
-// Host threads for a launch: TimingOptions::host_threads, else GPUARCH_HOST_THREADS, else 1. Never more than the
-// SM count.
+// Chooses, epoch by epoch, whether a cycle's SMs tick on the team or serially on the calling thread. The two give
+// bit-identical results, so the choice may depend on measured host time without changing any result: it measures
+// one epoch of each kind, runs the faster kind, and measures again later. A parallel epoch slower than a serial one
+// doubles the wait before the next measurement (up to max_backoff epochs), so a host whose other cores are busy,
+// where a barrier per cycle can cost tens of microseconds, spends almost all its cycles serial.
+class AdaptiveTick {
+public:
+    static constexpr unsigned epoch_cycles = 256;  // documented default: long enough to time, short to probe
+    static constexpr unsigned parallel_epochs = 32; // epochs run in parallel after it measured faster
+    static constexpr unsigned first_backoff = 8, max_backoff = 4096;
+
+    bool parallel() const { return mode_ == Mode::probe_parallel || mode_ == Mode::run_parallel; }
+    // A launch begins: the epoch in progress restarts, so host time between launches is not measured.
+    void start_launch() {
+        cycles_ = 0;
+        epoch_start_ = std::chrono::steady_clock::now();
+    }
+    // After every cycle that could have run in parallel (two or more busy SMs).
+    void count_cycle() {
+        if (++cycles_ < epoch_cycles) return;
+        const auto now = std::chrono::steady_clock::now();
+        const double seconds = std::chrono::duration<double>(now - epoch_start_).count();
+        cycles_ = 0;
+        epoch_start_ = now;
+        switch (mode_) {
+        case Mode::probe_serial:
+            serial_seconds_ = seconds;
+            mode_ = Mode::probe_parallel;
+            return;
+        case Mode::probe_parallel:
+            if (seconds < serial_seconds_) {
+                mode_ = Mode::run_parallel;
+                left_ = parallel_epochs;
+                backoff_ = first_backoff;
+            } else {
+                mode_ = Mode::run_serial;
+                left_ = backoff_;
+                backoff_ = std::min(backoff_ * 2, max_backoff);
+            }
+            return;
+        case Mode::run_parallel:
+        case Mode::run_serial:
+            if (--left_ == 0) mode_ = Mode::probe_serial;
+            return;
+        }
+    }
+
+private:
+    enum class Mode : std::uint8_t { probe_serial, probe_parallel, run_parallel, run_serial };
+    Mode mode_ = Mode::probe_serial;
+    unsigned cycles_ = 0, left_ = 0, backoff_ = first_backoff;
+    double serial_seconds_ = 0;
+    std::chrono::steady_clock::time_point epoch_start_ = std::chrono::steady_clock::now();
+};
+
+// Host threads for a launch: TimingOptions::host_threads, else GPUARCH_HOST_THREADS, else the host's hardware
+// threads. Never more than the SM count.
 inline unsigned host_threads_for(unsigned requested, unsigned sms) {
     unsigned n = requested;
     if (n == 0) {
@@ -216,7 +271,9 @@ inline unsigned host_threads_for(unsigned requested, unsigned sms) {
                 throw Error("GPUARCH_HOST_THREADS must be a positive integer (got '" + std::string(env) + "')");
             n = static_cast<unsigned>(std::min<unsigned long>(v, sms));
         } else {
-            n = 1;
+            // On when more than one core is present (issue 11): AdaptiveTick runs a cycle in parallel only while
+            // that measured faster, so a busy host loses a probe epoch now and then, not every cycle.
+            n = std::max(1U, std::thread::hardware_concurrency());
         }
     }
     return std::max(1U, std::min(n, sms));
@@ -341,8 +398,13 @@ public:
             host_threads = 1;
         if constexpr (requires { config_.l1.duplicate_tracker; })
             if (config_.l1.duplicate_tracker != nullptr) host_threads = 1;
-        std::optional<detail::TickTeam> team;
-        if (host_threads > 1) team.emplace(host_threads);
+        // The team and the adaptive choice live as long as the GPU: a program of many short launches (nw, bfs)
+        // starts its threads once and keeps what it measured.
+        if (host_threads > 1 && (!team_ || team_->threads() != host_threads))
+            team_ = std::make_unique<detail::TickTeam>(host_threads);
+        detail::TickTeam* const team = host_threads > 1 ? team_.get() : nullptr;
+        detail::AdaptiveTick& adaptive = adaptive_;
+        adaptive.start_launch();
         // One parallel region per cycle: each SM's timing phase and the private part of its fetch stage (steps
         // that touch only their own CTA), then serially in SM index order the rest of every fetch stage (steps
         // that touch the Device, and all that follow them in that stage). An error stops its SM's part and is
@@ -362,7 +424,9 @@ public:
             unsigned busy_sms = 0;
             if (team)
                 for (unsigned i = 0; i < NumSMs && busy_sms < 2; ++i) busy_sms += sms_[i]->idle() ? 0U : 1U;
-            if (!team || busy_sms < 2) {
+            const bool parallel = team && busy_sms >= 2 && adaptive.parallel();
+            if (team && busy_sms >= 2) adaptive.count_cycle();
+            if (!parallel) {
                 for (unsigned i = 0; i < NumSMs; ++i) sms_[i]->cycle(cycle, memory_->downstream(i));
                 return;
             }
@@ -447,6 +511,8 @@ private:
     Config config_;
     std::unique_ptr<mem::MemorySystem> memory_;
     std::vector<std::unique_ptr<SMVariant>> sms_;
+    std::unique_ptr<detail::TickTeam> team_; // the parallel tick's host threads (issue 11), made on first use
+    detail::AdaptiveTick adaptive_;
 };
 
 } // namespace gpuarch

@@ -7,6 +7,8 @@
 
 #include <lib/variants.hpp>
 
+#include "same_run.hpp"
+
 #include <corpus/corpus.hpp>
 #include <gpuarch/func/host.hpp>
 #include <gpuarch/gpu.hpp>
@@ -48,11 +50,7 @@ TEST_CASE("corpus kernels give identical statistics on 1, 2 and 5 host threads (
         for (const char* threads : {"2", "5"}) {
             const auto parallel = run_with_threads(threads, "fermi", "GTO", kernel);
             INFO(threads << " threads: " << parallel.message);
-            CHECK(parallel.passed);
-            CHECK(parallel.cycles == serial.cycles);
-            CHECK(parallel.warp_instructions == serial.warp_instructions);
-            CHECK(parallel.thread_instructions == serial.thread_instructions);
-            CHECK(parallel.stats == serial.stats);
+            test::check_same_run(serial, parallel);
         }
     }
 }
@@ -135,11 +133,7 @@ void check_thread_counts(const char* machine, std::string_view kernel) {
     for (const unsigned threads : {2U, 5U}) {
         const DirectRun parallel = run_direct<Machine, N>(kernel, threads);
         INFO(threads << " threads: " << parallel.message);
-        CHECK(parallel.passed);
-        CHECK(parallel.cycles == serial.cycles);
-        CHECK(parallel.warp_instructions == serial.warp_instructions);
-        CHECK(parallel.thread_instructions == serial.thread_instructions);
-        CHECK(parallel.stats == serial.stats);
+        test::check_same_run(serial, parallel);
         CHECK(parallel.memory == serial.memory);
     }
 }

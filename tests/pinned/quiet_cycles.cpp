@@ -8,6 +8,8 @@
 
 #include <lib/run_machine.hpp>
 
+#include "same_run.hpp"
+
 #include <corpus/corpus.hpp>
 #include <gpuarch/machines.hpp>
 #include <gpuarch/sched/gto.hpp>
@@ -39,11 +41,7 @@ void check_replay_matches_full_scan(const char* machine, const char* kernel) {
     const auto replayed = examples::run_on_gpu<Machine, Replaying>(machine, "replay", kernel, kernels::Size::small, {});
     const auto scanned = examples::run_on_gpu<Machine, Scanning>(machine, "scan", kernel, kernels::Size::small, {});
     INFO(machine << " " << kernel << ": " << replayed.message << scanned.message);
-    REQUIRE(scanned.passed);
-    CHECK(replayed.passed);
-    CHECK(replayed.cycles == scanned.cycles);
-    CHECK(replayed.warp_instructions == scanned.warp_instructions);
-    CHECK(replayed.stats == scanned.stats); // every stall class, Gong class, LSU and memory counter
+    test::check_same_run(scanned, replayed);
 }
 
 // Schedulers and machines without the replay: the event-driven stages alone (fetch only on Southern Islands, whose
@@ -55,11 +53,7 @@ void check_event_driven_matches_full_scan(const char* machine, const char* kerne
     const auto fast = examples::run_on_gpu<Machine, Fast>(machine, "fast", kernel, kernels::Size::small, {});
     const auto scanned = examples::run_on_gpu<Machine, Scanning>(machine, "scan", kernel, kernels::Size::small, {});
     INFO(machine << " " << kernel << ": " << fast.message << scanned.message);
-    REQUIRE(scanned.passed);
-    CHECK(fast.passed);
-    CHECK(fast.cycles == scanned.cycles);
-    CHECK(fast.warp_instructions == scanned.warp_instructions);
-    CHECK(fast.stats == scanned.stats);
+    test::check_same_run(scanned, fast);
 }
 
 // Memory-bound kernels (long quiet stretches), barriers and shared memory, global atomics, divergence.
