@@ -1484,6 +1484,10 @@ private:
                 if (address <= size && bytes <= size - address) return c.cta.shared.data() + address;
             } else if (space == ir::StateSpace::global) {
                 if (std::uint8_t* p = device_->translate(address, bytes)) return p;
+            } else if (space == ir::StateSpace::param && !write) {
+                // Kernel parameters (a call's .param storage lives at call_param_base and up: the full path).
+                const std::uint64_t size = params_.size();
+                if (address <= size && bytes <= size - address && address < call_param_base) return params_.data() + address;
             }
         }
         return resolve_checked(c, lane, address, bytes, write, space, space_address);
