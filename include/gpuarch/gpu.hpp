@@ -403,8 +403,7 @@ public:
         if (host_threads > 1 && (!team_ || team_->threads() != host_threads))
             team_ = std::make_unique<detail::TickTeam>(host_threads);
         detail::TickTeam* const team = host_threads > 1 ? team_.get() : nullptr;
-        detail::AdaptiveTick& adaptive = adaptive_;
-        adaptive.start_launch();
+        adaptive_.start_launch();
         // One parallel region per cycle: each SM's timing phase and the private part of its fetch stage (steps
         // that touch only their own CTA), then serially in SM index order the rest of every fetch stage (steps
         // that touch the Device, and all that follow them in that stage). An error stops its SM's part and is
@@ -424,8 +423,9 @@ public:
             unsigned busy_sms = 0;
             if (team)
                 for (unsigned i = 0; i < NumSMs && busy_sms < 2; ++i) busy_sms += sms_[i]->idle() ? 0U : 1U;
-            const bool parallel = team && busy_sms >= 2 && adaptive.parallel();
-            if (team && busy_sms >= 2) adaptive.count_cycle();
+            const bool shareable = team && busy_sms >= 2;
+            const bool parallel = shareable && adaptive_.parallel();
+            if (shareable) adaptive_.count_cycle();
             if (!parallel) {
                 for (unsigned i = 0; i < NumSMs; ++i) sms_[i]->cycle(cycle, memory_->downstream(i));
                 return;

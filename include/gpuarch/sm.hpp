@@ -42,6 +42,17 @@
 
 namespace gpuarch {
 
+namespace detail {
+// Warps that fetch per scheduler per cycle: one (round-robin), unless the Frontend says otherwise (the Gong 2020
+// Fig. 5.3 toy machine: "Each warp will fetch a new instruction every cycle"). At namespace scope so that the SM's
+// static members can use it in their initializers.
+template <class Frontend>
+constexpr unsigned fetch_warps_per_scheduler() {
+    if constexpr (requires { Frontend::fetch_warps_per_scheduler; }) return Frontend::fetch_warps_per_scheduler;
+    else return 1;
+}
+} // namespace detail
+
 // What occupancy needs to know about a kernel launch (per CTA).
 struct CtaShape {
     unsigned threads = 0;
@@ -688,12 +699,7 @@ private:
         ++stats_.cycles;
         if (resident_ctas_ > 0) ++stats_.active_cycles;
     }
-    // Warps that fetch per scheduler per cycle: one (round-robin), unless the Frontend says otherwise (the Gong 2020
-    // Fig. 5.3 toy machine: "Each warp will fetch a new instruction every cycle").
-    static constexpr unsigned fetch_warps_per_scheduler() {
-        if constexpr (requires { Frontend::fetch_warps_per_scheduler; }) return Frontend::fetch_warps_per_scheduler;
-        else return 1;
-    }
+    static constexpr unsigned fetch_warps_per_scheduler() { return detail::fetch_warps_per_scheduler<Frontend>(); }
     bool can_fetch(unsigned w) const {
         const WarpState& ws = warps_[w];
         if constexpr (hint_assisted)
@@ -1846,10 +1852,8 @@ private:
     // reference the event-driven stages are tested against, tests/pinned/quiet_cycles.cpp).
     static constexpr bool scans_every_cycle = requires { SchedulerT::scan_every_cycle; };
     static constexpr bool event_driven_issue = quiet_cycle_replay && max_pool <= 64 && !scans_every_cycle;
-    static constexpr bool event_driven_fetch = !hint_assisted && max_pool <= 64 && !scans_every_cycle && [] {
-        if constexpr (requires { Frontend::fetch_warps_per_scheduler; }) return Frontend::fetch_warps_per_scheduler == 1;
-        else return true;
-    }();
+    static constexpr bool event_driven_fetch = !hint_assisted && max_pool <= 64 && !scans_every_cycle &&
+                                               detail::fetch_warps_per_scheduler<Frontend>() == 1;
     struct FetchMask {
         std::uint64_t dirty = ~std::uint64_t{0}; // slots whose can_fetch() must be re-evaluated
         std::uint64_t fetchable = 0;
@@ -1857,18 +1861,15 @@ private:
     std::array<IssueMasks, Frontend::schedulers> issue_masks_{};
     std::uint64_t ready_now_ = 0; // the ready slots of the scheduler now issuing
     std::array<FetchMask, Frontend::schedulers> fetch_masks_{};
-    std::array<std::uint8_t, Frontend::max_warps> warp_code_ = idle_codes(); // warp_blocker(), idle if unoccupied
-    std::array<std::uint8_t, Frontend::max_warps> warp_unit_key_ = no_unit_keys(); // unit_key() of a candidate's head
-    static constexpr std::array<std::uint8_t, Frontend::max_warps> no_unit_keys() {
-        std::array<std::uint8_t, Frontend::max_warps> keys{};
-        keys.fill(no_unit_key);
-        return keys;
+    static constexpr std::array<std::uint8_t, Frontend::max_warps> per_warp(std::uint8_t value) {
+        std::array<std::uint8_t, Frontend::max_warps> values{};
+        values.fill(value);
+        return values;
     }
-    static constexpr std::array<std::uint8_t, Frontend::max_warps> idle_codes() {
-        std::array<std::uint8_t, Frontend::max_warps> codes{};
-        codes.fill(static_cast<std::uint8_t>(timing::IssueOutcome::idle));
-        return codes;
-    }
+    // warp_blocker() of each warp, idle if unoccupied; unit_key() of a candidate's head instruction.
+    std::array<std::uint8_t, Frontend::max_warps> warp_code_ =
+        per_warp(static_cast<std::uint8_t>(timing::IssueOutcome::idle));
+    std::array<std::uint8_t, Frontend::max_warps> warp_unit_key_ = per_warp(no_unit_key);
     // Per pool slot of the scheduler now issuing.
     mutable std::array<std::uint8_t, max_pool> ready_flags_{};
     mutable std::array<std::uint8_t, max_pool> outcome_cache_{}; // pool_outcome(): IssueOutcome + 1, 0 unknown

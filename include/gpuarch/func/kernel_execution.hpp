@@ -239,12 +239,7 @@ public:
     }
 
     // Executes warp `warp`'s next instruction and describes it in `out` (sized to the warp width).
-    void step(CtaState& cta, unsigned warp, StepResult& out) {
-        if (out.width() < width_)
-            throw Error("StepResult holds " + std::to_string(out.width()) + " lanes but the launch uses " +
-                        std::to_string(width_) + "-lane warps");
-        step_impl<true>(cta, check_steppable(cta, warp), &out, counts_);
-    }
+    void step(CtaState& cta, unsigned warp, StepResult& out) { step(cta, warp, out, counts_); }
     // Executes warp `warp`'s next instruction without describing it (the functional-only path).
     void step(CtaState& cta, unsigned warp) { step_impl<false>(cta, check_steppable(cta, warp), nullptr, counts_); }
 
@@ -1582,46 +1577,34 @@ private:
         // A destination that is also the address register: lanes written before a faulting lane would change the
         // addresses the general path recomputes, so the general path alone handles it.
         if (base.data == dst) return false;
-        // Loads as wide as the register (no extension): one fixed-size copy per lane.
-        if (element * 8 == reg_bits && element == 4) return shared_load_lanes<Record, 4>(c, out, base, dst);
-        if (element * 8 == reg_bits && element == 8) return shared_load_lanes<Record, 8>(c, out, base, dst);
-        const std::uint8_t* memory = c.cta.shared.data();
-        const std::uint64_t offset = c.d.address_offset, address_mask = c.d.address_mask, last = size - element;
-        const unsigned ebits = element * 8;
-        // The lane loop is written out (not detail::for_each_lane) so that the body inlines.
-        for (unsigned word = 0; word * 64 < width_; ++word) {
-            std::uint64_t bits = c.exec.word(word);
-            if (width_ - word * 64 < 64) bits &= low_mask(width_ - word * 64);
-            while (bits != 0) {
-                const unsigned l = word * 64 + static_cast<unsigned>(std::countr_zero(bits));
-                bits &= bits - 1;
-                const std::uint64_t a = (base[l] + offset) & address_mask;
-                if ((a & (element - 1)) != 0 || a > last) return false;
-                if constexpr (Record) {
-                    out->addresses[l] = a;
-                    out->lane_spaces[l] = ir::StateSpace::shared;
-                }
-                dst[l] = detail::extend(detail::load_le(memory + a, element), ebits, is_signed, reg_bits);
-            }
-        }
-        return true;
+        // Loads as wide as the register (no extension) are one fixed-size copy per lane; others are extended.
+        if (element * 8 == reg_bits && element == 4) return shared_load_lanes<Record, 4>(c, out, base, dst, 4, false, 32);
+        if (element * 8 == reg_bits && element == 8) return shared_load_lanes<Record, 8>(c, out, base, dst, 8, false, 64);
+        return shared_load_lanes<Record, 0>(c, out, base, dst, element, is_signed, reg_bits);
     }
-
+    // shared_load_fast_path's lane loop: a counted loop over a word whose 64 lanes all execute, else the set bits.
+    // Element: the access size when known at compile time (then as wide as the register), 0 for `element`.
     template <bool Record, unsigned Element>
-    bool shared_load_lanes(const Ctx& c, StepResult* out, const detail::Source& base, std::uint64_t* dst) {
+    bool shared_load_lanes(const Ctx& c, StepResult* out, const detail::Source& base, std::uint64_t* dst,
+                           unsigned element, bool is_signed, unsigned reg_bits) {
+        const unsigned bytes = Element != 0 ? Element : element;
         const std::uint8_t* memory = c.cta.shared.data();
         const std::uint64_t offset = c.d.address_offset, address_mask = c.d.address_mask;
-        const std::uint64_t last = c.cta.shared.size() - Element;
+        const std::uint64_t last = c.cta.shared.size() - bytes;
         auto load_lane = [&](unsigned l) {
             const std::uint64_t a = (base[l] + offset) & address_mask;
-            if ((a & (Element - 1)) != 0 || a > last) return false;
+            if ((a & (bytes - 1)) != 0 || a > last) return false;
             if constexpr (Record) {
                 out->addresses[l] = a;
                 out->lane_spaces[l] = ir::StateSpace::shared;
             }
-            std::uint64_t v = 0;
-            std::memcpy(&v, memory + a, Element);
-            dst[l] = v;
+            if constexpr (Element != 0) {
+                std::uint64_t v = 0;
+                std::memcpy(&v, memory + a, Element);
+                dst[l] = v;
+            } else {
+                dst[l] = detail::extend(detail::load_le(memory + a, bytes), bytes * 8, is_signed, reg_bits);
+            }
             return true;
         };
         for (unsigned word = 0; word * 64 < width_; ++word) {
