@@ -123,7 +123,8 @@ private:
         site.file = module_.file_name;
         site.pc = static_cast<ir::Pc>(&inst - kernel_.code.data());
         site.line = inst.line;
-        throw KernelError("cannot execute '" + std::string(ir::name(inst.op)) + "': " + what, site);
+        throw KernelError("cannot execute '" + std::string(ir::name(inst.op)) + "': " + what, site,
+                          KernelErrorKind::illegal_instruction);
     }
 
     unsigned register_bits(ir::RegId reg) const {

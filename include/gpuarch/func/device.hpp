@@ -21,6 +21,7 @@
 #include <string_view>
 #include <type_traits>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include <gpuarch/core/error.hpp>
@@ -161,6 +162,12 @@ public:
         return "no live allocation contains it";
     }
 
+    // Device-side console: what kernels print (vprintf), appended in the order the functional engine executes the
+    // calls (lanes of one warp in lane order), so the text is deterministic for a given SM variant. A host runtime
+    // drains it at synchronisation points, as a GPU flushes its printf buffer.
+    std::string& console() { return console_; }
+    std::string take_console() { return std::exchange(console_, std::string()); }
+
     std::uint64_t bytes_in_use() const { return in_use_; }
     // Calls f(base, bytes) for every live allocation in address order, `bytes` a std::span over its contents:
     // whole-memory comparisons (tests/pinned/parallel_sms.cpp checks that every host-thread count writes the same).
@@ -264,6 +271,7 @@ private:
     DevPtr next_ = global_heap_base;
     std::map<DevPtr, Allocation> allocations_;
     std::unordered_map<std::uint64_t, ModuleVariables> modules_;
+    std::string console_;
     // One-entry translation cache: most consecutive accesses hit the same allocation.
     bool cache_valid_ = false;
     DevPtr cache_base_ = 0, cache_end_ = 0;

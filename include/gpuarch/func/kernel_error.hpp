@@ -25,13 +25,29 @@ struct FaultSite {
     std::optional<std::uint64_t> address;
 };
 
+// What went wrong, so a host runtime can report the error code a GPU would (tools/cudart maps each kind to a
+// cudaError_t: illegal_address -> cudaErrorIllegalAddress, assertion -> cudaErrorAssert, and so on).
+enum class KernelErrorKind : std::uint8_t {
+    other,             // anything not below
+    invalid_launch,    // the launch itself is malformed (grid, block, shared memory, arguments)
+    illegal_address,   // a load, store or atomic outside every accessible range
+    misaligned_address, // an access whose address is not a multiple of its size
+    illegal_instruction, // an instruction the engine cannot execute, or execution past the kernel's end
+    assertion,         // a device-side assert() failed (__assertfail)
+    trap,              // the kernel executed trap (__trap())
+    limit,             // a run-time limit stopped the launch (instruction or cycle limit, runaway kernel)
+    deadlock,          // no warp can make progress (barrier deadlock, livelock)
+};
+
 class KernelError : public Error {
 public:
-    KernelError(const std::string& message, FaultSite site)
-        : Error(compose(message, site)), site_(std::move(site)) {}
-    explicit KernelError(const std::string& message) : Error(message) {}
+    KernelError(const std::string& message, FaultSite site, KernelErrorKind kind = KernelErrorKind::other)
+        : Error(compose(message, site)), site_(std::move(site)), kind_(kind) {}
+    explicit KernelError(const std::string& message, KernelErrorKind kind = KernelErrorKind::other)
+        : Error(message), kind_(kind) {}
 
     const FaultSite& site() const { return site_; }
+    KernelErrorKind kind() const { return kind_; }
 
 private:
     static std::string compose(const std::string& message, const FaultSite& s) {
@@ -47,6 +63,7 @@ private:
     }
 
     FaultSite site_;
+    KernelErrorKind kind_ = KernelErrorKind::other;
 };
 
 } // namespace func

@@ -289,7 +289,7 @@ public:
         FaultSite site = site_for(cta, pc);
         throw KernelError("barrier deadlock: every unfinished warp waits at a barrier that cannot complete (" +
                               waits + "; " + std::to_string(cta.live_warps) + " warp(s) unfinished)",
-                          site);
+                          site, KernelErrorKind::deadlock);
     }
 
 private:
@@ -316,11 +316,12 @@ private:
     }
 
     [[noreturn]] void fault(const CtaState& cta, const WarpState& w, ir::Pc pc, int lane, const std::string& what,
-                            std::optional<std::uint64_t> address = std::nullopt) const {
+                            std::optional<std::uint64_t> address = std::nullopt,
+                            KernelErrorKind kind = KernelErrorKind::other) const {
         FaultSite site = site_for(cta, pc);
         if (lane >= 0) site.thread = Dim3{w.tid_x[lane], w.tid_y[lane], w.tid_z[lane]};
         site.address = address;
-        throw KernelError(what, site);
+        throw KernelError(what, site, kind);
     }
 
     // ---- stepping ------------------------------------------------------------------------------------------
@@ -341,11 +342,12 @@ private:
     template <bool Record>
     void step_impl(CtaState& cta, WarpState& w, StepResult* out, StepCounts& counts) {
         const ir::Pc pc = w.stack.back().pc;
-        if (pc >= code_.size()) fault(cta, w, pc, -1, "execution ran past the end of the kernel");
+        if (pc >= code_.size()) fault(cta, w, pc, -1, "execution ran past the end of the kernel", std::nullopt, KernelErrorKind::illegal_instruction);
         if (counts_.warp_instructions >= options_.instruction_limit)
             fault(cta, w, pc, -1,
                   "the launch reached its instruction limit of " + std::to_string(options_.instruction_limit) +
-                      " warp instructions (LaunchOptions::instruction_limit); the kernel may not terminate");
+                      " warp instructions (LaunchOptions::instruction_limit); the kernel may not terminate",
+                  std::nullopt, KernelErrorKind::limit);
         const DecodedInstruction& d = code_[pc];
         const core::WarpMask active = w.stack.back().mask;
         core::WarpMask exec = active;
@@ -624,7 +626,8 @@ private:
         if (i.approx) text += ".approx";
         if (i.op == ir::Opcode::cvt) text += "." + std::string(ir::name(i.type)) + "." + std::string(ir::name(i.src_type));
         else if (i.type != ir::ScalarType::none) text += "." + std::string(ir::name(i.type));
-        fault(c.cta, c.w, c.pc, -1, "'" + text + "' is not supported by the functional engine");
+        fault(c.cta, c.w, c.pc, -1, "'" + text + "' is not supported by the functional engine", std::nullopt,
+              KernelErrorKind::illegal_instruction);
     }
 
     std::uint64_t* dst_row(const Ctx& c) {
@@ -1511,14 +1514,15 @@ private:
             fault(c.cta, c.w, c.pc, static_cast<int>(lane), "misaligned " + describe() +
                                                                  " (the address must be a multiple of " +
                                                                  std::to_string(bytes) + ")",
-                  address);
+                  address, KernelErrorKind::misaligned_address);
         auto in_bounds = [&](std::uint64_t size) { return space_address <= size && bytes <= size - space_address; };
         switch (space) {
         case ir::StateSpace::global: {
             std::uint8_t* p = device_->translate(space_address, bytes);
             if (p == nullptr)
                 fault(c.cta, c.w, c.pc, static_cast<int>(lane),
-                      "out-of-bounds " + describe() + ": " + device_->describe_fault(space_address, bytes), address);
+                      "out-of-bounds " + describe() + ": " + device_->describe_fault(space_address, bytes), address,
+                      KernelErrorKind::illegal_address);
             return p;
         }
         case ir::StateSpace::shared:
@@ -1526,31 +1530,34 @@ private:
                 fault(c.cta, c.w, c.pc, static_cast<int>(lane),
                       "out-of-bounds " + describe() + ": the CTA has " + std::to_string(c.cta.shared.size()) +
                           " bytes of shared memory",
-                      address);
+                      address, KernelErrorKind::illegal_address);
             return c.cta.shared.data() + space_address;
         case ir::StateSpace::local:
             return local_bytes(c, lane, space_address, bytes, address, describe);
         case ir::StateSpace::constant:
-            if (write) fault(c.cta, c.w, c.pc, static_cast<int>(lane), describe() + ": constant memory is read-only", address);
+            if (write) fault(c.cta, c.w, c.pc, static_cast<int>(lane), describe() + ": constant memory is read-only", address,
+                             KernelErrorKind::illegal_address);
             if (!in_bounds(variables_->constant.size()))
                 fault(c.cta, c.w, c.pc, static_cast<int>(lane),
                       "out-of-bounds " + describe() + ": the module has " +
                           std::to_string(variables_->constant.size()) + " bytes of constant memory",
-                      address);
+                      address, KernelErrorKind::illegal_address);
             return variables_->constant.data() + space_address;
         case ir::StateSpace::param:
             if (space_address >= call_param_base)
                 return local_bytes(c, lane, space_address - call_param_base, bytes, address, describe);
-            if (write) fault(c.cta, c.w, c.pc, static_cast<int>(lane), describe() + ": kernel parameters are read-only", address);
+            if (write) fault(c.cta, c.w, c.pc, static_cast<int>(lane), describe() + ": kernel parameters are read-only", address,
+                             KernelErrorKind::illegal_address);
             if (!in_bounds(params_.size()))
                 fault(c.cta, c.w, c.pc, static_cast<int>(lane),
                       "out-of-bounds " + describe() + ": the kernel has " + std::to_string(params_.size()) +
                           " bytes of parameters",
-                      address);
+                      address, KernelErrorKind::illegal_address);
             return params_.data() + space_address;
         default: break;
         }
-        fault(c.cta, c.w, c.pc, static_cast<int>(lane), describe() + ": unsupported state space", address);
+        fault(c.cta, c.w, c.pc, static_cast<int>(lane), describe() + ": unsupported state space", address,
+              KernelErrorKind::illegal_address);
     }
 
     template <class Describe>
@@ -1561,7 +1568,7 @@ private:
             fault(c.cta, c.w, c.pc, static_cast<int>(lane),
                   "out-of-bounds " + describe() + ": each thread has " + std::to_string(frame) +
                       " bytes of local memory",
-                  address);
+                  address, KernelErrorKind::illegal_address);
         return c.cta.local.data() + (std::uint64_t{c.w.first_thread} + lane) * frame + offset;
     }
 
@@ -1695,7 +1702,7 @@ private:
             if (space != ir::StateSpace::global && space != ir::StateSpace::shared)
                 fault(c.cta, c.w, c.pc, static_cast<int>(l),
                       "atomic on ." + std::string(ir::name(space)) + " memory (only global and shared are atomic)",
-                      (base[l] + offset) & address_mask);
+                      (base[l] + offset) & address_mask, KernelErrorKind::illegal_address);
             record(l, space, space_address);
             const std::uint64_t old = detail::load_le(p, element);
             // CUDA Programming Guide, "Floating-Point Standard": f32 atomic add on global memory flushes

@@ -84,7 +84,8 @@ private:
 inline std::vector<std::uint8_t> pack_arguments(const ir::Kernel& kernel, const Args& args) {
     if (args.count() != kernel.params.size())
         throw KernelError("kernel '" + kernel.name + "' takes " + std::to_string(kernel.params.size()) +
-                          " parameter(s) but the launch passes " + std::to_string(args.count()) + " argument(s)");
+                          " parameter(s) but the launch passes " + std::to_string(args.count()) + " argument(s)",
+                          KernelErrorKind::invalid_launch);
     std::vector<std::uint8_t> buffer(kernel.param_bytes, 0);
     for (std::size_t i = 0; i < kernel.params.size(); ++i) {
         const ir::Param& p = kernel.params[i];
@@ -93,10 +94,11 @@ inline std::vector<std::uint8_t> pack_arguments(const ir::Kernel& kernel, const 
             throw KernelError("kernel '" + kernel.name + "': argument " + std::to_string(i) + " for parameter '" +
                               p.name + "' (." + std::string(ir::name(p.type)) + ") must be " +
                               std::to_string(p.size_bytes) + " bytes, but " + std::to_string(value.size()) +
-                              " bytes were passed");
+                              " bytes were passed",
+                              KernelErrorKind::invalid_launch);
         if (p.offset + value.size() > buffer.size())
             throw KernelError("kernel '" + kernel.name + "': parameter '" + p.name +
-                              "' lies outside the parameter buffer");
+                              "' lies outside the parameter buffer", KernelErrorKind::invalid_launch);
         if (!value.empty()) std::memcpy(buffer.data() + p.offset, value.data(), value.size());
     }
     return buffer;
@@ -115,7 +117,8 @@ inline std::uint64_t cta_shared_bytes(const ir::Kernel& kernel, const LaunchConf
 }
 
 inline void validate_launch(const ir::Kernel& kernel, const LaunchConfig& config, const LaunchOptions& options) {
-    auto fail = [&](const std::string& what) { throw KernelError("cannot launch kernel '" + kernel.name + "': " + what); };
+    auto fail = [&](const std::string& what) { throw KernelError("cannot launch kernel '" + kernel.name + "': " + what,
+                                                           KernelErrorKind::invalid_launch); };
     if (options.warp_width < 32 || options.warp_width > 512 || options.warp_width % 32 != 0)
         fail("warp width " + std::to_string(options.warp_width) + " is not a multiple of 32 between 32 and 512");
     const Dim3& g = config.grid;
