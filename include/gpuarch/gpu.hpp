@@ -17,8 +17,10 @@
 #include <exception>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <memory>
 #include <optional>
+#include <span>
 #include <sstream>
 #include <string>
 #include <string_view>
@@ -58,6 +60,17 @@ struct TimingOptions {
     // is reported as a deadlock rather than spinning forever.
     core::Cycle deadlock_cycles = 1'000'000;
     std::uint64_t instruction_limit = 2'000'000'000; // warp instructions, across the launch
+    // A launch still running after this many cycles is stopped (0: no limit): a runaway kernel ends with a
+    // KernelError of kind `limit` naming a running warp's CTA, thread, PC and PTX line.
+    core::Cycle max_cycles = 0;
+    // Livelock: warps keep issuing, but for this many cycles no CTA finished and device memory did not change
+    // (compared by a digest taken halfway and at the end of the window, so a run that makes progress pays
+    // nothing). Reported like a deadlock, as a KernelError of kind `deadlock`. 0: off.
+    core::Cycle livelock_cycles = 0;
+    // Called every `progress_interval` cycles of a launch with the cycles so far and the CTAs finished out of the
+    // grid's (for a progress line); empty: never. Runs on the simulating thread.
+    std::function<void(core::Cycle cycles, std::uint64_t ctas_done, std::uint64_t ctas_total)> progress;
+    core::Cycle progress_interval = 1 << 16;
     // Host threads that tick the SMs (issue 11): each cycle every SM's timing phase (SM::cycle_timing) and the
     // private part of its fetch stage (functional steps that touch only its own CTAs, SM::cycle_fetch_private)
     // run in parallel, then the rest of the fetch stages (from each SM's first step that touches the shared
@@ -312,6 +325,7 @@ public:
                         const func::LaunchConfig& launch, const func::Args& args, const TimingOptions& options = {}) {
         func::LaunchOptions fopts;
         fopts.warp_width = Frontend::warp_width;
+        if (options.instruction_limit != 0) fopts.instruction_limit = options.instruction_limit;
         func::KernelExecution execution(device, module, entry, launch, args, fopts);
         const ir::Kernel& kernel = execution.kernel();
 
@@ -450,6 +464,16 @@ public:
                 }
             }
         };
+        // Stops the launch with a KernelError at a running warp (the lowest SM's lowest running warp slot).
+        auto stop = [&](const std::string& what, func::KernelErrorKind kind) {
+            for (const auto& sm : sms_)
+                if (auto site = sm->running_site()) throw func::KernelError(what, *site, kind);
+            throw func::KernelError("kernel '" + std::string(entry) + "': " + what, kind);
+        };
+        std::uint64_t ctas_done = 0;
+        core::Cycle livelock_window_start = cycle;
+        bool livelock_digest_taken = false; // the device memory digest taken halfway through the window
+        std::uint64_t livelock_digest = 0;
         dispatch();
         while (true) {
             bool busy = next_cta < total_ctas;
@@ -458,9 +482,38 @@ public:
             memory_->cycle(cycle, [this, cycle](std::uint32_t sm, const mem::MemPacket& p) { sms_[sm]->receive(p, cycle); });
             ++cycle;
             bool finished_any = false;
-            for (auto& sm : sms_) finished_any = sm->take_finished_ctas() > 0 || finished_any;
+            for (auto& sm : sms_) {
+                const unsigned n = sm->take_finished_ctas();
+                ctas_done += n;
+                finished_any = finished_any || n > 0;
+            }
             if (finished_any) dispatch();
             if (!busy) break;
+            if (options.progress && (cycle - start) % options.progress_interval == 0)
+                options.progress(cycle - start, ctas_done, total_ctas);
+            if (options.max_cycles != 0 && cycle - start >= options.max_cycles)
+                stop("the launch reached its limit of " + std::to_string(options.max_cycles) +
+                         " cycles (TimingOptions::max_cycles; gpuarch-run: max_cycles = 0 lifts it); the kernel may "
+                         "not terminate",
+                     func::KernelErrorKind::limit);
+            if (options.livelock_cycles != 0) {
+                if (finished_any) {
+                    livelock_window_start = cycle;
+                    livelock_digest_taken = false;
+                } else if (cycle - livelock_window_start == options.livelock_cycles / 2) {
+                    livelock_digest = memory_digest(device);
+                    livelock_digest_taken = true;
+                } else if (cycle - livelock_window_start >= options.livelock_cycles && livelock_digest_taken) {
+                    if (memory_digest(device) == livelock_digest)
+                        stop("livelock: warps kept issuing for " + std::to_string(options.livelock_cycles) +
+                                 " cycles, but no CTA finished and device memory did not change (a spin loop "
+                                 "waiting for something that never happens?; gpuarch-run: livelock_cycles = 0 "
+                                 "turns the check off)",
+                             func::KernelErrorKind::deadlock);
+                    livelock_window_start = cycle;
+                    livelock_digest_taken = false;
+                }
+            }
             std::uint64_t instructions = 0;
             for (auto& sm : sms_) instructions += sm->warp_instructions();
             if (instructions != last_instructions || finished_any) {
@@ -470,13 +523,16 @@ public:
                 std::string state;
                 for (const auto& sm : sms_)
                     if (!sm->idle() && state.size() < 4000) state += sm->describe_state();
-                throw Error("kernel '" + std::string(entry) + "' made no progress for " +
-                            std::to_string(options.deadlock_cycles) + " cycles on " + variant_name() +
-                            " (a barrier some warps never reach, or a simulator bug); state:\n" + state);
+                throw func::KernelError("kernel '" + std::string(entry) + "' made no progress for " +
+                                            std::to_string(options.deadlock_cycles) + " cycles on " + variant_name() +
+                                            " (a barrier some warps never reach, or a simulator bug); state:\n" + state,
+                                        func::KernelErrorKind::deadlock);
             }
-            if (instructions > options.instruction_limit)
-                throw Error("kernel '" + std::string(entry) + "' exceeded the timing instruction limit of " +
-                            std::to_string(options.instruction_limit) + " warp instructions");
+            if (options.instruction_limit != 0 && instructions > options.instruction_limit)
+                stop("the launch exceeded its limit of " + std::to_string(options.instruction_limit) +
+                         " warp instructions (TimingOptions::instruction_limit; gpuarch-run: max_warp_instructions "
+                         "= 0 lifts it); the kernel may not terminate",
+                     func::KernelErrorKind::limit);
         }
         // Let outstanding writes drain so the next launch starts from a quiet memory system.
         while (!memory_->idle()) {
@@ -507,6 +563,16 @@ public:
     }
 
 private:
+    // FNV-1a over every live device allocation: whether a kernel changed device memory between two moments.
+    static std::uint64_t memory_digest(const func::Device& device) {
+        std::uint64_t h = 14695981039346656037ULL;
+        device.for_each_allocation([&](std::uint64_t base, std::span<const std::uint8_t> bytes) {
+            h = (h ^ base) * 1099511628211ULL;
+            for (std::uint8_t b : bytes) h = (h ^ b) * 1099511628211ULL;
+        });
+        return h;
+    }
+
     core::Cycle now_ = 0;
     Config config_;
     std::unique_ptr<mem::MemorySystem> memory_;

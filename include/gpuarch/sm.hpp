@@ -24,6 +24,7 @@
 #include <bit>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -285,6 +286,7 @@ public:
         fetch();
         ++stats_.cycles;
         if (resident_ctas_ > 0) ++stats_.active_cycles;
+        stats_.resident_warp_cycles += used_warps_;
     }
     // Steps this cycle's fetch stage may take at most: every scheduler's fetching warps, fetch_per_warp each.
     // The GPU lets SMs step privately only while the launch's instruction count cannot reach its limit within a
@@ -327,6 +329,9 @@ public:
     void visit_stats(V& v) const {
         v.counter("cycles", stats_.cycles, "core cycles simulated");
         v.counter("active_cycles", stats_.active_cycles, "cycles with at least one resident CTA");
+        v.counter("resident_warp_cycles", stats_.resident_warp_cycles,
+                  "sum over cycles of the warps of resident CTAs (achieved occupancy = this / active_cycles / "
+                  "warps per SM)");
         v.counter("warp_instructions", stats_.warp_instructions, "warp instructions issued");
         v.counter("thread_instructions", stats_.thread_instructions, "thread instructions (active lanes) issued");
         v.counter("dual_issues", stats_.dual_issues, "cycles a scheduler issued a second instruction of its warp");
@@ -350,6 +355,19 @@ public:
     }
 
     // A human-readable snapshot of every resident warp (for deadlock reports).
+    // Where the lowest occupied, unfinished warp slot stands (CTA, thread, PC, PTX line), for a report that stops
+    // a running launch; nullopt when no warp is running.
+    std::optional<func::FaultSite> running_site() const {
+        for (unsigned w = 0; w < warps_.size(); ++w) {
+            const WarpState& ws = warps_[w];
+            if (!ws.occupied || !ctas_[ws.cta_slot].active) continue;
+            const func::CtaState& cta = *ctas_[ws.cta_slot].state;
+            if (cta.warp_finished(ws.warp_in_cta)) continue;
+            return execution_->warp_site(cta, ws.warp_in_cta);
+        }
+        return std::nullopt;
+    }
+
     std::string describe_state() const {
         std::string out = "SM " + std::to_string(id_) + ": " + std::to_string(resident_ctas_) + " CTAs, LSU " +
                           std::string(mem::to_string(l1_.lsu_state())) + (l1_.can_accept() ? "" : " (full)") + "\n";
@@ -465,7 +483,7 @@ private:
 
     struct Stats {
         std::uint64_t cycles = 0, active_cycles = 0, warp_instructions = 0, thread_instructions = 0;
-        std::uint64_t dual_issues = 0, issue_slots = 0, ctas = 0;
+        std::uint64_t dual_issues = 0, issue_slots = 0, ctas = 0, resident_warp_cycles = 0;
         std::array<std::uint64_t, timing::issue_outcome_count> outcomes{};
         std::array<std::uint64_t, 3> gong{};
         std::array<std::uint64_t, 4> lsu{};
@@ -698,6 +716,7 @@ private:
         fetch_end();
         ++stats_.cycles;
         if (resident_ctas_ > 0) ++stats_.active_cycles;
+        stats_.resident_warp_cycles += used_warps_;
     }
     static constexpr unsigned fetch_warps_per_scheduler() { return detail::fetch_warps_per_scheduler<Frontend>(); }
     bool can_fetch(unsigned w) const {

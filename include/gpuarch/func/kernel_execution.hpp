@@ -292,6 +292,20 @@ public:
                           site, KernelErrorKind::deadlock);
     }
 
+    // Where warp `warp` of `cta` stands: kernel, CTA, the PC and PTX line of its next instruction and its first
+    // active thread. For reports that stop a running launch (a cycle limit, a livelock).
+    FaultSite warp_site(const CtaState& cta, unsigned warp) const {
+        const WarpState& w = cta.warps[warp];
+        FaultSite site = site_for(cta, w.next_pc());
+        const core::WarpMask mask = w.active_mask();
+        for (unsigned lane = 0; lane < w.tid_x.size(); ++lane)
+            if (mask.test(lane)) {
+                site.thread = Dim3{w.tid_x[lane], w.tid_y[lane], w.tid_z[lane]};
+                break;
+            }
+        return site;
+    }
+
 private:
     WarpState& check_steppable(CtaState& cta, unsigned warp) const {
         if (warp >= cta.warps.size())

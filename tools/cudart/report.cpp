@@ -1,0 +1,184 @@
+#include "report.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <cxxabi.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <memory>
+
+namespace gpuarch::cudart {
+
+std::string demangle(const std::string& name) {
+    int status = 0;
+    std::unique_ptr<char, void (*)(void*)> out(abi::__cxa_demangle(name.c_str(), nullptr, nullptr, &status), std::free);
+    return status == 0 && out ? std::string(out.get()) : name;
+}
+
+namespace {
+
+std::uint64_t counter(const core::StatsTable& t, std::string_view name) {
+    return t.contains(name) ? t.counter(name) : 0;
+}
+
+std::string fixed(double v, int digits = 2) {
+    char b[64];
+    std::snprintf(b, sizeof b, "%.*f", digits, v);
+    return b;
+}
+
+std::string percent(std::uint64_t part, std::uint64_t whole) {
+    return whole == 0 ? std::string("-") : fixed(100.0 * double(part) / double(whole), 1) + "%";
+}
+
+std::string dims(const func::Dim3& d) {
+    return "(" + std::to_string(d.x) + "," + std::to_string(d.y) + "," + std::to_string(d.z) + ")";
+}
+
+} // namespace
+
+Summary summarise(const LaunchReport& r, const support::MachineInfo& machine) {
+    Summary s;
+    const auto& t = r.stats;
+    s.ipc = r.cycles == 0 ? 0.0 : double(r.thread_instructions) / double(r.cycles);
+    const std::uint64_t active = counter(t, "sm.active_cycles");
+    if (active != 0 && machine.max_warps_per_sm != 0)
+        s.achieved_occupancy = double(counter(t, "sm.resident_warp_cycles")) / double(active) /
+                               double(machine.max_warps_per_sm);
+    s.l1_accesses = counter(t, "sm.l1.accesses");
+    s.l1_misses = s.l1_accesses - std::min(s.l1_accesses, counter(t, "sm.l1.hits"));
+    s.l2_accesses = counter(t, "mem.l2_reads") + counter(t, "mem.l2_writes") + counter(t, "mem.l2_atomics");
+    s.l2_misses = counter(t, "mem.l2_read_misses") + counter(t, "mem.l2_write_misses") +
+                  (counter(t, "mem.l2_atomics") - std::min(counter(t, "mem.l2_atomics"), counter(t, "mem.l2_atomic_hits")));
+    s.dram_reads = counter(t, "mem.dram_reads");
+    s.dram_writes = counter(t, "mem.dram_writes");
+    s.issue_slots_total = counter(t, "sm.issue_slots");
+    for (const auto& e : t.entries()) {
+        constexpr std::string_view prefix = "sm.stall.";
+        if (e.is_histogram || e.name.rfind(prefix, 0) != 0 || e.name == "sm.stall.issued" || e.value == 0) continue;
+        s.stalls.emplace_back(e.name.substr(prefix.size()), e.value);
+    }
+    std::stable_sort(s.stalls.begin(), s.stalls.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+    return s;
+}
+
+void Reporter::progress(const std::string& kernel, std::uint64_t cycles, std::uint64_t ctas_done,
+                        std::uint64_t ctas_total) {
+    if (!options_.progress) return;
+    const auto now = std::chrono::steady_clock::now();
+    const double running = std::chrono::duration<double>(now - launch_start_).count();
+    // Only long kernels get a line, and at most four updates a second.
+    if (running < 2.0 || now - last_progress_ < std::chrono::milliseconds(250)) return;
+    last_progress_ = now;
+    const double rate = double(cycles) / running;
+    std::fprintf(stderr, "\r\033[K[gpuarch] %s: %llu cycles, %.0f cycles/s, %llu/%llu CTAs done (%.0f%%)",
+                 demangle(kernel).c_str(), static_cast<unsigned long long>(cycles), rate,
+                 static_cast<unsigned long long>(ctas_done), static_cast<unsigned long long>(ctas_total),
+                 ctas_total == 0 ? 0.0 : 100.0 * double(ctas_done) / double(ctas_total));
+    std::fflush(stderr);
+    progress_shown_ = true;
+}
+
+void Reporter::clear_progress_line() {
+    if (!progress_shown_) return;
+    std::fputs("\r\033[K", stderr);
+    progress_shown_ = false;
+}
+
+void Reporter::launch_finished(LaunchReport r) {
+    clear_progress_line();
+    if (!options_.quiet) {
+        const Summary s = summarise(r, machine_);
+        std::string out;
+        out += "[gpuarch] kernel " + r.display_name + " grid " + dims(r.grid) + " block " + dims(r.block) +
+               ", " + std::to_string(r.registers) + " registers (" + r.register_source + "), shared " +
+               std::to_string(r.static_shared) + "+" + std::to_string(r.dynamic_shared) + " B\n";
+        if (!r.error.empty()) out += "[gpuarch]   stopped by the error above\n";
+        if (options_.functional) {
+            out += "[gpuarch]   functional: " + std::to_string(r.warp_instructions) + " warp / " +
+                   std::to_string(r.thread_instructions) + " thread instructions\n";
+        } else {
+            out += "[gpuarch]   " + std::to_string(r.cycles) + " cycles, " + std::to_string(r.warp_instructions) +
+                   " warp / " + std::to_string(r.thread_instructions) + " thread instructions, IPC " + fixed(s.ipc) +
+                   ", occupancy " + fixed(100.0 * s.achieved_occupancy, 1) + "% (at most " +
+                   std::to_string(r.resident_ctas_per_sm) + " CTAs per SM)\n";
+            if (!s.stalls.empty()) {
+                out += "[gpuarch]   stalls (of " + std::to_string(s.issue_slots_total) + " issue slots):";
+                for (std::size_t i = 0; i < s.stalls.size() && i < 5; ++i)
+                    out += " " + s.stalls[i].first + " " + percent(s.stalls[i].second, s.issue_slots_total);
+                out += "\n";
+            }
+            out += "[gpuarch]   L1D " + std::to_string(s.l1_accesses) + " accesses, " + std::to_string(s.l1_misses) +
+                   " misses (" + percent(s.l1_misses, s.l1_accesses) + "); L2 " + std::to_string(s.l2_accesses) +
+                   " accesses, " + std::to_string(s.l2_misses) + " misses (" + percent(s.l2_misses, s.l2_accesses) +
+                   "); DRAM " + std::to_string(s.dram_reads) + " read / " + std::to_string(s.dram_writes) +
+                   " write bursts\n";
+        }
+        std::fputs(out.c_str(), stderr);
+    }
+    launches_.push_back(std::move(r));
+}
+
+void Reporter::finish() {
+    if (finished_) return;
+    finished_ = true;
+    clear_progress_line();
+    std::uint64_t cycles = 0, warp = 0, thread = 0;
+    for (const auto& r : launches_) {
+        cycles += r.cycles;
+        warp += r.warp_instructions;
+        thread += r.thread_instructions;
+    }
+    if (!launches_.empty()) {
+        std::string out = "[gpuarch] total: " + std::to_string(launches_.size()) + " launches";
+        if (!options_.functional)
+            out += ", " + std::to_string(cycles) + " cycles";
+        out += ", " + std::to_string(warp) + " warp / " + std::to_string(thread) + " thread instructions";
+        if (!options_.functional)
+            out += ", IPC " + fixed(cycles == 0 ? 0.0 : double(thread) / double(cycles));
+        out += " on " + options_.variant + "\n";
+        std::fputs(out.c_str(), stderr);
+    }
+    if (options_.json_path.empty()) return;
+    nlohmann::ordered_json doc;
+    doc["variant"] = options_.variant;
+    doc["machine"] = machine_.name;
+    doc["functional"] = options_.functional;
+    doc["totals"] = {{"launches", launches_.size()}, {"cycles", cycles}, {"warp_instructions", warp},
+                     {"thread_instructions", thread}};
+    auto& list = doc["launches"] = nlohmann::ordered_json::array();
+    for (const auto& r : launches_) {
+        const Summary s = summarise(r, machine_);
+        nlohmann::ordered_json j;
+        j["kernel"] = r.kernel;
+        j["name"] = r.display_name;
+        j["grid"] = {r.grid.x, r.grid.y, r.grid.z};
+        j["block"] = {r.block.x, r.block.y, r.block.z};
+        j["registers"] = r.registers;
+        j["register_source"] = r.register_source;
+        j["static_shared_bytes"] = r.static_shared;
+        j["dynamic_shared_bytes"] = r.dynamic_shared;
+        j["cycles"] = r.cycles;
+        j["warp_instructions"] = r.warp_instructions;
+        j["thread_instructions"] = r.thread_instructions;
+        j["ctas"] = r.ctas;
+        j["resident_ctas_per_sm"] = r.resident_ctas_per_sm;
+        j["ipc"] = s.ipc;
+        j["achieved_occupancy"] = s.achieved_occupancy;
+        j["host_seconds"] = r.host_seconds;
+        if (!r.error.empty()) j["error"] = r.error;
+        j["stats"] = nlohmann::ordered_json::parse(r.stats.to_json());
+        list.push_back(std::move(j));
+    }
+    std::ofstream out(options_.json_path);
+    if (!out) {
+        std::fprintf(stderr, "[gpuarch] cannot write statistics to '%s'\n", options_.json_path.c_str());
+        return;
+    }
+    out << doc.dump(1) << "\n";
+}
+
+} // namespace gpuarch::cudart

@@ -1,0 +1,78 @@
+#pragma once
+// What the CUDA runtime reports: a block of statistics on stderr at each kernel's end, totals at exit, every launch
+// and counter as JSON (setting `stats`), and a progress line for long kernels when stderr is a terminal.
+#include <gpuarch/core/stats.hpp>
+#include <gpuarch/func/dim3.hpp>
+#include <gpuarch/support/simulator.hpp>
+
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+namespace gpuarch::cudart {
+
+struct LaunchReport {
+    std::string kernel;       // the PTX entry (mangled for C++ kernels)
+    std::string display_name; // demangled
+    func::Dim3 grid, block;
+    std::uint32_t dynamic_shared = 0, static_shared = 0;
+    unsigned registers = 0;
+    std::string register_source; // "cubin sm_75", "ptxas sm_75", "setting"
+    std::uint64_t cycles = 0, warp_instructions = 0, thread_instructions = 0, ctas = 0;
+    unsigned resident_ctas_per_sm = 0;
+    double host_seconds = 0;
+    std::string error; // empty when the launch completed
+    core::StatsTable stats;
+};
+
+// The headline figures of a launch, computed from its statistics table (names as core::StatsTable collects them
+// from GPU<...>: "sm." for the SMs, "mem." for the memory system).
+struct Summary {
+    double ipc = 0;                // thread instructions per cycle
+    double achieved_occupancy = 0; // average resident warps per active SM cycle / warps an SM holds
+    std::uint64_t l1_accesses = 0, l1_misses = 0, l2_accesses = 0, l2_misses = 0;
+    std::uint64_t dram_reads = 0, dram_writes = 0, dram_bytes = 0;
+    std::vector<std::pair<std::string, std::uint64_t>> stalls; // issue outcomes other than "issued", largest first
+    std::uint64_t issue_slots_total = 0;
+};
+Summary summarise(const LaunchReport& r, const support::MachineInfo& machine);
+
+class Reporter {
+public:
+    struct Options {
+        bool quiet = false;          // no per-kernel block
+        bool progress = false;       // progress lines on stderr (on a terminal)
+        std::string json_path;       // write every launch here at exit ("" = none)
+        std::string variant;         // the simulator's description
+        bool functional = false;
+    };
+
+    void configure(Options o, support::MachineInfo machine) {
+        options_ = std::move(o);
+        machine_ = std::move(machine);
+    }
+    // Progress callback target: prints at most a few lines per second, only when enabled.
+    void progress(const std::string& kernel, std::uint64_t cycles, std::uint64_t ctas_done, std::uint64_t ctas_total);
+    void launch_finished(LaunchReport r);
+    // Totals on stderr and the JSON file; called once, at exit.
+    void finish();
+
+private:
+    void clear_progress_line();
+
+    Options options_;
+    support::MachineInfo machine_;
+    std::vector<LaunchReport> launches_;
+    bool progress_shown_ = false;
+    std::chrono::steady_clock::time_point launch_start_ = std::chrono::steady_clock::now();
+    std::chrono::steady_clock::time_point last_progress_{};
+    bool finished_ = false;
+
+    friend class Runtime;
+};
+
+std::string demangle(const std::string& name);
+
+} // namespace gpuarch::cudart
