@@ -23,11 +23,13 @@ class GpuarchConan(ConanFile):
 
     def generate(self):
         tc = CMakeToolchain(self)
-        # Only the library: tests, examples and benchmarks are built when the project is top level, which
-        # it is not inside `conan create`'s package step only by accident; switch them off explicitly.
+        # Only the library. The recipe's CMakeLists.txt is the top-level project here, so every optional part
+        # is switched off; with these four OFF the configure reads nothing outside exports_sources and needs
+        # only Boost, range-v3 and Threads (CTest conan.recipe_exports_build configures exactly this).
         tc.cache_variables["GPUARCH_BUILD_TESTS"] = "OFF"
         tc.cache_variables["GPUARCH_BUILD_EXAMPLES"] = "OFF"
         tc.cache_variables["GPUARCH_BUILD_BENCH"] = "OFF"
+        tc.cache_variables["GPUARCH_BUILD_TOOLS"] = "OFF"
         tc.generate()
 
     def build(self):

@@ -11,8 +11,9 @@
 //   guarded call becomes `@!p bra <after>` followed by the body.
 // - Labels of inlined bodies are recorded in Kernel::labels as "<label>$<n>"; source line/column are kept.
 // - Errors (ParseError at the call site): a callee without a body, argument/return count mismatch, an argument
-//   smaller than the parameter it binds, recursion (the message names the cycle "a -> b -> a"), and kernels
-//   that would exceed max_inlined_instructions.
+//   smaller than the parameter it binds, recursion (the message names the cycle "a -> b -> a"), kernels that
+//   would exceed Limits::max_function_instructions or max_kernel_registers, and a module whose kernels together
+//   would exceed Limits::max_module_instructions or max_module_registers (at the first kernel that does).
 #include <algorithm>
 #include <cstdint>
 #include <string>
@@ -22,38 +23,53 @@
 
 #include <gpuarch/ir/module.hpp>
 #include <gpuarch/ptx/function.hpp>
+#include <gpuarch/ptx/limits.hpp>
 #include <gpuarch/ptx/parse_error.hpp>
 
 namespace gpuarch::ptx {
 
-// Guards against exponential growth (a chain of functions each calling the next twice).
-// Both are checked before anything is copied, from the inlined sizes of the call graph.
-inline constexpr std::size_t max_inlined_instructions = std::size_t{1} << 18;
-inline constexpr std::size_t max_inlined_registers = std::size_t{1} << 21;
+// The instruction and register limits (ptx/limits.hpp) guard against exponential growth (a chain of functions
+// each calling the next twice); they are checked before anything is copied, from the inlined sizes of the call
+// graph.
 inline constexpr std::size_t max_call_depth = 256;
 
 namespace detail {
 
 class Inliner {
 public:
-    Inliner(const std::vector<Function>& functions, const std::string& file) : functions_(functions), file_(file) {
+    Inliner(const std::vector<Function>& functions, const std::string& file, const Limits& limits)
+        : functions_(functions), file_(file), limits_(limits) {
         for (std::size_t i = 0; i < functions.size(); ++i) index_.emplace(functions[i].body.name, i);
+    }
+
+    // Checks the entry's inlined size, alone and added to the kernels before it (module_total), before copying.
+    void check_sizes(const Function& entry) {
+        std::vector<const Function*> stack{&entry};
+        const Totals total = totals(entry, stack);
+        const auto fail_entry = [&](const std::string& message) { fail(entry.body.line, entry.column, message); };
+        if (total.instructions > limits_.max_function_instructions)
+            fail_entry("kernel '" + entry.body.name + "' exceeds " + std::to_string(limits_.max_function_instructions) +
+                       " instructions after inlining");
+        if (total.registers > limits_.max_kernel_registers)
+            fail_entry("kernel '" + entry.body.name + "' exceeds " + std::to_string(limits_.max_kernel_registers) +
+                       " registers after inlining");
+        module_total_.instructions += total.instructions;
+        module_total_.registers += total.registers;
+        if (module_total_.instructions > limits_.max_module_instructions)
+            fail_entry("with kernel '" + entry.body.name + "' the module exceeds " +
+                       std::to_string(limits_.max_module_instructions) +
+                       " instructions after inlining (ptx::Limits::max_module_instructions)");
+        if (module_total_.registers > limits_.max_module_registers)
+            fail_entry("with kernel '" + entry.body.name + "' the module exceeds " +
+                       std::to_string(limits_.max_module_registers) +
+                       " registers after inlining (ptx::Limits::max_module_registers)");
     }
 
     ir::Kernel inline_entry(const Function& entry) {
         std::size_t total_instructions = 0;
         {
             std::vector<const Function*> stack{&entry};
-            const Totals total = totals(entry, stack);
-            total_instructions = static_cast<std::size_t>(total.instructions);
-            if (total.instructions > max_inlined_instructions)
-                fail(entry.body.line, entry.column,
-                     "kernel '" + entry.body.name + "' exceeds " + std::to_string(max_inlined_instructions) +
-                         " instructions after inlining");
-            if (total.registers > max_inlined_registers)
-                fail(entry.body.line, entry.column,
-                     "kernel '" + entry.body.name + "' exceeds " + std::to_string(max_inlined_registers) +
-                         " registers after inlining");
+            total_instructions = static_cast<std::size_t>(totals(entry, stack).instructions);
         }
         ir::Kernel kernel;
         kernel.name = entry.body.name;
@@ -143,9 +159,9 @@ private:
     }
 
     void push(ir::Kernel& kernel, ir::Instruction inst) const {
-        if (kernel.code.size() >= max_inlined_instructions)
+        if (kernel.code.size() >= limits_.max_function_instructions)
             fail(inst.line, inst.column,
-                 "kernel '" + kernel.name + "' exceeds " + std::to_string(max_inlined_instructions) +
+                 "kernel '" + kernel.name + "' exceeds " + std::to_string(limits_.max_function_instructions) +
                      " instructions after inlining");
         kernel.code.push_back(inst);
     }
@@ -219,9 +235,10 @@ private:
                          formal.name + "' (" + std::to_string(formal.size_bytes) + " bytes) of '" + site.callee + "'");
             inner.params.push_back(mapped);
         }
-        if (kernel.registers.size() + callee.body.registers.size() > max_inlined_registers)
+        if (kernel.registers.size() + callee.body.registers.size() > limits_.max_kernel_registers)
             fail(site.line, site.column,
-                 "kernel '" + kernel.name + "' exceeds " + std::to_string(max_inlined_registers) + " registers after inlining");
+                 "kernel '" + kernel.name + "' exceeds " + std::to_string(limits_.max_kernel_registers) +
+                     " registers after inlining");
         const std::string suffix = "$" + std::to_string(++instance_);
         inner.regs.reserve(callee.body.registers.size());
         for (const ir::RegisterInfo& r : callee.body.registers) {
@@ -256,6 +273,8 @@ private:
 
     const std::vector<Function>& functions_;
     const std::string& file_;
+    const Limits& limits_;
+    Totals module_total_;
     std::unordered_map<std::string, std::size_t> index_;
     std::unordered_map<const Function*, Totals> totals_;
     std::vector<const Function*> stack_;
@@ -266,11 +285,13 @@ private:
 
 // Replaces module.kernels with the inlined entries of `functions` (file order). Entries without calls are moved,
 // not copied (their code needs no renaming), so `functions` is left valid but unspecified.
-inline void inline_calls(ir::Module& module, std::vector<Function>& functions, const std::string& file) {
-    detail::Inliner inliner(functions, file);
+inline void inline_calls(ir::Module& module, std::vector<Function>& functions, const std::string& file,
+                         const Limits& limits = {}) {
+    detail::Inliner inliner(functions, file, limits);
     module.kernels.clear();
     for (Function& f : functions) {
         if (!f.is_entry || !f.defined) continue;
+        inliner.check_sizes(f);
         if (f.calls.empty()) {
             ir::Kernel kernel = std::move(f.body);
             module.kernels.push_back(std::move(kernel));

@@ -9,7 +9,11 @@
 // - Every `call` of a `.func` is inlined into its kernel (ptx/inliner.hpp), symbol offsets are assigned
 //   (ir/layout.hpp) and the module is analysed (ir/analyse.hpp) before parse() returns.
 // - Registers are numbered per function in declaration order; inlined callee registers follow the kernel's own.
-// - Time and memory are linear in the input size.
+// - Time and memory are linear in the input size, and bounded by ptx::Limits (ptx/limits.hpp): CUDA's limits on
+//   local, static shared, constant and kernel-parameter memory, and knobs on the input size, instructions,
+//   registers and the tokens held at once. Each is checked while the construct that crosses it is read, and
+//   reported at it. Tokens are lexed on demand and dropped after each statement, so the parser never holds the
+//   whole file's tokens. Out of host memory anyway, parse() throws ParseError, never std::bad_alloc.
 //
 // Operand order (operands[0] is the destination whenever ir::has_destination() is true):
 //   add sub mul div rem min max and or xor shl shr mul24 copysign addc subc   d, a, b
@@ -45,16 +49,19 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <deque>
 #include <filesystem>
 #include <fstream>
 #include <functional>
 #include <initializer_list>
 #include <iterator>
+#include <new>
 #include <optional>
 #include <sstream>
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -66,15 +73,13 @@
 #include <gpuarch/ptx/function.hpp>
 #include <gpuarch/ptx/inliner.hpp>
 #include <gpuarch/ptx/lexer.hpp>
+#include <gpuarch/ptx/limits.hpp>
 #include <gpuarch/ptx/literals.hpp>
 #include <gpuarch/ptx/modifiers.hpp>
 #include <gpuarch/ptx/parse_error.hpp>
 #include <gpuarch/ptx/type_rules.hpp>
 
 namespace gpuarch::ptx {
-
-// Resource limits that keep hostile input from exhausting memory; far above what nvcc emits.
-inline constexpr std::size_t max_registers_per_function = std::size_t{1} << 20;
 
 namespace detail {
 
@@ -195,27 +200,79 @@ struct RoleSpec {
 
 class Parser {
 public:
-    Parser(std::string_view text, std::string file_name)
-        : file_(std::move(file_name)), tokens_(tokenize(text, file_)) {}
+    Parser(std::string_view text, std::string file_name, const Limits& limits)
+        : file_(std::move(file_name)), limits_(limits), lexer_(text, file_) {
+        if (text.size() > limits_.max_file_bytes) fail_input_size(text, limits_.max_file_bytes);
+    }
+    Parser(const Parser&) = delete; // lexer_ refers to file_
+    Parser& operator=(const Parser&) = delete;
 
     ir::Module run() {
-        module_.file_name = file_;
-        parse_module();
-        inline_calls(module_, functions_, file_);
-        ir::assign_layout(module_);
-        ir::analyse(module_);
-        return std::move(module_);
+        try {
+            module_.file_name = file_;
+            parse_module();
+            inline_calls(module_, functions_, file_, limits_);
+            ir::assign_layout(module_);
+            check_kernel_segments();
+            ir::analyse(module_);
+            return std::move(module_);
+        } catch (const std::bad_alloc&) {
+            out_of_memory();
+        } catch (const std::length_error&) {
+            out_of_memory();
+        }
+    }
+
+    // The input is longer than `limit` bytes: reports the position of its first byte past the limit.
+    [[noreturn]] void fail_input_size(std::string_view text, std::uint64_t limit) const {
+        const std::string_view head = text.substr(0, static_cast<std::size_t>(limit));
+        const std::size_t last_newline = head.rfind('\n');
+        const auto line = static_cast<std::uint32_t>(1 + std::count(head.begin(), head.end(), '\n'));
+        const auto column = static_cast<std::uint32_t>(last_newline == std::string_view::npos ? head.size() + 1
+                                                                                              : head.size() - last_newline);
+        fail_at(line, column, "the input is longer than " + std::to_string(limit) +
+                                  " bytes (ptx::Limits::max_file_bytes); this is its first byte past the limit");
     }
 
 private:
     // ------------------------------------------------------------------ tokens and errors
+    // Tokens are lexed on demand into window_; window_[cursor_] is the current token. release() drops the tokens
+    // before the cursor. It is called only where no earlier Token reference or pointer is used afterwards: at
+    // the start of each module-scope directive and body statement, and between the items of the long lists
+    // (parameters, initializer values, register names, .section contents). Callers of those hold Tokens by
+    // value. A deque keeps references to held tokens valid while more are lexed behind them.
     const Token& peek(std::size_t ahead = 0) const {
-        return tokens_[std::min(pos_ + ahead, tokens_.size() - 1)];
+        while (cursor_ + ahead >= window_.size()) {
+            if (!window_.empty() && window_.back().kind == TokenKind::end) return window_.back();
+            if (window_.size() >= limits_.max_statement_tokens)
+                fail(window_.back(), "statement too long: more than " + std::to_string(limits_.max_statement_tokens) +
+                                         " tokens held at once (ptx::Limits::max_statement_tokens)");
+            window_.push_back(lexer_.next());
+        }
+        return window_[cursor_ + ahead];
     }
     const Token& next() {
-        const Token& t = tokens_[pos_];
-        if (pos_ + 1 < tokens_.size()) ++pos_;
+        const Token& t = peek();
+        if (t.kind != TokenKind::end) ++cursor_;
         return t;
+    }
+    void release() {
+        window_.erase(window_.begin(), window_.begin() + static_cast<std::ptrdiff_t>(cursor_));
+        cursor_ = 0;
+    }
+    // Where parsing stood: the current token, or the start of the input before the first one.
+    SourcePosition position() const {
+        if (cursor_ < window_.size()) return SourcePosition{file_, window_[cursor_].line, window_[cursor_].column};
+        if (!window_.empty()) return SourcePosition{file_, window_.back().line, window_.back().column};
+        return SourcePosition{file_, 1, 1};
+    }
+    // Frees what the parse holds before building the message, so that message can be allocated.
+    [[noreturn]] void out_of_memory() {
+        SourcePosition where = position();
+        module_ = ir::Module{};
+        std::vector<Function>().swap(functions_);
+        std::deque<Token>().swap(window_);
+        throw ParseError(std::move(where), "out of host memory while parsing");
     }
     bool accept_punct(char c) {
         if (!peek().is_punct(c)) return false;
@@ -260,37 +317,48 @@ private:
         if (a == 0 || (a & (a - 1)) != 0) fail(t, "alignment " + std::to_string(a) + " is not a power of two");
         return a;
     }
+    // Both release the tokens they skip: the caller must not use `directive` afterwards.
     void skip_line(const Token& directive) {
         const std::uint32_t line = directive.line;
         next();
-        while (peek().kind != TokenKind::end && peek().line == line) next();
+        while (peek().kind != TokenKind::end && peek().line == line) {
+            next();
+            release();
+        }
     }
-    void skip_section(const Token& directive) {
+    void skip_section(const Token& directive_token) {
+        const Token directive = directive_token;
         next();
-        while (peek().kind != TokenKind::end && !peek().is_punct('{')) next();
+        while (peek().kind != TokenKind::end && !peek().is_punct('{')) {
+            next();
+            release();
+        }
         if (peek().kind == TokenKind::end) fail(directive, "unterminated .section (expected '{')");
         next();
-        int depth = 1;
+        std::uint64_t depth = 1;
         while (depth > 0) {
             const Token& t = next();
             if (t.kind == TokenKind::end) fail(directive, "unterminated .section (missing '}')");
             if (t.is_punct('{')) ++depth;
             if (t.is_punct('}')) --depth;
+            release();
         }
     }
 
     // ------------------------------------------------------------------ module scope
     struct Linkage {
         bool is_extern = false, is_visible = false, is_weak = false, is_common = false;
-        const Token* first = nullptr;
+        std::optional<Token> first; // a copy: the tokens it came from are released before the declaration
         bool any() const { return is_extern || is_visible || is_weak || is_common; }
     };
 
     void parse_module() {
         Linkage linkage;
         bool seen_version = false, seen_target = false;
-        while (peek().kind != TokenKind::end) {
+        while (true) {
+            release();
             const Token& t = peek();
+            if (t.kind == TokenKind::end) break;
             if (t.kind != TokenKind::directive)
                 fail(t, "expected a directive at module scope, found " + describe(t));
             const std::string_view d = t.text;
@@ -325,7 +393,7 @@ private:
                 parse_pragma();
             } else if (d == ".visible" || d == ".extern" || d == ".weak" || d == ".common") {
                 next();
-                if (!linkage.first) linkage.first = &t;
+                if (!linkage.first) linkage.first = t;
                 bool& flag = d == ".visible" ? linkage.is_visible
                              : d == ".extern" ? linkage.is_extern
                              : d == ".weak"   ? linkage.is_weak
@@ -463,35 +531,49 @@ private:
         return {open ? 0 : count, open};
     }
 
-    // Flattened initializer values: (token, bits, kind) in order.
+    // One initializer value: its first token, bits and kind.
     struct InitValue {
         const Token* at;
         std::uint64_t bits;
         RawOperand::Kind kind; // integer, f32, f64
         bool decimal;
     };
-    void parse_initializer(std::vector<InitValue>& out, const std::string& variable, int depth = 0) {
+    // Where the values of one initializer go: each is encoded as it is read (its tokens are then released), and
+    // the value past `capacity` is an error at the variable's name.
+    struct InitTarget {
+        const Token& name;
+        ir::ScalarType type;
+        std::uint64_t capacity; // elements; no bound for an open array (`x[] = {...}`)
+        std::uint64_t count = 0;
+        std::vector<std::uint8_t>& bytes;
+    };
+    void parse_initializer(InitTarget& target, int depth = 0) {
         if (depth > 8) fail(peek(), "initializer nested too deeply");
         if (accept_punct('{')) {
             if (!peek().is_punct('}')) {
                 do {
-                    parse_initializer(out, variable, depth + 1);
+                    release();
+                    parse_initializer(target, depth + 1);
                 } while (accept_punct(','));
             }
             expect_punct('}', "to close the initializer list");
             return;
         }
+        const std::string_view variable = target.name.text;
         const Token& t = peek();
         if (t.kind == TokenKind::word)
-            fail(t, "address-of initializers ('" + std::string(t.text) + "' in the initializer of '" + variable +
-                        "') are not supported");
+            fail(t, "address-of initializers ('" + std::string(t.text) + "' in the initializer of '" +
+                        std::string(variable) + "') are not supported");
         const bool negative = accept_punct('-');
         const Token& v = peek();
         InitValue value{&t, 0, RawOperand::Kind::integer, false};
         if (!parse_literal(v, negative, value.bits, value.kind, value.decimal))
-            fail(v, "expected a constant in the initializer of '" + variable + "', found " + describe(v));
+            fail(v, "expected a constant in the initializer of '" + std::string(variable) + "', found " + describe(v));
         next();
-        out.push_back(value);
+        if (++target.count > target.capacity)
+            fail(target.name, "too many initializers for '" + std::string(variable) + "' (" +
+                                  std::to_string(target.count) + " for " + std::to_string(target.capacity) + " elements)");
+        encode_initializer(value, target.type, target.bytes);
     }
 
     // Literal token -> bits. Integer bits are two's complement; f32/f64 are IEEE bits; a decimal float is f64.
@@ -562,7 +644,7 @@ private:
     }
 
     void parse_variables(const Linkage& linkage, bool module_scope) {
-        const Token& space_token = next();
+        const Token space_token = next(); // copies: an initializer releases the tokens it has read
         const ir::StateSpace space = space_of_directive(space_token.text);
         if (!module_scope) {
             if (space == ir::StateSpace::global || space == ir::StateSpace::constant)
@@ -572,7 +654,7 @@ private:
         }
         const DeclType dt = parse_decl_type(/*allow_pred=*/false);
         do {
-            const Token& name_token = expect_word("a variable name");
+            const Token name_token = expect_word("a variable name");
             if (name_token.text.front() == '%') fail(name_token, "variable names cannot start with '%'");
             const std::string name(name_token.text);
             auto [count, open] = parse_dimensions();
@@ -588,14 +670,10 @@ private:
                 if (space != ir::StateSpace::global && space != ir::StateSpace::constant)
                     fail(name_token, "only .global and .const variables can have initializers");
                 if (linkage.is_extern) fail(name_token, "an .extern variable cannot have an initializer");
-                std::vector<InitValue> values;
-                parse_initializer(values, name);
-                const std::uint64_t capacity = open ? values.size() : count * dt.vector;
-                if (values.size() > capacity)
-                    fail(name_token, "too many initializers for '" + name + "' (" + std::to_string(values.size()) +
-                                         " for " + std::to_string(capacity) + " elements)");
-                if (open) count = (values.size() + dt.vector - 1) / dt.vector;
-                for (const InitValue& v : values) encode_initializer(v, dt.type, symbol.initializer);
+                InitTarget target{name_token, dt.type, open ? ~std::uint64_t{0} : count * dt.vector, 0,
+                                  symbol.initializer};
+                parse_initializer(target);
+                if (open) count = (target.count + dt.vector - 1) / dt.vector;
             }
             symbol.element_count = count * dt.vector;
             symbol.size_bytes = symbol.element_count * ir::size_bytes(dt.type);
@@ -606,10 +684,80 @@ private:
             if (linkage.is_extern && !(space == ir::StateSpace::shared && count == 0))
                 fail(name_token, "external variable '" + name +
                                      "' is defined in another module (separate compilation and linking are not supported)");
+            if (count != 0) account_variable(name_token, symbol, module_scope);
             if (module_scope) declare_global(name_token, std::move(symbol));
             else declare_local_symbol(name_token, std::move(symbol));
         } while (accept_punct(','));
         expect_punct(';', "after a variable declaration");
+    }
+
+    // ------------------------------------------------------------------ resource limits
+    // Adds a sized variable to its segment, laid out as ir/layout.hpp will lay it out, and fails at its name when
+    // the segment passes its limit (ptx/limits.hpp). A kernel's own .shared variables follow the module's.
+    void account_variable(const Token& at, const ir::Symbol& s, bool module_scope) {
+        const auto add = [&](std::uint64_t& used, std::uint64_t base, std::uint64_t limit, const std::string& what,
+                             std::string_view rule, std::string_view knob) {
+            used = ir::align_up(used, ir::effective_alignment(s)) + s.size_bytes;
+            if (base + used > limit)
+                fail(at, "'" + s.name + "' brings " + what + " to " + std::to_string(base + used) + " bytes, more than the " +
+                             std::to_string(limit) + " " + std::string(rule) + " (ptx::Limits::" + std::string(knob) + ")");
+        };
+        const std::string function = function_ ? "'" + function_->body.name + "'" : std::string();
+        switch (s.space) {
+        case ir::StateSpace::local:
+        case ir::StateSpace::param:
+            add(function_local_bytes_, 0, limits_.max_local_bytes_per_thread, "the local memory of " + function,
+                "bytes per thread CUDA allows", "max_local_bytes_per_thread");
+            break;
+        case ir::StateSpace::shared:
+            if (module_scope)
+                add(module_shared_bytes_, 0, limits_.max_static_shared_bytes, "the module's static shared memory",
+                    "bytes of static shared memory CUDA allows per block", "max_static_shared_bytes");
+            else
+                add(function_shared_bytes_, module_shared_bytes_, limits_.max_static_shared_bytes,
+                    "the static shared memory of " + function + " (with the module's)",
+                    "bytes of static shared memory CUDA allows per block", "max_static_shared_bytes");
+            break;
+        case ir::StateSpace::constant:
+            add(module_const_bytes_, 0, limits_.max_const_bytes, "the module's constant memory",
+                "bytes of constant memory CUDA provides", "max_const_bytes");
+            break;
+        case ir::StateSpace::global:
+            add(module_global_bytes_, 0, limits_.max_global_bytes, "the module's .global variables", "bytes allowed",
+                "max_global_bytes");
+            break;
+        default:
+            break;
+        }
+    }
+
+    // Called at each instruction's first token, before it is read.
+    void count_instruction(const Token& at) {
+        if (function_->body.code.size() >= limits_.max_function_instructions)
+            fail(at, "'" + function_->body.name + "' has more than " + std::to_string(limits_.max_function_instructions) +
+                         " instructions (ptx::Limits::max_function_instructions)");
+        if (++module_instructions_ > limits_.max_module_instructions)
+            fail(at, "the module has more than " + std::to_string(limits_.max_module_instructions) +
+                         " instructions (ptx::Limits::max_module_instructions)");
+    }
+
+    // After layout, the totals a kernel reaches only through inlining (its callees' .local and call-sequence
+    // .param variables) or through module variables declared after it; reported at the kernel's name.
+    void check_kernel_segments() const {
+        for (const ir::Kernel& k : module_.kernels) {
+            const auto found = function_index_.find(k.name);
+            const std::uint32_t column = found != function_index_.end() ? functions_[found->second].column : 0;
+            const auto check = [&](std::uint64_t used, std::uint64_t limit, std::string_view what, std::string_view knob) {
+                if (used > limit)
+                    fail_at(k.line, column, "kernel '" + k.name + "' needs " + std::to_string(used) + " bytes of " +
+                                                std::string(what) + ", more than the " + std::to_string(limit) +
+                                                " CUDA allows (ptx::Limits::" + std::string(knob) + ")");
+            };
+            check(k.local_bytes, limits_.max_local_bytes_per_thread, "local memory per thread after inlining",
+                  "max_local_bytes_per_thread");
+            check(k.shared_bytes, limits_.max_static_shared_bytes, "static shared memory", "max_static_shared_bytes");
+            check(k.param_bytes, limits_.max_kernel_param_bytes, "kernel parameters", "max_kernel_param_bytes");
+        }
     }
 
     void declare_global(const Token& at, ir::Symbol symbol) {
@@ -629,10 +777,15 @@ private:
     }
 
     // ------------------------------------------------------------------ functions
+    // Releases the tokens of each parameter once it is read: callers hold no Token reference across the call.
+    // A kernel's parameters are checked against CUDA's parameter-space limit as they are read.
     void parse_param_list(std::vector<ir::Param>& params, bool is_entry) {
         expect_punct('(', "to open a parameter list");
         if (accept_punct(')')) return;
+        std::unordered_set<std::string_view> names; // views of the input text
+        std::uint64_t param_bytes = 0;
         do {
+            release();
             const Token& t = peek();
             if (t.is_directive(".reg"))
                 fail(t, ".reg parameters are not supported (nvcc passes parameters in the .param space)");
@@ -680,8 +833,15 @@ private:
             if (size > 0xffffffffULL) fail(name_token, "parameter is too large");
             param.size_bytes = static_cast<std::uint32_t>(size);
             param.alignment = alignment != 0 ? alignment : ir::size_bytes(type);
-            for (const ir::Param& other : params)
-                if (other.name == param.name) fail(name_token, "duplicate parameter '" + param.name + "'");
+            if (!names.insert(name_token.text).second) fail(name_token, "duplicate parameter '" + param.name + "'");
+            if (is_entry) {
+                param_bytes = ir::align_up(param_bytes, param.alignment) + param.size_bytes;
+                if (param_bytes > limits_.max_kernel_param_bytes)
+                    fail(name_token, "parameter '" + param.name + "' brings the kernel's parameters to " +
+                                         std::to_string(param_bytes) + " bytes, more than the " +
+                                         std::to_string(limits_.max_kernel_param_bytes) +
+                                         " CUDA allows (ptx::Limits::max_kernel_param_bytes)");
+            }
             params.push_back(std::move(param));
         } while (accept_punct(','));
         expect_punct(')', "to close a parameter list");
@@ -695,7 +855,7 @@ private:
             parse_param_list(f.body.params, false);
             f.num_returns = static_cast<std::uint32_t>(f.body.params.size());
         }
-        const Token& name_token = expect_word("a function name");
+        const Token name_token = expect_word("a function name"); // a copy: parse_param_list releases tokens
         if (name_token.text.front() == '%') fail(name_token, "function names cannot start with '%'");
         f.body.name = std::string(name_token.text);
         f.body.line = name_token.line;
@@ -703,11 +863,15 @@ private:
         if (peek().is_punct('(')) {
             std::vector<ir::Param> inputs;
             parse_param_list(inputs, f.is_entry);
-            for (auto& p : inputs) {
-                for (std::uint32_t r = 0; r < f.num_returns; ++r)
-                    if (f.body.params[r].name == p.name) fail(name_token, "duplicate parameter '" + p.name + "'");
-                f.body.params.push_back(std::move(p));
-            }
+            const NameMap<char> returns = [&] {
+                NameMap<char> names;
+                for (std::uint32_t r = 0; r < f.num_returns; ++r) names.emplace(f.body.params[r].name, 0);
+                return names;
+            }();
+            for (const auto& p : inputs)
+                if (returns.count(p.name) != 0) fail(name_token, "duplicate parameter '" + p.name + "'");
+            if (f.body.params.empty()) f.body.params = std::move(inputs); // no second copy of a long list
+            else for (auto& p : inputs) f.body.params.push_back(std::move(p));
         }
         // Performance-tuning directives (entries) and .noreturn (functions).
         while (peek().kind == TokenKind::directive) {
@@ -778,7 +942,7 @@ private:
     // ------------------------------------------------------------------ function bodies
     struct LabelRef {
         ir::Pc pc;
-        const Token* name;
+        Token name; // a copy: the statement's tokens are released before labels are resolved
     };
 
     void parse_body(Function& f) {
@@ -788,26 +952,15 @@ private:
         labels_.clear();
         label_refs_.clear();
         param_index_.clear();
+        function_local_bytes_ = 0;
+        function_shared_bytes_ = 0;
         for (std::size_t i = 0; i < f.body.params.size(); ++i)
             param_index_.emplace(f.body.params[i].name, static_cast<ir::SymbolId>(i));
         expect_punct('{', "to open a function body");
-        {
-            // Reserve the code vector from the number of statements up to the closing brace (an upper bound),
-            // so large bodies are not copied while growing.
-            std::size_t statements = 0;
-            int level = 1;
-            for (std::size_t i = pos_; i < tokens_.size() && level > 0; ++i) {
-                const Token& t = tokens_[i];
-                if (t.kind == TokenKind::end) break;
-                if (t.is_punct('{')) ++level;
-                else if (t.is_punct('}')) --level;
-                else if (t.is_punct(';')) ++statements;
-            }
-            f.body.code.reserve(statements + 1);
-        }
         int depth = 1;
-        std::uint32_t close_line = 0;
+        Token close{};
         while (depth > 0) {
+            release();
             const Token& t = peek();
             if (t.kind == TokenKind::end) fail(t, "unexpected end of input inside the body of '" + f.body.name + "'");
             if (t.is_punct('{')) {
@@ -823,7 +976,7 @@ private:
                 register_scopes_.pop_back();
                 symbol_scopes_.pop_back();
                 --depth;
-                close_line = t.line;
+                close = t;
                 continue;
             }
             if (t.is_punct(';')) {
@@ -846,8 +999,8 @@ private:
         }
         auto& code = f.body.code;
         for (const LabelRef& ref : label_refs_) {
-            auto it = labels_.find(ref.name->text);
-            if (it == labels_.end()) fail(*ref.name, "unknown label '" + std::string(ref.name->text) + "'");
+            auto it = labels_.find(ref.name.text);
+            if (it == labels_.end()) fail(ref.name, "unknown label '" + std::string(ref.name.text) + "'");
             code[ref.pc].operands[0].target = it->second;
         }
         // Falling off the end of a body returns: make it explicit so every path ends in ret/exit/bra.
@@ -861,9 +1014,12 @@ private:
         for (const auto& [name, pc] : labels_)
             if (pc == code.size()) needs_ret = true;
         if (needs_ret) {
+            if (code.size() >= limits_.max_function_instructions)
+                fail(close, "'" + f.body.name + "' has more than " + std::to_string(limits_.max_function_instructions) +
+                                " instructions with the ret added at its end (ptx::Limits::max_function_instructions)");
             ir::Instruction ret;
             ret.op = ir::Opcode::ret;
-            ret.line = close_line;
+            ret.line = close.line;
             ret.column = 1;
             code.push_back(ret);
         }
@@ -914,15 +1070,16 @@ private:
         next();
         (void)reg;
         do {
+            release(); // a long list of names is read name by name
             const Token& name_token = expect_word("a register name");
             const std::string_view name = name_token.text;
             if (accept_punct('<')) {
                 const Token& n = peek();
                 const std::uint32_t count = parse_u32("register count");
                 expect_punct('>', "after a register count");
-                if (count > max_registers_per_function)
+                if (count > limits_.max_function_registers)
                     fail(n, "register count " + std::to_string(count) + " is too large (at most " +
-                                std::to_string(max_registers_per_function) + " registers per function)");
+                                std::to_string(limits_.max_function_registers) + " registers per function)");
                 for (std::uint32_t i = 0; i < count; ++i)
                     declare_register(name_token, std::string(name) + std::to_string(i), *type);
             } else {
@@ -937,9 +1094,12 @@ private:
         if (scope.count(name) != 0 || symbol_scopes_.back().count(name) != 0)
             fail(at, "redeclaration of register '" + name + "' in the same scope");
         auto& regs = function_->body.registers;
-        if (regs.size() >= max_registers_per_function)
+        if (regs.size() >= limits_.max_function_registers)
             fail(at, "too many registers in '" + function_->body.name + "' (at most " +
-                         std::to_string(max_registers_per_function) + ")");
+                         std::to_string(limits_.max_function_registers) + ")");
+        if (++module_registers_ > limits_.max_module_registers)
+            fail(at, "the module declares more than " + std::to_string(limits_.max_module_registers) +
+                         " registers (ptx::Limits::max_module_registers)");
         scope.emplace(name, static_cast<ir::RegId>(regs.size()));
         regs.push_back(ir::RegisterInfo{std::move(name), type});
     }
@@ -1002,6 +1162,7 @@ private:
                 fail(g, "guard '" + std::string(g.text) + "' is not a .pred register");
         }
         const Token& op_token = expect_word("an instruction");
+        count_instruction(op_token);
         inst.line = op_token.line;
         inst.column = op_token.column;
         // Split the opcode word into its head and modifiers, remembering each part's column.
@@ -1797,7 +1958,7 @@ private:
             if (find_register(raw.name->text) || raw.name->text.front() == '%')
                 fail(*raw.name, "indirect branches through a register are not supported");
             out.kind = ir::OperandKind::label;
-            label_refs_.push_back(LabelRef{static_cast<ir::Pc>(function_->body.code.size()), raw.name});
+            label_refs_.push_back(LabelRef{static_cast<ir::Pc>(function_->body.code.size()), *raw.name});
             return out;
         case Role::pred:
         case Role::sel_pred: {
@@ -2125,8 +2286,11 @@ private:
 
     // ------------------------------------------------------------------ state
     std::string file_;
-    std::vector<Token> tokens_;
-    std::size_t pos_ = 0;
+    Limits limits_;
+    // Lexing on demand changes no observable state of the parse: peek() is const, the lexer and window mutable.
+    mutable Lexer lexer_;
+    mutable std::deque<Token> window_;
+    std::size_t cursor_ = 0;
     ir::Module module_;
     std::vector<Function> functions_;
     NameMap<std::size_t> function_index_;
@@ -2138,24 +2302,51 @@ private:
     NameMap<ir::SymbolId> param_index_;
     NameMap<ir::Pc> labels_;
     std::vector<LabelRef> label_refs_;
+    // Bytes used so far, as read (account_variable), and instructions and registers so far in the module.
+    std::uint64_t module_shared_bytes_ = 0, module_const_bytes_ = 0, module_global_bytes_ = 0;
+    std::uint64_t function_local_bytes_ = 0, function_shared_bytes_ = 0;
+    std::size_t module_instructions_ = 0, module_registers_ = 0;
 };
 
 } // namespace detail
 
-// Parses, inlines, lays out and analyses a PTX module. Throws ParseError ("file:line:column: message").
-inline ir::Module parse(std::string_view text, std::string file_name = "<string>") {
-    return detail::Parser(text, std::move(file_name)).run();
+// Parses, inlines, lays out and analyses a PTX module. Throws ParseError ("file:line:column: message"), also
+// when a limit of `limits` is passed or the host runs out of memory.
+inline ir::Module parse(std::string_view text, std::string file_name = "<string>", const Limits& limits = {}) {
+    try {
+        return detail::Parser(text, std::move(file_name), limits).run();
+    } catch (const std::bad_alloc&) {
+        // Only the parser's construction (copying the file name) can get here; run() reports its own.
+        throw ParseError(SourcePosition{}, "out of host memory while parsing");
+    }
 }
 
-// Reads and parses a file; the file name in errors is the path as given. Throws ParseError when the file cannot
-// be read.
-inline ir::Module parse_file(const std::filesystem::path& path) {
+// Reads and parses a file; the file name in errors is the path as given. Throws ParseError when the path is not
+// a readable regular file (a directory is named as such) or holds more than limits.max_file_bytes bytes; reading
+// stops one byte past the limit, so a huge file or an endless pipe costs no more than the limit.
+inline ir::Module parse_file(const std::filesystem::path& path, const Limits& limits = {}) {
+    const std::string name = path.string();
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec))
+        throw ParseError(SourcePosition{name, 0, 0}, "is a directory, not a PTX file");
     std::ifstream in(path, std::ios::binary);
-    if (!in) throw ParseError(SourcePosition{path.string(), 0, 0}, "cannot open PTX file");
-    std::ostringstream buffer;
-    buffer << in.rdbuf();
-    if (in.bad()) throw ParseError(SourcePosition{path.string(), 0, 0}, "error while reading PTX file");
-    return parse(buffer.str(), path.string());
+    if (!in) throw ParseError(SourcePosition{name, 0, 0}, "cannot open PTX file");
+    std::string text;
+    try {
+        const std::uint64_t cap = limits.max_file_bytes + 1;
+        constexpr std::size_t chunk = std::size_t{1} << 20;
+        while (in && text.size() < cap) {
+            const std::size_t want = static_cast<std::size_t>(std::min<std::uint64_t>(chunk, cap - text.size()));
+            const std::size_t old_size = text.size();
+            text.resize(old_size + want);
+            in.read(text.data() + old_size, static_cast<std::streamsize>(want));
+            text.resize(old_size + static_cast<std::size_t>(in.gcount()));
+        }
+    } catch (const std::bad_alloc&) {
+        throw ParseError(SourcePosition{name, 0, 0}, "out of host memory while reading PTX file");
+    }
+    if (in.bad()) throw ParseError(SourcePosition{name, 0, 0}, "error while reading PTX file");
+    return parse(text, name, limits);
 }
 
 } // namespace gpuarch::ptx
