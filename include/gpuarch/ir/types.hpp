@@ -58,6 +58,11 @@ enum class Opcode : std::uint16_t {
     bra, call, ret, exit, nanosleep,
     // appended after the first contract: funnel shift (shf.l / shf.r; see Instruction::funnel_right)
     shf,
+    // appended: trap, and the two CUDA device-runtime functions nvcc calls as `.extern .func` (vprintf for
+    // printf, __assertfail for a failed assert). The parser turns `call vprintf`/`call __assertfail` into these
+    // instead of inlining a body the module does not have (ptx/inliner.hpp); their operands are the call's .param
+    // symbols (see the operand table in ptx/parser.hpp).
+    trap, vprintf, assertfail,
 };
 
 enum class CompareOp : std::uint8_t {
@@ -96,7 +101,9 @@ enum class OpClass : std::uint8_t {
     load_global, load_shared, load_local, load_const, load_param, load_generic,
     store_global, store_shared, store_local, store_param, store_generic,
     atomic_global, atomic_shared, atomic_generic,
-    branch, barrier, warp_level, control, nop,
+    branch, barrier, warp_level, control,
+    system, // device-runtime calls (vprintf, __assertfail) and trap; inserted before nop, which stays last
+    nop,
 };
 constexpr bool is_memory(OpClass c) {
     return c >= OpClass::load_global && c <= OpClass::atomic_generic;

@@ -41,7 +41,9 @@
 //   activemask                                                                d
 //   bra                                                                       label
 //   nanosleep                                                                 t
-//   membar fence ret exit                                                     (none)
+//   membar fence ret exit trap                                                (none)
+//   vprintf (from `call vprintf`)                                             format, args [, retval] (.param symbols)
+//   assertfail (from `call __assertfail`)                                     message, file, line, function, charSize
 #include <algorithm>
 #include <array>
 #include <cstdint>
@@ -110,7 +112,6 @@ inline std::string_view unsupported_reason(std::string_view head) {
         {"setmaxnreg", "setmaxnreg (sm_90) is not supported"},
         {"griddepcontrol", "programmatic dependent launch (griddepcontrol) is not supported"},
         {"redux", "redux.sync (sm_80) is not supported"},
-        {"trap", "trap is not supported (a kernel that traps cannot be simulated)"},
         {"brkpt", "brkpt is not supported"},
         {"pmevent", "performance-monitor events are not supported"},
         {"prefetch", "prefetch is not supported"},
@@ -141,6 +142,7 @@ inline std::optional<ir::Opcode> opcode_from_head(std::string_view head) {
         ir::Opcode::atom,  ir::Opcode::red,   ir::Opcode::bar,      ir::Opcode::membar, ir::Opcode::fence,
         ir::Opcode::shfl,  ir::Opcode::vote,  ir::Opcode::activemask, ir::Opcode::match, ir::Opcode::bra,
         ir::Opcode::call,  ir::Opcode::ret,   ir::Opcode::exit,     ir::Opcode::nanosleep, ir::Opcode::shf,
+        ir::Opcode::trap,
     };
     if (head == "barrier") return ir::Opcode::bar;
     for (ir::Opcode op : all)
@@ -1246,6 +1248,7 @@ private:
         case Opcode::bra:
         case Opcode::ret:
         case Opcode::exit:
+        case Opcode::trap:
             want_types(0);
             break;
         case Opcode::bar:
@@ -1570,8 +1573,10 @@ private:
         case Opcode::nanosleep:
             type_must(t == ScalarType::u32);
             break;
-        case Opcode::bra: case Opcode::ret: case Opcode::exit: case Opcode::call:
+        case Opcode::bra: case Opcode::ret: case Opcode::exit: case Opcode::call: case Opcode::trap:
             break;
+        case Opcode::vprintf: case Opcode::assertfail: // made by the inliner from a call, never parsed by name
+            fail_here("'" + opname + "' is a device-runtime function: call it (call.uni (r), vprintf, (a, b);)");
         }
     }
 
@@ -1748,7 +1753,7 @@ private:
             return {{Role::dst, t}, {Role::src, u32}, {Role::pred, pr}};
         case Opcode::bar_warp_sync: case Opcode::nanosleep:
             return {{Role::src, u32}};
-        case Opcode::membar: case Opcode::fence: case Opcode::ret: case Opcode::exit:
+        case Opcode::membar: case Opcode::fence: case Opcode::ret: case Opcode::exit: case Opcode::trap:
             return {};
         case Opcode::shfl:
             return {{Role::dst_pair, b32}, {Role::src, b32}, {Role::src, u32}, {Role::src, u32}, {Role::src, u32}};
@@ -1761,7 +1766,7 @@ private:
             return {{Role::dst, b32}};
         case Opcode::bra:
             return {{Role::label, ScalarType::none}};
-        case Opcode::call:
+        case Opcode::call: case Opcode::vprintf: case Opcode::assertfail:
             break;
         }
         fail(op_token, "internal error: no operand roles for '" + std::string(op_token.text) + "'");
@@ -2079,6 +2084,7 @@ private:
     void parse_call(ir::Instruction& inst, const Token& op_token, const std::vector<Part>& parts) {
         for (std::size_t i = 1; i < parts.size(); ++i)
             if (parts[i].text != "uni") fail_part(op_token, parts[i], "unsupported modifier '." + std::string(parts[i].text) + "' on 'call'");
+            else set_flag(inst.uni, op_token, parts[i]);
         CallSite site;
         site.line = op_token.line;
         site.column = op_token.column;
