@@ -7,6 +7,7 @@
 
 #include <gpuarch/func/host.hpp>
 
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
@@ -21,8 +22,15 @@
 
 namespace gpuarch::func::test::features {
 
-// Runs `entry` of `module` on `device` (throws KernelError as the launch does).
-using Launcher = std::function<void(Device&, const Module&, std::string_view entry, const LaunchConfig&, const Args&)>;
+// Runs `entry` of `module` on `device` (throws KernelError as the launch does) with `warp_width`-lane warps.
+struct Launcher {
+    std::function<void(Device&, const Module&, std::string_view entry, const LaunchConfig&, const Args&)> run;
+    unsigned warp_width = 32;
+    void operator()(Device& device, const Module& module, std::string_view entry, const LaunchConfig& config,
+                    const Args& args) const {
+        run(device, module, entry, config, args);
+    }
+};
 
 inline Module load(const std::string& name) {
     return Module::from_file(std::filesystem::path(GPUARCH_KERNELS_DIR) / "features" / (name + ".ptx"));
@@ -169,6 +177,26 @@ inline void check_trap(const Launcher& launch) {
         CHECK(what.find("the kernel executed trap (__trap())") != std::string::npos);
         CHECK(what.find("CTA (1,0,0), thread (1,0,0)") != std::string::npos);
     }
+}
+
+// plain_forms.cu: rsqrt.approx.f64 without .ftz (within 1 ulp-level relative error of the CPU's 1/sqrt after
+// nvcc's Newton steps), WARP_SZ = the launch's warp width, and `mov.pred p, N` true exactly for N != 0.
+inline void check_plain_forms(const Launcher& launch) {
+    Device device;
+    const Module module = load("plain_forms");
+    const unsigned n = 40;
+    std::vector<double> in(n);
+    for (unsigned i = 0; i < n; ++i) in[i] = 0.37 + 1.75 * i * i;
+    in[1] = 1e-310; // subnormal: flushed by the .ftz form, kept without it
+    const DevPtr a = upload(device, in), rs = device.malloc(n * 8), width = device.malloc(n * 4), flags = device.malloc(n * 4);
+    launch(device, module, "plain_forms", LaunchConfig{Dim3{1, 1, 1}, Dim3{n, 1, 1}, 0}, Args(a, rs, width, flags));
+    const std::vector<double> got = download<double>(device, rs, n);
+    for (unsigned i = 0; i < n; ++i) {
+        const double want = 1.0 / std::sqrt(in[i]);
+        CHECK(std::fabs(got[i] - want) <= 1e-15 * want);
+    }
+    CHECK(download<int>(device, width, n) == std::vector<int>(n, static_cast<int>(launch.warp_width)));
+    CHECK(download<unsigned>(device, flags, n) == std::vector<unsigned>(n, 0b101U));
 }
 
 } // namespace gpuarch::func::test::features

@@ -6,8 +6,16 @@ namespace {
 using namespace gpuarch::func;
 using namespace gpuarch::func::test::features;
 
-const Launcher functional = [](Device& device, const Module& module, std::string_view entry, const LaunchConfig& config,
-                               const Args& args) { launch(device, module, entry, config, args); };
+Launcher functional_with_width(unsigned width) {
+    return Launcher{[width](Device& device, const Module& module, std::string_view entry, const LaunchConfig& config,
+                           const Args& args) {
+                        LaunchOptions options;
+                        options.warp_width = width;
+                        launch(device, module, entry, config, args, options);
+                    },
+                    width};
+}
+const Launcher functional = functional_with_width(32);
 } // namespace
 
 TEST_CASE("device printf prints every conversion exactly, lanes in ascending order, and returns the argument count") {
@@ -23,3 +31,8 @@ TEST_CASE("a failed device assert stops the launch with kind assertion and the G
 }
 
 TEST_CASE("trap stops the launch with kind trap at the trapping thread") { check_trap(functional); }
+
+TEST_CASE("rsqrt.approx.f64 without .ftz, WARP_SZ and integer predicate immediates run as ptxas reads them") {
+    check_plain_forms(functional);
+    check_plain_forms(functional_with_width(64)); // WARP_SZ is the launch's warp width
+}

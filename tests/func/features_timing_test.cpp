@@ -19,13 +19,14 @@ using namespace gpuarch::func::test::features;
 // counts come from the .resources file beside the PTX (TimingOptions::registers_per_thread = 0).
 template <class Machine, class Scheduler>
 Launcher timed() {
-    return [](func::Device& device, const func::Module& module, std::string_view entry, const func::LaunchConfig& config,
-              const func::Args& args) {
-        using Gpu = typename Machine::template gpu<Scheduler>;
-        auto gpu = std::make_unique<Gpu>(Machine::template config<Gpu>());
-        const LaunchResult r = gpu->launch(device, module, entry, config, args);
-        CHECK(r.cycles > 0);
-    };
+    return Launcher{[](func::Device& device, const func::Module& module, std::string_view entry,
+                       const func::LaunchConfig& config, const func::Args& args) {
+                        using Gpu = typename Machine::template gpu<Scheduler>;
+                        auto gpu = std::make_unique<Gpu>(Machine::template config<Gpu>());
+                        const LaunchResult r = gpu->launch(device, module, entry, config, args);
+                        CHECK(r.cycles > 0);
+                    },
+                    Machine::Frontend::warp_width};
 }
 
 template <class F>
@@ -47,4 +48,8 @@ TEST_CASE("device printf under timing prints the functional engine's text on eve
 TEST_CASE("device assert and trap under timing stop the launch with their kind on every machine and scheduler") {
     on_every_machine(check_assert);
     on_every_machine(check_trap);
+}
+
+TEST_CASE("rsqrt.approx.f64, WARP_SZ (the machine's warp width) and predicate immediates under timing on every machine") {
+    on_every_machine(check_plain_forms);
 }

@@ -609,6 +609,8 @@ private:
         case S::globaltimer_hi: fill(w.clock >> 32); break;
         case S::dynamic_smem_size: fill(config_.dynamic_shared_bytes); break;
         case S::total_smem_size: fill(shared_bytes_); break;
+        // The launch's warp width, unlike the 32-lane groups of %laneid/%warpid: warpSize is the hardware width.
+        case S::warp_sz: fill(width_); break;
         }
     }
 

@@ -323,6 +323,7 @@ constexpr std::string_view name(SpecialReg r) {
     case SpecialReg::globaltimer_hi: return "%globaltimer_hi";
     case SpecialReg::dynamic_smem_size: return "%dynamic_smem_size";
     case SpecialReg::total_smem_size: return "%total_smem_size";
+    case SpecialReg::warp_sz: return "WARP_SZ";
     }
     return "?";
 }

@@ -93,6 +93,9 @@ enum class SpecialReg : std::uint8_t {
     lanemask_eq, lanemask_lt, lanemask_le, lanemask_gt, lanemask_ge,
     clock, clock_hi, clock64, globaltimer, globaltimer_lo, globaltimer_hi,
     dynamic_smem_size, total_smem_size,
+    // appended: WARP_SZ, the PTX run-time constant equal to the warp width (PTX ISA, "Identifiers": predefined
+    // WARP_SZ), which nvcc emits for warpSize. The launch's warp width: 32, or 64 on large-warp machines.
+    warp_sz,
 };
 
 // Operation class used by timing (which unit executes it) and by the statistics. Assigned by ir analysis.

@@ -1460,7 +1460,6 @@ private:
         case Opcode::rsqrt:
             type_must(is_fp(t));
             require(inst.approx, "rsqrt needs .approx");
-            if (t == ScalarType::f64) require(inst.ftz, "rsqrt.approx.f64 needs .ftz");
             break;
         case Opcode::sin: case Opcode::cos: case Opcode::lg2:
             type_must(t == ScalarType::f32);
@@ -1948,8 +1947,9 @@ private:
             return out;
         }
         if (type == ir::ScalarType::pred) {
-            if (raw.kind != Kind::integer || raw.bits > 1) fail(*raw.at, where + ": a predicate constant must be 0 or 1");
-            out.imm_bits = raw.bits;
+            // ptxas accepts any integer constant for a predicate (nvcc writes `mov.pred %p, -1`): non-zero is true.
+            if (raw.kind != Kind::integer) fail(*raw.at, where + ": a predicate constant must be an integer");
+            out.imm_bits = raw.bits != 0 ? 1 : 0;
             return out;
         }
         if (raw.decimal) fail(*raw.at, where + ": a decimal floating-point constant needs an .f32 or .f64 operand");
