@@ -785,8 +785,9 @@ private:
         rec.warp = w;
         rec.unit = Frontend::unit_for(inst.op_class);
         rec.is_memory = ir::is_memory(inst.op_class);
+        // A system op (vprintf, __assertfail, trap) is a call: the warp fetches past it only once it resolves.
         rec.is_control = inst.op_class == ir::OpClass::branch || inst.op_class == ir::OpClass::barrier ||
-                         inst.op_class == ir::OpClass::control;
+                         inst.op_class == ir::OpClass::control || inst.op_class == ir::OpClass::system;
         rec.active_lanes = static_cast<unsigned>(rec.result.executed.popcount());
         // A memory instruction whose guard is false on every lane accesses nothing: it passes through its
         // unit without visiting the L1.
@@ -1665,7 +1666,9 @@ private:
     bool haws_chain_member_ok(unsigned w, std::size_t idx, const InFlight& rec, ir::RegId renamed) const {
         const auto& hw = haws_warp(w);
         const ir::Instruction& inst = *rec.result.instruction;
-        if (inst.op_class == ir::OpClass::barrier || inst.op_class == ir::OpClass::control) return false;
+        if (inst.op_class == ir::OpClass::barrier || inst.op_class == ir::OpClass::control ||
+            inst.op_class == ir::OpClass::system)
+            return false;
         if (renamed != ir::no_reg && (inst.num_defs != 1 || renamed < execution_->kernel().registers.size()))
             return false;
         for (std::size_t j = 0; j < idx; ++j) {

@@ -9,3 +9,8 @@ target_link_libraries(test_cudart PRIVATE gpuarch_doctest_main doctest::doctest 
                       PkgConfig::GPUARCH_ZSTD PkgConfig::GPUARCH_LZ4 gpuarch_warnings)
 add_test(NAME cudart COMMAND test_cudart)
 include("${cudart_tests_dir}/programs.cmake")
+
+add_test(NAME cudart.exported_symbols
+         COMMAND "${cudart_tests_dir}/exported_symbols.sh" "$<TARGET_FILE:gpuarch_cudart>"
+                 "${CUDAToolkit_LIBRARY_DIR}/libcudart.so.13")
+set_tests_properties(cudart.exported_symbols PROPERTIES SKIP_RETURN_CODE 77)

@@ -520,3 +520,22 @@ TEST_CASE("an inline-asm style nested scope with a shadowing register gets a fre
     CHECK(k.code[1].operands[2].reg == inner);
     CHECK(k.code[2].operands[3].reg == P(1)); // the outer %p1 again
 }
+
+TEST_CASE("a predicate immediate may be any integer, as ptxas reads it: non-zero is true") {
+    check_imm(first_instruction("mov.pred %p1, -1;").operands[1], 1);
+    check_imm(first_instruction("mov.pred %p1, 7;").operands[1], 1);
+    check_imm(first_instruction("mov.pred %p1, 0;").operands[1], 0);
+    CHECK_THROWS_WITH_AS(parse_kernel("mov.pred %p1, 1.5;"), doctest::Contains("a predicate constant must be an integer"),
+                         ptx::ParseError);
+}
+
+TEST_CASE("WARP_SZ is the warp-width special register; rsqrt.approx.f64 needs no .ftz") {
+    const auto w = first_instruction("mov.u32 %r1, WARP_SZ;");
+    CHECK(w.operands[1].kind == ir::OperandKind::special);
+    CHECK(w.operands[1].special == ir::SpecialReg::warp_sz);
+    const auto r = first_instruction("rsqrt.approx.f64 %fd1, %fd2;");
+    CHECK(r.op == Opcode::rsqrt);
+    CHECK(r.approx);
+    CHECK_FALSE(r.ftz);
+    CHECK(r.op_class == ir::OpClass::sfu);
+}

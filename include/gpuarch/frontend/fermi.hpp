@@ -54,6 +54,8 @@ struct FermiFrontend {
         switch (c) {
         case OpClass::fp64: return timing::UnitKind::dp;
         case OpClass::sfu: return timing::UnitKind::sfu;
+        // Branches, control and system ops (vprintf, __assertfail, trap) issue to the SP group like ALU ops; the
+        // device runtime's own instructions are not modelled (docs/ptx.md, "Device-side printf, assert, trap").
         default: return ir::is_memory(c) ? timing::UnitKind::ldst : timing::UnitKind::sp;
         }
     }

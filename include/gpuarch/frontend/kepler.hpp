@@ -57,7 +57,10 @@ struct KeplerFrontendT {
         case OpClass::fp64: return timing::UnitKind::dp;
         case OpClass::sfu: return timing::UnitKind::sfu;
         case OpClass::int_mul: return timing::UnitKind::int_mul;
-        case OpClass::branch: case OpClass::barrier: case OpClass::control: return timing::UnitKind::branch;
+        // system (vprintf, __assertfail, trap): a call into the device runtime is a branch-unit op here; the
+        // runtime routine's own instructions are not modelled (docs/ptx.md, "Device-side printf, assert, trap").
+        case OpClass::branch: case OpClass::barrier: case OpClass::control: case OpClass::system:
+            return timing::UnitKind::branch;
         default: return ir::is_memory(c) ? timing::UnitKind::ldst : timing::UnitKind::sp;
         }
     }

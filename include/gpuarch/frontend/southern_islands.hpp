@@ -49,7 +49,10 @@ struct SouthernIslandsFrontend {
         switch (c) {
         case OpClass::fp64: return timing::UnitKind::dp;
         case OpClass::sfu: return timing::UnitKind::sfu;
-        case OpClass::branch: case OpClass::barrier: case OpClass::control: return timing::UnitKind::branch;
+        // system (vprintf, __assertfail, trap): a call into the device runtime is a branch-unit op here; the
+        // runtime routine's own instructions are not modelled (docs/ptx.md, "Device-side printf, assert, trap").
+        case OpClass::branch: case OpClass::barrier: case OpClass::control: case OpClass::system:
+            return timing::UnitKind::branch;
         case OpClass::load_shared: case OpClass::store_shared: case OpClass::atomic_shared:
             return timing::UnitKind::lds;
         default: return ir::is_memory(c) ? timing::UnitKind::ldst : timing::UnitKind::sp;

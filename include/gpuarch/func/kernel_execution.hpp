@@ -30,6 +30,7 @@
 #include <gpuarch/core/lane_mask.hpp>
 #include <gpuarch/func/decode.hpp>
 #include <gpuarch/func/device.hpp>
+#include <gpuarch/func/device_printf.hpp>
 #include <gpuarch/func/dim3.hpp>
 #include <gpuarch/func/float_ops.hpp>
 #include <gpuarch/func/int_ops.hpp>
@@ -349,6 +350,9 @@ private:
         case ir::Opcode::red:
             return d.space == ir::StateSpace::shared || d.space == ir::StateSpace::local ||
                    d.space == ir::StateSpace::param || d.space == ir::StateSpace::constant;
+        // They read strings from device memory, and vprintf appends to the Device's console.
+        case ir::Opcode::vprintf:
+        case ir::Opcode::assertfail: return false;
         default: return true;
         }
     }
@@ -619,6 +623,8 @@ private:
         case S::globaltimer_hi: fill(w.clock >> 32); break;
         case S::dynamic_smem_size: fill(config_.dynamic_shared_bytes); break;
         case S::total_smem_size: fill(shared_bytes_); break;
+        // The launch's warp width, unlike the 32-lane groups of %laneid/%warpid: warpSize is the hardware width.
+        case S::warp_sz: fill(width_); break;
         }
     }
 
@@ -728,6 +734,11 @@ private:
         case Opcode::membar:
         case Opcode::fence:
         case Opcode::nanosleep: break;
+        case Opcode::vprintf: device_printf(c); break;
+        case Opcode::assertfail: assertion_failed(c);
+        case Opcode::trap:
+            fault(c.cta, c.w, c.pc, static_cast<int>(c.exec.find_first()), "the kernel executed trap (__trap())",
+                  std::nullopt, KernelErrorKind::trap);
         case Opcode::bra:
         case Opcode::ret:
         case Opcode::exit:
@@ -1778,6 +1789,100 @@ private:
         unsupported(c);
     }
 
+    // ---- device runtime: vprintf and __assertfail -------------------------------------------------------------
+
+    // Host bytes of [address, address + bytes) in generic space as lane `lane` sees it (its own local segment),
+    // or nullptr when the range is not readable; never faults (printf and assert report their own errors).
+    const std::uint8_t* generic_view(const Ctx& c, unsigned lane, std::uint64_t address, std::uint64_t bytes) {
+        const auto within = [&](std::uint64_t offset, std::uint64_t size) { return offset <= size && bytes <= size - offset; };
+        const std::uint64_t frame = c.cta.local_frame_bytes;
+        const std::uint8_t* local = c.cta.local.data() + (std::uint64_t{c.w.first_thread} + lane) * frame;
+        for (const ir::StateSpace s : {ir::StateSpace::shared, ir::StateSpace::local, ir::StateSpace::constant,
+                                       ir::StateSpace::param}) {
+            const std::uint64_t base = generic_window_base(s);
+            if (address < base || address - base >= generic_window_bytes) continue;
+            const std::uint64_t offset = address - base;
+            switch (s) {
+            case ir::StateSpace::shared: return within(offset, c.cta.shared.size()) ? c.cta.shared.data() + offset : nullptr;
+            case ir::StateSpace::local: return within(offset, frame) ? local + offset : nullptr;
+            case ir::StateSpace::constant:
+                return within(offset, variables_->constant.size()) ? variables_->constant.data() + offset : nullptr;
+            default:
+                if (offset >= call_param_base) return within(offset - call_param_base, frame) ? local + offset - call_param_base : nullptr;
+                return within(offset, params_.size()) ? params_.data() + offset : nullptr;
+            }
+        }
+        return device_->translate(address, bytes);
+    }
+
+    // The call-sequence .param storage that source operand `i` of a vprintf/__assertfail names, for lane `lane`.
+    std::uint8_t* call_param(const Ctx& c, unsigned lane, unsigned i, unsigned bytes) {
+        const std::uint64_t address = c.d.sources[i].imm; // call_param_base + the symbol's offset (decode.hpp)
+        return local_bytes(c, lane, address - call_param_base, bytes, address, [&] {
+            return "the .param argument " + std::to_string(i + 1) + " of " + std::string(ir::name(c.d.op));
+        });
+    }
+
+    // vprintf(format, args): each executing lane in ascending order formats its call and appends the text to the
+    // Device's console; the return value (arguments consumed, CUDA's vprintf result) goes to the return .param.
+    void device_printf(const Ctx& c) {
+        lanes(c, [&](unsigned l) {
+            const std::uint64_t format = detail::load_le(call_param(c, l, 0, 8), 8);
+            const std::uint64_t args = detail::load_le(call_param(c, l, 1, 8), 8);
+            PrintfResult r;
+            try {
+                r = format_device_printf([&](std::uint64_t a, std::uint64_t n) { return generic_view(c, l, a, n); },
+                                         format, args);
+            } catch (const PrintfFault& f) {
+                fault(c.cta, c.w, c.pc, static_cast<int>(l), f.message, f.address, KernelErrorKind::illegal_address);
+            }
+            if (r.truncated)
+                r.text += "\n[gpuarch: this printf's output was cut at " + std::to_string(printf_max_output) + " bytes]\n";
+            append_console(r.text);
+            if (c.d.num_sources > 2) detail::store_le(call_param(c, l, 2, 4), static_cast<std::uint32_t>(r.arguments), 4);
+        });
+    }
+
+    // Appends to the console within console_limit_per_launch; the first call that does not fit is replaced by one
+    // line saying so, and every later one is dropped (a GPU's full printf FIFO drops records too).
+    void append_console(const std::string& text) {
+        if (console_full_) return;
+        if (text.size() > console_limit_per_launch - console_bytes_) {
+            console_full_ = true;
+            device_->console() += "[gpuarch: device printf output of this launch exceeded " +
+                                  std::to_string(console_limit_per_launch) +
+                                  " bytes (CUDA's default printf FIFO size); later output is dropped]\n";
+            return;
+        }
+        console_bytes_ += text.size();
+        device_->console() += text;
+    }
+
+    // __assertfail(message, file, line, function, charSize): the lowest executing lane's assertion stops the
+    // launch with the text a GPU prints for it (CUDA C++ Programming Guide, "Assertion"), then the fault site.
+    [[noreturn]] void assertion_failed(const Ctx& c) {
+        const unsigned l = static_cast<unsigned>(c.exec.find_first());
+        const auto memory = [&](std::uint64_t a, std::uint64_t n) { return generic_view(c, l, a, n); };
+        const auto text = [&](unsigned i, std::string_view what) {
+            const std::uint64_t pointer = detail::load_le(call_param(c, l, i, 8), 8);
+            if (pointer == 0) return std::string("<null>");
+            try {
+                return detail::read_device_string(memory, pointer, printf_max_string, "assert: the " + std::string(what));
+            } catch (const PrintfFault& f) {
+                fault(c.cta, c.w, c.pc, static_cast<int>(l), f.message, f.address, KernelErrorKind::illegal_address);
+            }
+        };
+        const std::string message = text(0, "message"), file = text(1, "file name"), function = text(3, "function name");
+        const auto line = static_cast<std::uint32_t>(detail::load_le(call_param(c, l, 2, 4), 4));
+        const Dim3& b = c.cta.id;
+        fault(c.cta, c.w, c.pc, static_cast<int>(l),
+              file + ":" + std::to_string(line) + ": " + function + ": block: [" + std::to_string(b.x) + "," +
+                  std::to_string(b.y) + "," + std::to_string(b.z) + "], thread: [" + std::to_string(c.w.tid_x[l]) + "," +
+                  std::to_string(c.w.tid_y[l]) + "," + std::to_string(c.w.tid_z[l]) + "] Assertion `" + message +
+                  "` failed.",
+              std::nullopt, KernelErrorKind::assertion);
+    }
+
     // ---- warp-level intrinsics (per aligned 32-lane group) ---------------------------------------------------
 
     std::uint32_t member_mask(const Ctx& c, unsigned index, unsigned lane) {
@@ -1893,6 +1998,8 @@ private:
     std::uint64_t shared_bytes_ = 0;
     StepCounts counts_;
     std::vector<std::uint8_t> private_step_; // per PC: touches_only_cta
+    std::uint64_t console_bytes_ = 0;        // bytes this launch appended to the Device's console
+    bool console_full_ = false;              // console_limit_per_launch was reached
     std::uint64_t zero_ = 0;
 };
 

@@ -34,6 +34,12 @@ constexpr bool has_destination(const Instruction& inst) {
     case Opcode::ret:
     case Opcode::exit:
     case Opcode::nanosleep:
+    case Opcode::trap:
+    // vprintf and __assertfail read their arguments from, and vprintf writes its result to, call-sequence .param
+    // storage (per-thread memory, like st.param/ld.param around them), so they define and use no register; the
+    // st.param before and the ld.param after carry the register dependences.
+    case Opcode::vprintf:
+    case Opcode::assertfail:
         return false;
     case Opcode::bar:
         return inst.barrier == BarrierMode::red_popc || inst.barrier == BarrierMode::red_and ||

@@ -156,7 +156,9 @@ struct PathState {
 };
 
 constexpr bool is_fence_like(const Instruction& inst) {
-    return inst.op_class == OpClass::barrier || inst.op == Opcode::bar_warp_sync || inst.op == Opcode::membar ||
+    // A device-runtime call (printf, assert) or trap is ordered like a fence: its output and fault order follow it.
+    return inst.op_class == OpClass::barrier || inst.op_class == OpClass::system || inst.op == Opcode::bar_warp_sync ||
+           inst.op == Opcode::membar ||
            inst.op == Opcode::fence;
 }
 constexpr bool ends_thread(const Instruction& inst) { return inst.op == Opcode::ret || inst.op == Opcode::exit; }

@@ -120,6 +120,9 @@ constexpr std::string_view name(Opcode op) {
     case Opcode::exit: return "exit";
     case Opcode::nanosleep: return "nanosleep";
     case Opcode::shf: return "shf";
+    case Opcode::trap: return "trap";
+    case Opcode::vprintf: return "vprintf";         // a call target, not a PTX opcode (printer.hpp prints the call)
+    case Opcode::assertfail: return "__assertfail"; // likewise
     }
     return "?";
 }
@@ -320,6 +323,7 @@ constexpr std::string_view name(SpecialReg r) {
     case SpecialReg::globaltimer_hi: return "%globaltimer_hi";
     case SpecialReg::dynamic_smem_size: return "%dynamic_smem_size";
     case SpecialReg::total_smem_size: return "%total_smem_size";
+    case SpecialReg::warp_sz: return "WARP_SZ";
     }
     return "?";
 }
@@ -355,6 +359,7 @@ constexpr std::string_view name(OpClass c) {
     case OpClass::barrier: return "barrier";
     case OpClass::warp_level: return "warp_level";
     case OpClass::control: return "control";
+    case OpClass::system: return "system";
     case OpClass::nop: return "nop";
     }
     return "?";

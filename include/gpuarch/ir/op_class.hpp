@@ -22,6 +22,8 @@
 //   barrier    bar / barrier (sync, arrive, red)
 //   warp_level shfl vote match activemask bar.warp.sync
 //   control    ret exit membar fence nanosleep
+//   system     trap and the device-runtime calls vprintf and __assertfail (the calls nvcc emits for printf and a
+//              failed assert); timed by each frontend's unit_for (docs/ptx.md, "Device-side printf, assert, trap")
 #include <gpuarch/ir/instruction.hpp>
 #include <gpuarch/ir/types.hpp>
 
@@ -95,6 +97,8 @@ constexpr OpClass classify(const Instruction& inst) {
         return OpClass::warp_level;
     case Opcode::ret: case Opcode::exit: case Opcode::membar: case Opcode::fence: case Opcode::nanosleep:
         return OpClass::control;
+    case Opcode::trap: case Opcode::vprintf: case Opcode::assertfail:
+        return OpClass::system;
     }
     return OpClass::control;
 }

@@ -177,6 +177,18 @@ inline std::string to_string(const Instruction& inst, const Kernel& kernel, cons
         out += detail::register_name(inst.guard.reg, kernel);
         out += ' ';
     }
+    if (inst.op == Opcode::vprintf || inst.op == Opcode::assertfail) {
+        // The call nvcc wrote: `call.uni (retval), vprintf, (format, args);` (operands: inputs, then the optional
+        // return .param; see ptx/parser.hpp).
+        const std::uint8_t inputs = inst.op == Opcode::vprintf ? 2 : 5;
+        out += inst.uni ? "call.uni " : "call ";
+        if (inst.num_operands > inputs) out += "(" + detail::operand_text(inst.operands[inputs], kernel, module) + "), ";
+        out += std::string(name(inst.op)) + ", (";
+        for (std::uint8_t i = 0; i < inputs && i < inst.num_operands; ++i)
+            out += (i == 0 ? "" : ", ") + detail::operand_text(inst.operands[i], kernel, module);
+        out += ");";
+        return out;
+    }
     out += opcode_text(inst);
     for (std::uint8_t i = 0; i < inst.num_operands; ++i) {
         out += i == 0 ? " " : ", ";

@@ -58,6 +58,11 @@ enum class Opcode : std::uint16_t {
     bra, call, ret, exit, nanosleep,
     // appended after the first contract: funnel shift (shf.l / shf.r; see Instruction::funnel_right)
     shf,
+    // appended: trap, and the two CUDA device-runtime functions nvcc calls as `.extern .func` (vprintf for
+    // printf, __assertfail for a failed assert). The parser turns `call vprintf`/`call __assertfail` into these
+    // instead of inlining a body the module does not have (ptx/inliner.hpp); their operands are the call's .param
+    // symbols (see the operand table in ptx/parser.hpp).
+    trap, vprintf, assertfail,
 };
 
 enum class CompareOp : std::uint8_t {
@@ -88,6 +93,9 @@ enum class SpecialReg : std::uint8_t {
     lanemask_eq, lanemask_lt, lanemask_le, lanemask_gt, lanemask_ge,
     clock, clock_hi, clock64, globaltimer, globaltimer_lo, globaltimer_hi,
     dynamic_smem_size, total_smem_size,
+    // appended: WARP_SZ, the PTX run-time constant equal to the warp width (PTX ISA, "Identifiers": predefined
+    // WARP_SZ), which nvcc emits for warpSize. The launch's warp width: 32, or 64 on large-warp machines.
+    warp_sz,
 };
 
 // Operation class used by timing (which unit executes it) and by the statistics. Assigned by ir analysis.
@@ -96,7 +104,9 @@ enum class OpClass : std::uint8_t {
     load_global, load_shared, load_local, load_const, load_param, load_generic,
     store_global, store_shared, store_local, store_param, store_generic,
     atomic_global, atomic_shared, atomic_generic,
-    branch, barrier, warp_level, control, nop,
+    branch, barrier, warp_level, control,
+    system, // device-runtime calls (vprintf, __assertfail) and trap; inserted before nop, which stays last
+    nop,
 };
 constexpr bool is_memory(OpClass c) {
     return c >= OpClass::load_global && c <= OpClass::atomic_generic;

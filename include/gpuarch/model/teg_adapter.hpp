@@ -202,6 +202,8 @@ inline std::optional<InstrClass> teg_instruction_class(const ir::Kernel& kernel,
                                        "TEG models only bar.sync (wait for the whole CTA); bar.arrive and bar.red have "
                                        "no TEG form");
         return InstrClass::barrier;
+    case OpClass::system:
+        detail::teg_adapter_reject(kernel, pc, "device-runtime calls (printf, assert) and trap have no timing in Lai 2013's TEG");
     case OpClass::nop:
         return std::nullopt;
     }

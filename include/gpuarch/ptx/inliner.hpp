@@ -10,10 +10,13 @@
 // - `ret` in f becomes a `bra` (same guard) to the instruction after the inlined body; `exit` stays exit. A
 //   guarded call becomes `@!p bra <after>` followed by the body.
 // - Labels of inlined bodies are recorded in Kernel::labels as "<label>$<n>"; source line/column are kept.
-// - Errors (ParseError at the call site): a callee without a body, argument/return count mismatch, an argument
-//   smaller than the parameter it binds, recursion (the message names the cycle "a -> b -> a"), kernels that
-//   would exceed Limits::max_function_instructions or max_kernel_registers, and a module whose kernels together
-//   would exceed Limits::max_module_instructions or max_module_registers (at the first kernel that does).
+// - A call of the device-runtime functions vprintf and __assertfail, which nvcc declares `.extern .func` without a
+//   body, becomes one Opcode::vprintf / Opcode::assertfail instruction (see emit_device_runtime_call).
+// - Errors (ParseError at the call site): a callee without a body (other than those two), argument/return count
+//   mismatch, an argument smaller than the parameter it binds, recursion (the message names the cycle
+//   "a -> b -> a"), kernels that would exceed Limits::max_function_instructions or max_kernel_registers, and a
+//   module whose kernels together would exceed Limits::max_module_instructions or max_module_registers (at the
+//   first kernel that does).
 #include <algorithm>
 #include <cstdint>
 #include <string>
@@ -202,10 +205,11 @@ private:
         const auto found = index_.find(site.callee);
         if (found == index_.end()) fail(site.line, site.column, "call to undeclared function '" + site.callee + "'");
         const Function& callee = functions_[found->second];
-        if (!callee.defined)
+        if (!callee.defined && !is_device_runtime(site.callee))
             fail(site.line, site.column,
                  "call to '" + site.callee +
-                     "', which has no body in this module (external device functions such as vprintf are not supported)");
+                     "', which has no body in this module (of the external device functions only vprintf and "
+                     "__assertfail are supported)");
         for (std::size_t i = 0; i < stack_.size(); ++i) {
             if (stack_[i] != &callee) continue;
             std::string cycle;
@@ -235,6 +239,7 @@ private:
                          formal.name + "' (" + std::to_string(formal.size_bytes) + " bytes) of '" + site.callee + "'");
             inner.params.push_back(mapped);
         }
+        if (!callee.defined) return emit_device_runtime_call(kernel, site, callee, call, inner.params);
         if (kernel.registers.size() + callee.body.registers.size() > limits_.max_kernel_registers)
             fail(site.line, site.column,
                  "kernel '" + kernel.name + "' exceeds " + std::to_string(limits_.max_kernel_registers) +
@@ -269,6 +274,50 @@ private:
         emit(kernel, callee, inner, false, suffix);
         stack_.pop_back();
         if (skip_at != ir::no_pc) kernel.code[skip_at].operands[0].target = static_cast<ir::Pc>(kernel.code.size());
+    }
+
+    static bool is_device_runtime(const std::string& name) { return name == "vprintf" || name == "__assertfail"; }
+
+    // `call vprintf` / `call __assertfail` to the `.extern .func` prototype nvcc declares: one Opcode::vprintf /
+    // Opcode::assertfail instruction whose operands are the call's .param symbols (inputs, then vprintf's return),
+    // executed by the functional engine instead of an inlined body. `params` holds the kernel symbols bound to the
+    // prototype's parameters in prototype order (returns first), already checked against the formal sizes.
+    void emit_device_runtime_call(ir::Kernel& kernel, const CallSite& site, const Function& callee,
+                                  const ir::Instruction& call, const std::vector<ir::SymbolId>& params) const {
+        const bool is_printf = site.callee == "vprintf";
+        // CUDA's declarations (crt/common_functions.h): int vprintf(const char*, const char*) and
+        // void __assertfail(const char* message, const char* file, unsigned line, const char* function,
+        // size_t charSize), as nvcc declares them for a 64-bit target.
+        const std::vector<std::uint32_t> inputs =
+            is_printf ? std::vector<std::uint32_t>{8, 8} : std::vector<std::uint32_t>{8, 8, 4, 8, 8};
+        const std::uint32_t returns = is_printf ? 1 : 0;
+        bool matches = callee.num_returns <= returns && callee.body.params.size() == callee.num_returns + inputs.size();
+        for (std::size_t i = 0; matches && i < inputs.size(); ++i)
+            matches = callee.body.params[callee.num_returns + i].size_bytes == inputs[i];
+        if (matches && callee.num_returns == 1) matches = callee.body.params[0].size_bytes == 4;
+        if (!matches)
+            fail(site.line, site.column,
+                 "'" + site.callee + "' is declared with a signature the device runtime does not have (expected " +
+                     (is_printf ? std::string(".extern .func (.param .b32 r) vprintf(.param .b64, .param .b64)")
+                                : std::string(".extern .func __assertfail(.param .b64, .param .b64, .param .b32, "
+                                              ".param .b64, .param .b64)")) +
+                     ", as nvcc emits for a 64-bit target)");
+        ir::Instruction inst;
+        inst.op = is_printf ? ir::Opcode::vprintf : ir::Opcode::assertfail;
+        inst.uni = call.uni;
+        inst.guard = call.guard; // already remapped by the caller's emit
+        inst.line = call.line;
+        inst.column = call.column;
+        const auto param = [&](ir::SymbolId symbol) {
+            ir::Operand op;
+            op.kind = ir::OperandKind::symbol;
+            op.symbol_scope = ir::SymbolScope::kernel_local;
+            op.symbol = symbol;
+            return op;
+        };
+        for (std::size_t i = 0; i < inputs.size(); ++i) inst.operands[inst.num_operands++] = param(params[callee.num_returns + i]);
+        if (callee.num_returns == 1) inst.operands[inst.num_operands++] = param(params[0]);
+        push(kernel, inst);
     }
 
     const std::vector<Function>& functions_;

@@ -45,7 +45,9 @@
 //   activemask                                                                d
 //   bra                                                                       label
 //   nanosleep                                                                 t
-//   membar fence ret exit                                                     (none)
+//   membar fence ret exit trap                                                (none)
+//   vprintf (from `call vprintf`)                                             format, args [, retval] (.param symbols)
+//   assertfail (from `call __assertfail`)                                     message, file, line, function, charSize
 #include <algorithm>
 #include <array>
 #include <cstdint>
@@ -115,7 +117,6 @@ inline std::string_view unsupported_reason(std::string_view head) {
         {"setmaxnreg", "setmaxnreg (sm_90) is not supported"},
         {"griddepcontrol", "programmatic dependent launch (griddepcontrol) is not supported"},
         {"redux", "redux.sync (sm_80) is not supported"},
-        {"trap", "trap is not supported (a kernel that traps cannot be simulated)"},
         {"brkpt", "brkpt is not supported"},
         {"pmevent", "performance-monitor events are not supported"},
         {"prefetch", "prefetch is not supported"},
@@ -146,6 +147,7 @@ inline std::optional<ir::Opcode> opcode_from_head(std::string_view head) {
         ir::Opcode::atom,  ir::Opcode::red,   ir::Opcode::bar,      ir::Opcode::membar, ir::Opcode::fence,
         ir::Opcode::shfl,  ir::Opcode::vote,  ir::Opcode::activemask, ir::Opcode::match, ir::Opcode::bra,
         ir::Opcode::call,  ir::Opcode::ret,   ir::Opcode::exit,     ir::Opcode::nanosleep, ir::Opcode::shf,
+        ir::Opcode::trap,
     };
     if (head == "barrier") return ir::Opcode::bar;
     for (ir::Opcode op : all)
@@ -1407,6 +1409,7 @@ private:
         case Opcode::bra:
         case Opcode::ret:
         case Opcode::exit:
+        case Opcode::trap:
             want_types(0);
             break;
         case Opcode::bar:
@@ -1618,7 +1621,6 @@ private:
         case Opcode::rsqrt:
             type_must(is_fp(t));
             require(inst.approx, "rsqrt needs .approx");
-            if (t == ScalarType::f64) require(inst.ftz, "rsqrt.approx.f64 needs .ftz");
             break;
         case Opcode::sin: case Opcode::cos: case Opcode::lg2:
             type_must(t == ScalarType::f32);
@@ -1731,8 +1733,10 @@ private:
         case Opcode::nanosleep:
             type_must(t == ScalarType::u32);
             break;
-        case Opcode::bra: case Opcode::ret: case Opcode::exit: case Opcode::call:
+        case Opcode::bra: case Opcode::ret: case Opcode::exit: case Opcode::call: case Opcode::trap:
             break;
+        case Opcode::vprintf: case Opcode::assertfail: // made by the inliner from a call, never parsed by name
+            fail_here("'" + opname + "' is a device-runtime function: call it (call.uni (r), vprintf, (a, b);)");
         }
     }
 
@@ -1909,7 +1913,7 @@ private:
             return {{Role::dst, t}, {Role::src, u32}, {Role::pred, pr}};
         case Opcode::bar_warp_sync: case Opcode::nanosleep:
             return {{Role::src, u32}};
-        case Opcode::membar: case Opcode::fence: case Opcode::ret: case Opcode::exit:
+        case Opcode::membar: case Opcode::fence: case Opcode::ret: case Opcode::exit: case Opcode::trap:
             return {};
         case Opcode::shfl:
             return {{Role::dst_pair, b32}, {Role::src, b32}, {Role::src, u32}, {Role::src, u32}, {Role::src, u32}};
@@ -1922,7 +1926,7 @@ private:
             return {{Role::dst, b32}};
         case Opcode::bra:
             return {{Role::label, ScalarType::none}};
-        case Opcode::call:
+        case Opcode::call: case Opcode::vprintf: case Opcode::assertfail:
             break;
         }
         fail(op_token, "internal error: no operand roles for '" + std::string(op_token.text) + "'");
@@ -2104,8 +2108,9 @@ private:
             return out;
         }
         if (type == ir::ScalarType::pred) {
-            if (raw.kind != Kind::integer || raw.bits > 1) fail(*raw.at, where + ": a predicate constant must be 0 or 1");
-            out.imm_bits = raw.bits;
+            // ptxas accepts any integer constant for a predicate (nvcc writes `mov.pred %p, -1`): non-zero is true.
+            if (raw.kind != Kind::integer) fail(*raw.at, where + ": a predicate constant must be an integer");
+            out.imm_bits = raw.bits != 0 ? 1 : 0;
             return out;
         }
         if (raw.decimal) fail(*raw.at, where + ": a decimal floating-point constant needs an .f32 or .f64 operand");
@@ -2240,6 +2245,7 @@ private:
     void parse_call(ir::Instruction& inst, const Token& op_token, const std::vector<Part>& parts) {
         for (std::size_t i = 1; i < parts.size(); ++i)
             if (parts[i].text != "uni") fail_part(op_token, parts[i], "unsupported modifier '." + std::string(parts[i].text) + "' on 'call'");
+            else set_flag(inst.uni, op_token, parts[i]);
         CallSite site;
         site.line = op_token.line;
         site.column = op_token.column;

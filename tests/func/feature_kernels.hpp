@@ -1,0 +1,202 @@
+#pragma once
+// The kernels of kernels/features/ (one small CUDA kernel per PTX construct, PTX checked in beside the source),
+// each with its inputs and exact expected output, run through a Launcher: the functional engine
+// (features_test.cpp) or a whole timed GPU of each example machine (features_timing_test.cpp). The same checks
+// pass on every launcher because functional results never depend on timing.
+#include <doctest/doctest.h>
+
+#include <gpuarch/func/host.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#ifndef GPUARCH_KERNELS_DIR
+#define GPUARCH_KERNELS_DIR "kernels"
+#endif
+
+namespace gpuarch::func::test::features {
+
+// Runs `entry` of `module` on `device` (throws KernelError as the launch does) with `warp_width`-lane warps.
+struct Launcher {
+    std::function<void(Device&, const Module&, std::string_view entry, const LaunchConfig&, const Args&)> run;
+    unsigned warp_width = 32;
+    void operator()(Device& device, const Module& module, std::string_view entry, const LaunchConfig& config,
+                    const Args& args) const {
+        run(device, module, entry, config, args);
+    }
+};
+
+inline Module load(const std::string& name) {
+    return Module::from_file(std::filesystem::path(GPUARCH_KERNELS_DIR) / "features" / (name + ".ptx"));
+}
+
+template <class T>
+DevPtr upload(Device& device, const std::vector<T>& values) {
+    const DevPtr p = device.malloc(values.size() * sizeof(T));
+    device.copy_in(p, values.data(), values.size() * sizeof(T));
+    return p;
+}
+template <class T>
+std::vector<T> download(Device& device, DevPtr p, std::size_t count) {
+    std::vector<T> out(count);
+    device.copy_out(out.data(), p, count * sizeof(T));
+    return out;
+}
+inline DevPtr upload_string(Device& device, const std::string& s) {
+    return upload(device, std::vector<char>(s.c_str(), s.c_str() + s.size() + 1));
+}
+
+// The KernelError a launch throws, or a failed check when it does not throw one.
+inline KernelError error_of(const std::function<void()>& run) {
+    try {
+        run();
+    } catch (const KernelError& e) {
+        return e;
+    }
+    FAIL("the launch did not stop with a KernelError");
+    return KernelError("unreachable");
+}
+
+// printf.cu, printf_formats on 2 threads: one line per thread per call, lanes in ascending order (the order
+// the engine executes them), and vprintf's return value (the number of arguments) per call.
+inline void check_printf_formats(const Launcher& launch) {
+    Device device;
+    const Module module = load("printf");
+    const DevPtr returned = device.malloc(4 * sizeof(int));
+    const DevPtr name = upload_string(device, "features");
+    launch(device, module, "printf_formats", LaunchConfig{Dim3{1, 1, 1}, Dim3{2, 1, 1}, 0},
+           Args(returned, name, static_cast<long long>(1234567890123LL), 3.25, 0.75f));
+    // Expected text written by hand from C's printf rules (glibc's %a form for 0.5 and 1.5).
+    CHECK(device.take_console() ==
+          "thread 0 of 2: features\n"
+          "thread 1 of 2: features\n"
+          "[    0|0    |00000|+0| 0|0] [fffffff0|FFFFFFF0|010|0xff|4294967280]\n"
+          "[    1|-1   |00001|+1| 1|-7] [fffffff1|FFFFFFF1|011|0x100|4294967281]\n"
+          "[120|250|32760|65530|1234567890123|-1234567890123|3703703670369|0|11f71fb04cb]\n"
+          "[-126|4|-32766|4|2469135780246|-1234567890123|3703703670369|1000|11f71fb04cb]\n"
+          "[0.000000|0.75| 3.250e+00|-3.2E+00  |0.75|3.25E-10|0x1p-1|3.250000]\n"
+          "[3.250000|0.75| 3.250e+00|-3.2E+00  |1.5|3.25E-10|0x1.8p+0|3.250000]\n"
+          "[aZ] [fea|      ok|left  |] [     0|0.75     |fe] %\n"
+          "[bZ] [fea|      ok|left  |] [     1|0.75     |ea] %\n"
+          "no arguments\n"
+          "no arguments\n");
+    CHECK(download<int>(device, returned, 4) == std::vector<int>{3, 3, 0, 0});
+}
+
+// printf_string: a valid string and %p; a pointer to nothing and a string without a NUL are reported with the
+// kernel, thread and PTX line instead of crashing.
+inline void check_printf_string(const Launcher& launch) {
+    const Module module = load("printf");
+    const LaunchConfig one{Dim3{1, 1, 1}, Dim3{1, 1, 1}, 0};
+    {
+        Device device;
+        const DevPtr s = upload_string(device, "hello");
+        launch(device, module, "printf_string", one, Args(s));
+        char pointer[32];
+        std::snprintf(pointer, sizeof pointer, "%p", reinterpret_cast<const void*>(static_cast<std::uintptr_t>(s)));
+        CHECK(device.take_console() == "<hello> " + std::string(pointer) + "\n");
+    }
+    {
+        Device device;
+        const KernelError e = error_of([&] { launch(device, module, "printf_string", one, Args(DevPtr{0x1234})); });
+        CHECK(e.kind() == KernelErrorKind::illegal_address);
+        const std::string what = e.what();
+        CHECK(what.find("printf: the %s argument 1 at 0x1234 is not readable device memory") != std::string::npos);
+        CHECK(what.find("kernel 'printf_string'") != std::string::npos);
+        CHECK(what.find("thread (0,0,0)") != std::string::npos);
+        CHECK(e.site().line > 0);
+        CHECK(device.console().empty());
+    }
+    {
+        Device device;
+        const DevPtr s = upload(device, std::vector<char>(16, 'x')); // no NUL anywhere in the allocation
+        const KernelError e = error_of([&] { launch(device, module, "printf_string", one, Args(s)); });
+        CHECK(e.kind() == KernelErrorKind::illegal_address);
+        CHECK(std::string(e.what()).find("runs past readable memory at byte 16 (no NUL)") != std::string::npos);
+    }
+}
+
+// assert.cu: with positive inputs the kernel doubles them; one non-positive element stops the launch with the
+// assertion's own text (file, line, function, block, thread, expression) and the fault site.
+inline void check_assert(const Launcher& launch) {
+    const Module module = load("assert");
+    const int n = 70;
+    std::vector<int> in(n);
+    for (int i = 0; i < n; ++i) in[static_cast<std::size_t>(i)] = i + 1;
+    const LaunchConfig config{Dim3{3, 1, 1}, Dim3{32, 1, 1}, 0};
+    {
+        Device device;
+        const DevPtr a = upload(device, in), out = device.malloc(n * sizeof(int));
+        launch(device, module, "assert_positive", config, Args(a, out, n));
+        const std::vector<int> got = download<int>(device, out, n);
+        for (int i = 0; i < n; ++i) CHECK(got[static_cast<std::size_t>(i)] == 2 * (i + 1));
+    }
+    {
+        Device device;
+        in[37] = -4; // block 1, thread 5
+        const DevPtr a = upload(device, in), out = device.malloc(n * sizeof(int));
+        const KernelError e = error_of([&] { launch(device, module, "assert_positive", config, Args(a, out, n)); });
+        CHECK(e.kind() == KernelErrorKind::assertion);
+        const std::string what = e.what();
+        CHECK(what.find("assert.cu:8: void assert_positive(const int *, int *, int): block: [1,0,0], thread: [5,0,0] "
+                        "Assertion `in[i] > 0` failed.") != std::string::npos);
+        CHECK(what.find("kernel 'assert_positive' at PC ") == 0);
+        CHECK(what.find("CTA (1,0,0), thread (5,0,0)") != std::string::npos);
+        REQUIRE(e.site().cta.has_value());
+        CHECK(e.site().line > 0);
+    }
+}
+
+// trap.cu: without negative inputs every element is incremented; a negative one stops the launch with kind trap.
+inline void check_trap(const Launcher& launch) {
+    const Module module = load("trap");
+    const int n = 40;
+    std::vector<int> in(n);
+    for (int i = 0; i < n; ++i) in[static_cast<std::size_t>(i)] = 3 * i;
+    const LaunchConfig config{Dim3{2, 1, 1}, Dim3{32, 1, 1}, 0};
+    {
+        Device device;
+        const DevPtr a = upload(device, in), out = device.malloc(n * sizeof(int));
+        launch(device, module, "trap_on_negative", config, Args(a, out, n));
+        const std::vector<int> got = download<int>(device, out, n);
+        for (int i = 0; i < n; ++i) CHECK(got[static_cast<std::size_t>(i)] == 3 * i + 1);
+    }
+    {
+        Device device;
+        in[33] = -1;
+        const DevPtr a = upload(device, in), out = device.malloc(n * sizeof(int));
+        const KernelError e = error_of([&] { launch(device, module, "trap_on_negative", config, Args(a, out, n)); });
+        CHECK(e.kind() == KernelErrorKind::trap);
+        const std::string what = e.what();
+        CHECK(what.find("the kernel executed trap (__trap())") != std::string::npos);
+        CHECK(what.find("CTA (1,0,0), thread (1,0,0)") != std::string::npos);
+    }
+}
+
+// plain_forms.cu: rsqrt.approx.f64 without .ftz (within 1 ulp-level relative error of the CPU's 1/sqrt after
+// nvcc's Newton steps), WARP_SZ = the launch's warp width, and `mov.pred p, N` true exactly for N != 0.
+inline void check_plain_forms(const Launcher& launch) {
+    Device device;
+    const Module module = load("plain_forms");
+    const unsigned n = 40;
+    std::vector<double> in(n);
+    for (unsigned i = 0; i < n; ++i) in[i] = 0.37 + 1.75 * i * i;
+    in[1] = 1e-310; // subnormal: flushed by the .ftz form, kept without it
+    const DevPtr a = upload(device, in), rs = device.malloc(n * 8), width = device.malloc(n * 4), flags = device.malloc(n * 4);
+    launch(device, module, "plain_forms", LaunchConfig{Dim3{1, 1, 1}, Dim3{n, 1, 1}, 0}, Args(a, rs, width, flags));
+    const std::vector<double> got = download<double>(device, rs, n);
+    for (unsigned i = 0; i < n; ++i) {
+        const double want = 1.0 / std::sqrt(in[i]);
+        CHECK(std::fabs(got[i] - want) <= 1e-15 * want);
+    }
+    CHECK(download<int>(device, width, n) == std::vector<int>(n, static_cast<int>(launch.warp_width)));
+    CHECK(download<unsigned>(device, flags, n) == std::vector<unsigned>(n, 0b101U));
+}
+
+} // namespace gpuarch::func::test::features

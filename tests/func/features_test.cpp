@@ -1,0 +1,38 @@
+// The kernels of kernels/features/ on the functional engine (feature_kernels.hpp has the kernels, inputs and
+// exact expected outputs; features_timing_test.cpp runs the same checks on timed GPUs).
+#include "feature_kernels.hpp"
+
+namespace {
+using namespace gpuarch::func;
+using namespace gpuarch::func::test::features;
+
+Launcher functional_with_width(unsigned width) {
+    return Launcher{[width](Device& device, const Module& module, std::string_view entry, const LaunchConfig& config,
+                           const Args& args) {
+                        LaunchOptions options;
+                        options.warp_width = width;
+                        launch(device, module, entry, config, args, options);
+                    },
+                    width};
+}
+const Launcher functional = functional_with_width(32);
+} // namespace
+
+TEST_CASE("device printf prints every conversion exactly, lanes in ascending order, and returns the argument count") {
+    check_printf_formats(functional);
+}
+
+TEST_CASE("device printf prints a %s string and %p, and reports a bad or unterminated %s pointer with its site") {
+    check_printf_string(functional);
+}
+
+TEST_CASE("a failed device assert stops the launch with kind assertion and the GPU's assertion text") {
+    check_assert(functional);
+}
+
+TEST_CASE("trap stops the launch with kind trap at the trapping thread") { check_trap(functional); }
+
+TEST_CASE("rsqrt.approx.f64 without .ftz, WARP_SZ and integer predicate immediates run as ptxas reads them") {
+    check_plain_forms(functional);
+    check_plain_forms(functional_with_width(64)); // WARP_SZ is the launch's warp width
+}
