@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # How much gpuarch's CUDA runtime adds over launching the same kernel through the C++ host API.
 # usage: bench/runtime_overhead/run.sh [BUILD_DIR] [REPEATS] [LAUNCHES]
+#        COUNT=instructions bench/runtime_overhead/run.sh ...   (callgrind instruction counts instead of wall
+#        time: independent of other load on the host, about 50x slower)
 # Builds app.cu with nvcc -cudart shared, runs it under gpuarch-run (whole process: loading, fat binary, PTX parse,
 # registration, launches, statistics), then runs the C++ driver on the PTX the runtime extracted (whole process
 # too), REPEATS times each, and prints the best wall times, the simulated cycles of both (which must agree) and
@@ -23,6 +25,18 @@ ptx=$(ls "$work"/cache/module-*.ptx | head -n 1)
 read -r registers runtime_cycles < <(python3 -c "
 import json; d = json.load(open('$work/stats.json'))
 print(d['launches'][0]['registers'], d['totals']['cycles'])")
+if [ "${COUNT:-time}" = instructions ]; then
+    # Every instruction of the whole process (gpuarch-run execs the program, so callgrind follows the exec).
+    instructions() { valgrind --tool=callgrind --trace-children=yes --callgrind-out-file=/dev/null "$@" 2>&1 >/dev/null |
+                     sed -n 's/.*Collected : \([0-9]*\).*/\1/p' | tail -n 1; }
+    r=$(instructions "$run" --machine kepler --quiet -- "$work/app" "$launches")
+    d=$(instructions "$driver" "$ptx" "$registers" "$launches" kepler gto)
+    echo "sgemm_tiled 256x256x128, $launches launches, kepler/gto, callgrind instructions"
+    echo "  gpuarch-run (CUDA runtime): $r"
+    echo "  C++ host API:               $d"
+    python3 -c "print(f'  runtime overhead: {100.0 * ($r - $d) / $d:+.2f}%')"
+    exit 0
+fi
 for i in $(seq "$repeats"); do
     t0=$(now); "$run" --machine kepler --quiet -- "$work/app" "$launches" >/dev/null 2>&1; t1=$(now)
     python3 -c "print($t1 - $t0)"

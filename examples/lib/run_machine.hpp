@@ -36,6 +36,7 @@ RunRow run_on_gpu(std::string_view machine, std::string_view scheduler, std::str
             config.l1.allocation = *knobs.allocate_on_fill ? mem::AllocationPolicy::on_fill : mem::AllocationPolicy::on_miss;
         if (knobs.tick_idle_memory) config.memory.skip_idle = false;
         auto gpu = std::make_unique<GpuType>(config);
+        row.variant = gpu->description(); // names the knobs RunKnobs and the preset override
         TimingOptions options;
         options.placement = knobs.clustered_ctas ? CtaPlacement::clustered : CtaPlacement::round_robin;
         auto launcher = [&](const func::Module& m, std::string_view entry, const func::LaunchConfig& launch,

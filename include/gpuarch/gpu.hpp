@@ -18,6 +18,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <span>
@@ -31,6 +32,7 @@
 #include <gpuarch/core/error.hpp>
 #include <gpuarch/core/stats.hpp>
 #include <gpuarch/func/kernel_execution.hpp>
+#include <gpuarch/mem/l1.hpp>
 #include <gpuarch/mem/memory_system.hpp>
 #include <gpuarch/sm.hpp>
 
@@ -316,6 +318,14 @@ public:
     }
 
     static std::string variant_name() { return SMVariant::variant_name() + " x" + std::to_string(NumSMs); }
+    // variant_name() plus, in brackets, every L1 field this GPU's configuration sets differently from the L1 type's
+    // knobs (mem::l1_differences): the name of what actually runs.
+    std::string description() const {
+        std::string overrides;
+        if constexpr (requires { SMVariant::L1::knob_config(); })
+            overrides = mem::l1_differences(config_.l1, SMVariant::L1::knob_config());
+        return overrides.empty() ? variant_name() : variant_name() + " [" + overrides + "]";
+    }
     SMVariant& sm(unsigned i) { return *sms_[i]; }
     mem::MemorySystem& memory() { return *memory_; }
 
@@ -325,7 +335,12 @@ public:
                         const func::LaunchConfig& launch, const func::Args& args, const TimingOptions& options = {}) {
         func::LaunchOptions fopts;
         fopts.warp_width = Frontend::warp_width;
-        if (options.instruction_limit != 0) fopts.instruction_limit = options.instruction_limit;
+        // The functional engine's own limit is only a safety net behind this launch's, which is checked every cycle
+        // and reported at a running warp: twice the timing limit, none when the timing limit is off.
+        constexpr std::uint64_t unlimited = std::numeric_limits<std::uint64_t>::max();
+        fopts.instruction_limit = options.instruction_limit == 0 || options.instruction_limit > unlimited / 2
+                                      ? unlimited
+                                      : options.instruction_limit * 2;
         func::KernelExecution execution(device, module, entry, launch, args, fopts);
         const ir::Kernel& kernel = execution.kernel();
 

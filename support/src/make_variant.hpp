@@ -18,32 +18,11 @@ struct Named {
     using type = Policy;
 };
 
-// The L1 preset's fields that differ from what the L1 type's knobs say, plus every l1./l2./dram./memory. setting,
-// as "key=value" items: a variant's printed name then states what actually runs.
-template <class L1Type>
-std::string override_list(const mem::L1Config& effective, const Settings& settings) {
-    const mem::L1Config knobs = L1Type::knob_config();
+// The run-time settings of the memory system beyond the L1 (l2., dram., memory.), as "key=value" items: the L1's
+// differences from its type come from GPU::description().
+inline std::string memory_overrides(const Settings& settings) {
     std::string out;
-    auto add = [&](std::string_view key, const std::string& value) {
-        if (settings.has(key)) return; // listed below with the other explicit settings
-        (out += out.empty() ? "" : ", ") += std::string(key) + "=" + value;
-    };
-    auto num = [](std::uint64_t v) { return std::to_string(v); };
-    if (effective.mshr_entries != knobs.mshr_entries) add("l1.mshr_entries", num(effective.mshr_entries));
-    if (effective.mshr_max_requests != knobs.mshr_max_requests)
-        add("l1.mshr_max_requests", num(effective.mshr_max_requests));
-    if (effective.miss_queue != knobs.miss_queue) add("l1.miss_queue", num(effective.miss_queue));
-    if (effective.hit_latency != knobs.hit_latency) add("l1.hit_latency", num(effective.hit_latency));
-    if (effective.geometry.sets != knobs.geometry.sets) add("l1.sets", num(effective.geometry.sets));
-    if (effective.geometry.ways != knobs.geometry.ways) add("l1.ways", num(effective.geometry.ways));
-    if (effective.geometry.line_bytes != knobs.geometry.line_bytes) add("l1.line_bytes", num(effective.geometry.line_bytes));
-    if (effective.allocation != knobs.allocation)
-        add("l1.allocation", effective.allocation == mem::AllocationPolicy::on_fill ? "on_fill" : "on_miss");
-    if (effective.cache_global_loads != knobs.cache_global_loads)
-        add("l1.cache_global_loads", effective.cache_global_loads ? "true" : "false");
-    if (effective.reexecution_entries != knobs.reexecution_entries)
-        add("l1.reexecution_entries", num(effective.reexecution_entries));
-    for (std::string_view prefix : {"l1.", "l2.", "dram.", "memory."})
+    for (std::string_view prefix : {"l2.", "dram.", "memory."})
         for (const auto& [k, v] : settings.explicit_with_prefix(prefix)) (out += out.empty() ? "" : ", ") += k + "=" + v;
     return out;
 }
@@ -130,10 +109,12 @@ void add_variants(std::vector<VariantFactory>& out) {
         f.make = [](const Settings& s) {
             using GpuType = typename Machine::template gpu<typename S::type, Machine::sms, typename R::type>;
             const auto config = configured<Machine, typename S::type, typename R::type>(s, S::run_name);
-            const std::string overrides = override_list<typename Machine::L1>(config.l1, s);
-            std::string description = GpuType::variant_name();
-            if (!overrides.empty()) description += " [" + overrides + "]";
             auto gpu = std::make_shared<GpuType>(config);
+            std::string description = gpu->description();
+            if (const std::string memory = memory_overrides(s); !memory.empty()) {
+                if (description.back() == ']') description.insert(description.size() - 1, ", " + memory);
+                else description += " [" + memory + "]";
+            }
             Simulator::LaunchFn launch = [](void* g, func::Device& device, const func::Module& module,
                                             std::string_view entry, const func::LaunchConfig& lc,
                                             const func::Args& args, const TimingOptions& options) {

@@ -33,10 +33,10 @@ const std::vector<SettingKey>& setting_keys() {
          "force this register count for every kernel (0: from `registers`)"},
         {"device_memory_mb", Type::unsigned_integer, "4096", "", "simulated device memory capacity in MiB"},
         // Limits that stop a kernel that will not finish.
-        {"max_cycles", Type::unsigned_integer, "50000000", "",
+        {"max_cycles", Type::unsigned_integer, "20000000", "",
          "stop a launch after this many simulated cycles (0: no limit); at the documented speeds a runaway kernel "
          "stops within a minute"},
-        {"max_warp_instructions", Type::unsigned_integer, "300000000", "",
+        {"max_warp_instructions", Type::unsigned_integer, "40000000", "",
          "stop a launch after this many warp instructions (0: no limit)"},
         {"deadlock_cycles", Type::unsigned_integer, "1000000", "",
          "report a deadlock after this many cycles without an issued instruction"},

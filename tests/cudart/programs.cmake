@@ -71,7 +71,7 @@ foreach(machine fermi kepler southern_islands)
     gpuarch_program_test(fault.livelock.${machine} "${expect}" 0 - "livelock: warps kept issuing for 100000 cycles"
         -- "${run}" --machine ${machine} --set livelock_cycles=100000 -- "${programs_out}/faults" livelock)
 endforeach()
-gpuarch_program_test(fault.config "${expect}" 0 - "cannot launch kernel '_Z7nothingPi': block \\(2048,1,1\\) has 2048 threads"
+gpuarch_program_test(fault.config "${expect}" 0 - "cannot launch kernel '_Z7nothingPi': block \\(2048,1,1\\) exceeds the maximum"
     -- "${run}" -- "${programs_out}/faults" config)
 gpuarch_program_test(unsupported_api "${expect}" 1 -
     "gpuarch: cudaMallocManaged is not supported by gpuarch's CUDA runtime \\(https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html\\)"

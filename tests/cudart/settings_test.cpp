@@ -9,6 +9,8 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
+#include <string>
 
 using gpuarch::support::Settings;
 
@@ -59,6 +61,14 @@ TEST_CASE("every setting has a help text, and names are lower snake_case") {
         CHECK_FALSE(k.help.empty());
         for (char c : k.key) CHECK(((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '.'));
     }
+}
+
+TEST_CASE("docs/cuda_runtime.md documents every setting") {
+    std::ifstream in(std::string(GPUARCH_SOURCE_DIR) + "/docs/cuda_runtime.md");
+    REQUIRE(in);
+    const std::string doc((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    for (const auto& k : gpuarch::support::setting_keys())
+        CHECK_MESSAGE(doc.find("`" + std::string(k.key) + "`") != std::string::npos, k.key);
 }
 
 TEST_CASE("the registry names machines, schedulers and register files, and rejects what it does not have") {

@@ -7,6 +7,7 @@ file(GLOB cudart_unit_sources CONFIGURE_DEPENDS "${cudart_tests_dir}/*.cpp")
 add_executable(test_cudart ${cudart_unit_sources})
 target_link_libraries(test_cudart PRIVATE gpuarch_doctest_main doctest::doctest gpuarch_fatbin gpuarch_support
                       PkgConfig::GPUARCH_ZSTD PkgConfig::GPUARCH_LZ4 gpuarch_warnings)
+target_compile_definitions(test_cudart PRIVATE GPUARCH_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
 add_test(NAME cudart COMMAND test_cudart)
 include("${cudart_tests_dir}/programs.cmake")
 

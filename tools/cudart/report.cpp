@@ -96,8 +96,10 @@ void Reporter::launch_finished(LaunchReport r) {
         out += "[gpuarch] kernel " + r.display_name + " grid " + dims(r.grid) + " block " + dims(r.block) +
                ", " + std::to_string(r.registers) + " registers (" + r.register_source + "), shared " +
                std::to_string(r.static_shared) + "+" + std::to_string(r.dynamic_shared) + " B\n";
-        if (!r.error.empty()) out += "[gpuarch]   stopped by the error above\n";
-        if (options_.functional) {
+        if (!r.error.empty()) {
+            // The launch was stopped: its partial counts are not collected, so only the fact is printed.
+            out += "[gpuarch]   stopped by the error above\n";
+        } else if (options_.functional) {
             out += "[gpuarch]   functional: " + std::to_string(r.warp_instructions) + " warp / " +
                    std::to_string(r.thread_instructions) + " thread instructions\n";
         } else {

@@ -440,7 +440,9 @@ cudaError_t Runtime::launch(const KernelRecord& kernel, dim3 grid, dim3 block, v
     });
     flush_console();
     report.host_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    if (e == cudaSuccess || !report.error.empty()) reporter_.launch_finished(std::move(report));
+    // A launch that ran, completely or until a fault stopped it, is reported; one refused before it started
+    // (a bad configuration) is not.
+    if (e == cudaSuccess || sticky_code(e)) reporter_.launch_finished(std::move(report));
     return e;
 }
 

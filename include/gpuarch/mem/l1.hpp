@@ -107,6 +107,31 @@ struct L1Config {
     }
 };
 
+// The fields of `effective` that differ from `declared` (the L1 type's knobs), as "l1.key=value" items joined by
+// ", " with the run-time setting names of docs/cuda_runtime.md; empty when they agree. A variant's printed name
+// appends these, so that it states what actually runs when a preset or a setting overrides a knob.
+inline std::string l1_differences(const L1Config& effective, const L1Config& declared) {
+    std::string out;
+    auto add = [&](const char* key, const std::string& value) { (out += out.empty() ? "" : ", ") += std::string(key) + "=" + value; };
+    auto num = [](std::uint64_t v) { return std::to_string(v); };
+    if (effective.mshr_entries != declared.mshr_entries) add("l1.mshr_entries", num(effective.mshr_entries));
+    if (effective.mshr_max_requests != declared.mshr_max_requests)
+        add("l1.mshr_max_requests", num(effective.mshr_max_requests));
+    if (effective.miss_queue != declared.miss_queue) add("l1.miss_queue", num(effective.miss_queue));
+    if (effective.hit_latency != declared.hit_latency) add("l1.hit_latency", num(effective.hit_latency));
+    if (effective.geometry.sets != declared.geometry.sets) add("l1.sets", num(effective.geometry.sets));
+    if (effective.geometry.ways != declared.geometry.ways) add("l1.ways", num(effective.geometry.ways));
+    if (effective.geometry.line_bytes != declared.geometry.line_bytes)
+        add("l1.line_bytes", num(effective.geometry.line_bytes));
+    if (effective.allocation != declared.allocation)
+        add("l1.allocation", effective.allocation == AllocationPolicy::on_fill ? "on_fill" : "on_miss");
+    if (effective.cache_global_loads != declared.cache_global_loads)
+        add("l1.cache_global_loads", effective.cache_global_loads ? "true" : "false");
+    if (effective.reexecution_entries != declared.reexecution_entries)
+        add("l1.reexecution_entries", num(effective.reexecution_entries));
+    return out;
+}
+
 // The runtime L1; L1<Knobs...> below is this with compile-time defaults and a name.
 class L1Unit {
 public:

@@ -4,8 +4,8 @@
 //
 // Contract:
 // - Every key is declared once, in settings.cpp's table, with its type, default and a one-line help text;
-//   `setting_keys()` lists them (docs/cuda_runtime.md is generated from nothing else, and gpuarch-run --help-config
-//   prints it).
+//   `setting_keys()` lists them, gpuarch-run --help-config prints them, and a test checks that
+//   docs/cuda_runtime.md documents every one.
 // - `Settings::set` rejects an unknown key or a malformed value with a gpuarch::Error that lists the valid keys or
 //   values; a config file's errors carry `file:line`.
 // - Settings remembers which keys were set explicitly, so a variant's printed name can list its run-time overrides.
