@@ -82,20 +82,13 @@ def main():
         "const char* error_name(int e) {",
         "    switch (e) {",
     ]
-    seen = set()
+    first_name = {}  # value -> the first enumerator with it (later aliases share the value)
     for name, value in errors:
-        if value in seen:
-            continue
-        seen.add(value)
-        lines.append(f'    case {value}: return "{name}";')
+        first_name.setdefault(value, name)
+    lines += [f'    case {value}: return "{name}";' for value, name in first_name.items()]
     lines += ['    default: return "cudaErrorUnknown";', "    }", "}", "",
               "const char* error_string(int e) {", "    switch (e) {"]
-    seen = set()
-    for name, value in errors:
-        if value in seen:
-            continue
-        seen.add(value)
-        lines.append(f'    case {value}: return "{words(name)}";')
+    lines += [f'    case {value}: return "{words(name)}";' for value, name in first_name.items()]
     lines += ['    default: return "unrecognized error code";', "    }", "}", "", "} // namespace gpuarch::cudart", "",
               'extern "C" {', ""]
     stubs = 0

@@ -53,6 +53,8 @@ public:
         options_ = std::move(o);
         machine_ = std::move(machine);
     }
+    // A launch begins: its progress lines measure from now.
+    void launch_started() { launch_start_ = std::chrono::steady_clock::now(); }
     // Progress callback target: prints at most a few lines per second, only when enabled.
     void progress(const std::string& kernel, std::uint64_t cycles, std::uint64_t ctas_done, std::uint64_t ctas_total);
     void launch_finished(LaunchReport r);
@@ -69,8 +71,6 @@ private:
     std::chrono::steady_clock::time_point launch_start_ = std::chrono::steady_clock::now();
     std::chrono::steady_clock::time_point last_progress_{};
     bool finished_ = false;
-
-    friend class Runtime;
 };
 
 std::string demangle(const std::string& name);

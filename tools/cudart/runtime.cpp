@@ -304,12 +304,10 @@ unsigned Runtime::registers_for(LoadedModule& m, const std::string& kernel, std:
     const std::string cache = m.ptx_path + ".sm_" + std::to_string(arch) + ".ptxas";
     if (!m.ptxas_registers) {
         std::string report;
-        bool cached = false;
         if (std::ifstream in(cache); in) {
             std::ostringstream text;
             text << in.rdbuf();
             report = text.str();
-            cached = true;
         } else {
             const std::string ptxas = find_ptxas();
             if (ptxas.empty())
@@ -327,7 +325,6 @@ unsigned Runtime::registers_for(LoadedModule& m, const std::string& kernel, std:
             std::ofstream(cache) << report;
         }
         m.ptxas_registers = parse_ptxas_report(report);
-        (void)cached;
     }
     auto it = m.ptxas_registers->find(kernel);
     if (it == m.ptxas_registers->end())
@@ -379,7 +376,7 @@ cudaError_t Runtime::launch(const KernelRecord& kernel, dim3 grid, dim3 block, v
     report.block = func::Dim3{block.x, block.y, block.z};
     report.dynamic_shared = static_cast<std::uint32_t>(shared);
     const auto start = std::chrono::steady_clock::now();
-    reporter_.launch_start_ = start;
+    reporter_.launch_started();
     const cudaError_t e = guarded(cudaErrorLaunchFailure, [&] {
         func::Module& mod = module(kernel.module);
         const ir::Kernel& k = mod.kernel(kernel.device_name);
