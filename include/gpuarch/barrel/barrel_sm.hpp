@@ -45,6 +45,7 @@
 #include <cstdint>
 #include <deque>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -252,6 +253,20 @@ public:
         v.nested("rf", rf_);
         v.nested("l1", l1_);
         if constexpr (requires(V& vv) { scheduler_.visit_stats(vv); }) v.nested("sched", scheduler_);
+    }
+
+    // Where the lowest occupied, unfinished warp slot stands (CTA, thread, PC, PTX line), for a report that stops
+    // a running launch (GPU::launch's max_cycles and livelock limits); nullopt when no warp is running. The same
+    // contract as SM::running_site.
+    std::optional<func::FaultSite> running_site() const {
+        for (unsigned w = 0; w < warps_.size(); ++w) {
+            const WarpState& ws = warps_[w];
+            if (!ws.occupied || !ctas_[ws.cta_slot].active) continue;
+            const func::CtaState& cta = *ctas_[ws.cta_slot].state;
+            if (cta.warp_finished(ws.warp_in_cta)) continue;
+            return execution_->warp_site(cta, ws.warp_in_cta);
+        }
+        return std::nullopt;
     }
 
     // A human-readable snapshot of every resident warp (for deadlock reports).
