@@ -299,6 +299,7 @@ int main(int argc, char** argv) {
                       o.error.empty());
         outcomes.push_back(std::move(o));
     }
+    progress.finish();
 
     // A partial run keeps the other experiments' results from earlier runs in the document, marked as such.
     std::set<std::string> shown_papers = chosen_papers;
