@@ -3,13 +3,15 @@
 // parallel-SM speedup (the same runs on 1..T host threads).
 //
 //   scaling [--kernels a,b] [--sms 1,2,4,8,15,30] [--sizes small,large] [--threads 1,2] [--repeat N]
-//           [--machine fermi|kepler] [--json FILE]        (kepler: --sms 1,14)
+//           [--machine fermi|kepler] [--json FILE] [--quiet]        (kepler: --sms 1,14; scaling --help says more)
 //   scaling --barrier THREADS      (cost of one parallel-tick barrier round with empty jobs, 15 items)
 //
 // Per run: simulated cycles, warp- and thread-instructions (identical for every thread count: the parallel tick is
 // bit-identical), wall seconds, process CPU seconds (every host thread) and the main thread's CPU seconds, all
 // measured around GPU::launch only; the best of --repeat runs by wall time. scripts/plot_scaling.py plots the JSON.
 #include <lib/cli.hpp>
+#include <lib/names.hpp>
+#include <lib/progress.hpp>
 #include <lib/variants.hpp>
 
 #include <corpus/corpus.hpp>
@@ -17,6 +19,7 @@
 #include <gpuarch/machines.hpp>
 #include <gpuarch/sched/gto.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <ctime>
@@ -105,60 +108,77 @@ Measurement run_sms(const std::string& machine, unsigned sms, const std::string&
 } // namespace
 
 int main(int argc, char** argv) {
-    std::vector<std::string> kernels_list = {"vector_add", "sgemm_tiled", "hotspot", "histogram_global", "bfs"};
-    std::vector<unsigned> sms = {1, 2, 4, 8, 15, 30}, threads = {1};
-    std::vector<kernels::Size> sizes = {kernels::Size::small, kernels::Size::large};
-    unsigned repeat = 1;
+    namespace cli = examples::cli;
+    std::vector<std::string> kernels_list, size_names;
+    std::vector<unsigned> sms, threads;
+    unsigned repeat = 1, barrier = 0;
     std::string json_path, machine = "fermi";
-    auto numbers = [](const std::string& text) {
-        std::vector<unsigned> out;
-        for (const auto& s : examples::comma_list(text)) out.push_back(static_cast<unsigned>(std::stoul(s)));
-        return out;
-    };
-    for (int i = 1; i < argc; ++i) {
-        const std::string arg = argv[i];
-        auto value = [&] { return i + 1 < argc ? std::string(argv[++i]) : std::string(); };
-        if (arg == "--barrier") {
-            const unsigned t = static_cast<unsigned>(std::stoul(value()));
-            detail::TickTeam team(t);
-            std::vector<std::uint64_t> sink(15);
-            auto job = [&](unsigned item) { ++sink[item]; };
-            constexpr unsigned rounds = 200'000;
-            const double w0 = wall_seconds(), p0 = process_cpu_seconds();
-            for (unsigned r = 0; r < rounds; ++r) team.run(15, job);
-            const double w = wall_seconds() - w0, p = process_cpu_seconds() - p0;
-            std::printf("barrier: %u threads, %u rounds: %.3f us wall, %.3f us CPU per round (load average %s)\n", t,
-                        rounds, w / rounds * 1e6, p / rounds * 1e6, load_average().c_str());
-            return sink[0] == rounds ? 0 : 1;
-        }
-        if (arg == "--kernels") kernels_list = examples::comma_list(value());
-        else if (arg == "--machine") machine = value();
-        else if (arg == "--sms") sms = numbers(value());
-        else if (arg == "--threads") threads = numbers(value());
-        else if (arg == "--repeat") repeat = std::max(1U, static_cast<unsigned>(std::stoul(value())));
-        else if (arg == "--sizes") {
-            sizes.clear();
-            for (const auto& s : examples::comma_list(value())) {
-                if (s == "small") sizes.push_back(kernels::Size::small);
-                else if (s == "large") sizes.push_back(kernels::Size::large);
-                else {
-                    std::cerr << "scaling: unknown size '" << s << "' (small, large)\n";
-                    return 2;
-                }
-            }
-        } else if (arg == "--json") json_path = value();
-        else {
-            std::cerr << "usage: scaling [--kernels a,b] [--sms 1,2,4,8,15,30] [--sizes small,large] "
-                         "[--threads 1,2] [--repeat N] [--machine fermi|kepler] [--json FILE]\n";
-            return arg == "--help" ? 0 : 2;
-        }
+    bool quiet = false;
+    // The SM counts each machine is instantiated with here (run_sms).
+    const std::vector<unsigned> fermi_sms{1, 2, 4, 8, 15, 30}, kepler_sms{1, 14};
+    CLI::App app{"Host time of a simulation against the SM count, the kernel size and the host threads that tick the "
+                 "SMs (the parallel tick is bit-identical, so cycles are the same for every thread count).",
+                 "scaling"};
+    cli::add_names(app, "--kernels", kernels_list, examples::corpus_kernel_names(),
+                   "corpus kernels (default vector_add,sgemm_tiled,hotspot,histogram_global,bfs)");
+    app.add_option("--machine", machine, "the machine (default fermi)")
+        ->check(CLI::IsMember({"fermi", "kepler"}))
+        ->type_name("NAME");
+    app.add_option("--sms", sms, "SM counts (default: fermi 1,2,4,8,15,30; kepler 1,14)")
+        ->delimiter(',')
+        ->allow_extra_args(false)
+        ->type_name("LIST");
+    cli::add_names(app, "--sizes", size_names, {"small", "large"}, "input sizes (default small,large)");
+    app.add_option("--threads", threads, "host-thread counts to tick the SMs with (default 1)")
+        ->delimiter(',')
+        ->allow_extra_args(false)
+        ->check(CLI::Range(1U, 1024U))
+        ->type_name("LIST");
+    app.add_option("--repeat", repeat, "runs per configuration; the fastest by wall time is reported (default 1)")
+        ->check(CLI::Range(1U, 1000U))
+        ->type_name("N");
+    app.add_option("--json", json_path, "also write every row as JSON to FILE")->type_name("FILE");
+    app.add_option("--barrier", barrier,
+                   "instead: the cost of one parallel-tick barrier round with N threads and empty jobs (15 items)")
+        ->check(CLI::Range(1U, 1024U))
+        ->type_name("N");
+    cli::add_quiet(app, quiet);
+    cli::describe_exit_codes(app, cli::exit_codes("a run failed its reference check, or FILE could not be written"));
+    if (const auto status = cli::parse(app, argc, argv)) return *status;
+    if (barrier != 0) {
+        const unsigned t = barrier;
+        detail::TickTeam team(t);
+        std::vector<std::uint64_t> sink(15);
+        auto job = [&](unsigned item) { ++sink[item]; };
+        constexpr unsigned rounds = 200'000;
+        const double w0 = wall_seconds(), p0 = process_cpu_seconds();
+        for (unsigned r = 0; r < rounds; ++r) team.run(15, job);
+        const double w = wall_seconds() - w0, p = process_cpu_seconds() - p0;
+        std::printf("barrier: %u threads, %u rounds: %.3f us wall, %.3f us CPU per round (load average %s)\n", t,
+                    rounds, w / rounds * 1e6, p / rounds * 1e6, load_average().c_str());
+        return sink[0] == rounds ? 0 : 1;
     }
+    if (kernels_list.empty()) kernels_list = {"vector_add", "sgemm_tiled", "hotspot", "histogram_global", "bfs"};
+    if (threads.empty()) threads = {1};
+    const std::vector<unsigned>& instantiated = machine == "kepler" ? kepler_sms : fermi_sms;
+    if (sms.empty()) sms = instantiated;
+    for (const unsigned n : sms)
+        if (std::find(instantiated.begin(), instantiated.end(), n) == instantiated.end()) {
+            std::string valid;
+            for (const unsigned v : instantiated) valid += (valid.empty() ? "" : ",") + std::to_string(v);
+            return cli::usage_error(app, "--sms: " + machine + " is instantiated with " + valid + " SMs, not " +
+                                             std::to_string(n));
+        }
+    std::vector<kernels::Size> sizes;
+    for (const auto& s : size_names) sizes.push_back(s == "large" ? kernels::Size::large : kernels::Size::small);
+    if (sizes.empty()) sizes = {kernels::Size::small, kernels::Size::large};
     std::printf("%-17s %-6s %4s %7s %11s %12s %9s %9s %9s %11s %12s %s\n", "kernel", "size", "SMs", "threads",
                 "cycles", "warp-inst", "wall s", "cpu s", "main s", "cycles/s", "warp-inst/s", "");
     std::ostringstream json;
     json << "[\n";
     bool first = true;
     int status = 0;
+    examples::Progress progress("scaling", kernels_list.size() * sizes.size() * sms.size() * threads.size(), quiet);
     for (const auto& kernel : kernels_list)
         for (const auto size : sizes)
             for (const unsigned n : sms)
@@ -172,6 +192,7 @@ int main(int argc, char** argv) {
                     // Rates per host second: the main thread's CPU time with one thread (unaffected by other load
                     // on the host), wall time with several.
                     const double secs = t == 1 ? best.thread_cpu : best.wall;
+                    progress.clear();
                     std::printf("%-17s %-6s %4u %7u %11llu %12llu %9.3f %9.3f %9.3f %11.0f %12.0f %s\n", kernel.c_str(),
                                 std::string(kernels::size_name(size)).c_str(), n, t,
                                 static_cast<unsigned long long>(best.cycles),
@@ -190,8 +211,19 @@ int main(int argc, char** argv) {
                          << ",\"main_thread_cpu_seconds\":" << best.thread_cpu
                          << ",\"passed\":" << (best.passed ? "true" : "false") << '}';
                     first = false;
+                    progress.step(kernel + " " + std::string(kernels::size_name(size)) + " " + std::to_string(n) +
+                                      " SMs " + std::to_string(t) + " threads",
+                                  best.passed);
                 }
+    progress.finish();
     json << "\n]\n";
-    if (!json_path.empty()) std::ofstream(json_path) << json.str();
+    if (!json_path.empty()) {
+        std::ofstream out(json_path);
+        out << json.str();
+        if (!out) {
+            std::cerr << "scaling: cannot write " << json_path << '\n';
+            return cli::exit_failed;
+        }
+    }
     return status;
 }

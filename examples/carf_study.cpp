@@ -3,10 +3,11 @@
 // gated register file, and prints the reductions the thesis reports (docs/register_file.md says which counter
 // gives which figure).
 //
-//   carf_study [--size small|large] [--quick] [--repro FILE] [case ...]
+//   carf_study [--size small|large] [--quick] [--repro FILE] [--kernels a,b] [--quiet]
 //
 //   --quick: three small cases (checks every figure is computed); --repro FILE: also write the thesis's numbers
-//   beside ours as JSON (examples/lib/repro.hpp, tools/repro).
+//   beside ours as JSON (examples/lib/repro.hpp, tools/repro); --kernels: corpus cases (default all); --quiet: no
+//   progress on stderr.
 //
 // Chapter 4's machine (Table 4.1) is Maxwell-like; here its register file (16 banks, 16 collectors) and
 // execution gating run on the Fermi frontend, which the library has: the access and power ratios depend on the
@@ -22,6 +23,9 @@
 #include <gpuarch/sched/two_level.hpp>
 
 #include "corpus/corpus.hpp"
+#include "lib/cli.hpp"
+#include "lib/names.hpp"
+#include "lib/progress.hpp"
 #include "lib/repro.hpp"
 
 #include <cstdint>
@@ -54,7 +58,7 @@ struct Totals {
 };
 
 template <class RF, class Exec = exec::SimdExec>
-Totals run_variant(const std::vector<std::string>& cases, kernels::Size size) {
+Totals run_variant(const std::vector<std::string>& cases, kernels::Size size, examples::Progress& progress) {
     using GpuType = typename Machine::template gpu<Scheduler, sms, RF, Exec>;
     Totals t;
     t.variant = std::string(RF::name) + "/" + std::string(Exec::name);
@@ -73,8 +77,9 @@ Totals run_variant(const std::vector<std::string>& cases, kernels::Size size) {
         const kernels::CaseResult result = kernels::run_case(name, device, module, launcher, size);
         if (!result.passed) {
             ++t.failures;
-            std::cerr << t.variant << ": " << name << " failed: " << result.message << '\n';
+            progress.note(t.variant + ": " + name + " failed: " + result.message);
         }
+        progress.step(t.variant + " " + name, result.passed);
     }
     return t;
 }
@@ -120,10 +125,8 @@ Chapter3 chapter3_row(const Totals& base, const Totals& v, const power::EnergyTa
     return r;
 }
 
-[[noreturn]] void usage() {
-    std::cerr << "usage: carf_study [--size small|large] [--quick] [--repro FILE] [case ...]\n";
-    std::exit(2);
-}
+// The register-file variants main() runs, each on every case (the progress total).
+constexpr std::size_t variant_runs = 11;
 } // namespace
 
 int main(int argc, char** argv) {
@@ -132,22 +135,20 @@ int main(int argc, char** argv) {
     std::vector<std::string> cases;
     bool quick = false;
     std::string repro_file;
-    for (int i = 1; i < argc; ++i) {
-        const std::string_view arg = argv[i];
-        if (arg == "--size" && i + 1 < argc) {
-            const std::string_view v = argv[++i];
-            if (v != "small" && v != "large") usage();
-            size = v == "small" ? kernels::Size::small : kernels::Size::large;
-        } else if (arg == "--quick") {
-            quick = true;
-        } else if (arg == "--repro" && i + 1 < argc) {
-            repro_file = argv[++i];
-        } else if (!arg.empty() && arg[0] == '-') {
-            usage();
-        } else {
-            cases.emplace_back(arg);
-        }
-    }
+    bool quiet = false;
+    namespace cli = examples::cli;
+    CLI::App app{"Radaideh 2020 Chapters 3 and 4 (coalescing-aware register file, zero gating) on the kernel corpus, "
+                 "Fermi x16: prints the register-file access, bandwidth, IPC and energy figures the thesis reports.",
+                 "carf_study"};
+    cli::add_size(app, size);
+    app.add_flag("--quick", quick, "three small cases: checks that every figure is computed");
+    app.add_option("--repro", repro_file, "also write the thesis's numbers beside ours as JSON (tools/repro)")
+        ->type_name("FILE");
+    cli::add_names(app, "--kernels", cases, examples::corpus_kernel_names(), "corpus cases (default: all)");
+    cli::add_quiet(app, quiet);
+    cli::describe_exit_codes(app, cli::exit_codes("a simulation failed its reference check, or FILE could not be "
+                                                  "written"));
+    if (const auto status = cli::parse(app, argc, argv)) return *status;
     // --quick: three small cases (divergent, streaming, shared-memory tiled); every figure is still computed.
     if (quick && cases.empty()) cases = {"bfs", "vector_add", "sgemm_tiled"};
     if (quick) size = kernels::Size::small;
@@ -155,19 +156,23 @@ int main(int argc, char** argv) {
         for (const auto& info : kernels::corpus_cases()) cases.emplace_back(info.name);
     try {
         using namespace regfile;
+        // stdout is held until the end (or 1 MiB): result lines printed between runs would split the progress bar
+        // that a terminal shows on stderr.
+        std::setvbuf(stdout, nullptr, _IOFBF, 1 << 20);
+        examples::Progress progress("carf_study", variant_runs * cases.size(), quiet);
         const auto table = power::fermi_energy_table();
         std::ostringstream md;
         md << "| variant | baseline | RF accesses | OC writes | RF bandwidth | OC bandwidth | rd-rd / wr-wr / rd-wr "
               "| IPC | energy | RF energy |\n|---|---|---:|---:|---:|---:|---|---:|---:|---:|\n";
         std::cout << "Radaideh 2020 Chapter 3 on " << cases.size() << " corpus cases, Fermi x" << sms << "\n";
-        const Totals base_wid = run_variant<WwfaRF<4, 4, WidLayout>>(cases, size);
-        const Totals base_wshift = run_variant<WwfaRF<4, 4, WshiftLayout>>(cases, size);
-        const Totals reg_wid = run_variant<CoalescingRF<4, Sub4, WidLayout, RegAlignment>>(cases, size);
-        const Totals wr_wid = run_variant<CoalescingRF<4, Sub4, WidLayout, WrAlignment>>(cases, size);
-        const Totals ideal_wid = run_variant<CoalescingRF<4, Sub4, WidLayout, IdealAlignment>>(cases, size);
-        const Totals upper_wid = run_variant<CoalescingRF<4, Sub4, WidLayout, UpperBoundAlignment>>(cases, size);
-        const Totals reg_wshift = run_variant<CoalescingRF<4, Sub4, WshiftLayout, RegAlignment>>(cases, size);
-        const Totals corf = run_variant<CORF<4, 4, WidLayout>>(cases, size);
+        const Totals base_wid = run_variant<WwfaRF<4, 4, WidLayout>>(cases, size, progress);
+        const Totals base_wshift = run_variant<WwfaRF<4, 4, WshiftLayout>>(cases, size, progress);
+        const Totals reg_wid = run_variant<CoalescingRF<4, Sub4, WidLayout, RegAlignment>>(cases, size, progress);
+        const Totals wr_wid = run_variant<CoalescingRF<4, Sub4, WidLayout, WrAlignment>>(cases, size, progress);
+        const Totals ideal_wid = run_variant<CoalescingRF<4, Sub4, WidLayout, IdealAlignment>>(cases, size, progress);
+        const Totals upper_wid = run_variant<CoalescingRF<4, Sub4, WidLayout, UpperBoundAlignment>>(cases, size, progress);
+        const Totals reg_wshift = run_variant<CoalescingRF<4, Sub4, WshiftLayout, RegAlignment>>(cases, size, progress);
+        const Totals corf = run_variant<CORF<4, 4, WidLayout>>(cases, size, progress);
         const auto widths = reg_wid.stats;
         const double full_src = full_share(widths.histogram("sm.rf.src_width_bytes"));
         const double full_dst = full_share(widths.histogram("sm.rf.dst_width_bytes"));
@@ -185,9 +190,9 @@ int main(int argc, char** argv) {
                     "+16.5%%, -32.2%%; CORF -10%%/-23%%, +4%%/+9%%\n\n");
 
         std::cout << "Radaideh 2020 Chapter 4 (16 banks, 16 collectors)\n";
-        const Totals ch4_base = run_variant<WwfaRF<16, 16>>(cases, size);
-        const Totals ch4_inactive = run_variant<ZeroGatedRF<16, 16, InactiveGating>, exec::InactiveGatedExec>(cases, size);
-        const Totals ch4_gated = run_variant<ZeroGatedRF<16, 16, CrossLaneZeroGating>, exec::ZeroGatedExec>(cases, size);
+        const Totals ch4_base = run_variant<WwfaRF<16, 16>>(cases, size, progress);
+        const Totals ch4_inactive = run_variant<ZeroGatedRF<16, 16, InactiveGating>, exec::InactiveGatedExec>(cases, size, progress);
+        const Totals ch4_gated = run_variant<ZeroGatedRF<16, 16, CrossLaneZeroGating>, exec::ZeroGatedExec>(cases, size, progress);
         const auto& g = ch4_gated;
         const double reads = g.c("thread_reads"), writes = g.c("thread_writes");
         const double r_inactive = g.c("thread_reads_gated.inactive") / reads,

@@ -1,11 +1,12 @@
 // Prints the HAWS hints of a PTX kernel next to its instructions (Gong 2020 Ch. 5; docs/hint_pass.md).
 //
-//   haws_hints <file.ptx> [kernel] [--chain N] [--max-offset N] [--no-branches] [--no-rename]
+//   haws_hints FILE.ptx [KERNEL] [--chain N] [--max-offset N] [--no-branches] [--no-rename]
 //
 // Without a kernel name every entry of the module is printed. Each line shows the PTX of one instruction; the
 // comment says whether it is a long-latency producer, a stall point (with the offset of its first chain
 // instruction), or a chain member ("hint S<stall pc>+<offset>") with its next offset, rename and Format 2 offsets.
-// Exit status: 0 on success, 1 when the file cannot be parsed or the kernel does not exist, 2 for a usage error.
+// Exit status: 0 on success, 1 when the file cannot be parsed, 2 for a usage error (a missing file or a kernel the
+// module does not have).
 #include <cstdlib>
 #include <exception>
 #include <iostream>
@@ -15,57 +16,48 @@
 #include <gpuarch/ir/hint_pass.hpp>
 #include <gpuarch/ptx/parser.hpp>
 
-namespace {
-
-int usage(const char* program) {
-    std::cerr << "usage: " << program
-              << " <file.ptx> [kernel] [--chain N] [--max-offset N] [--no-branches] [--no-rename]\n";
-    return 2;
-}
-
-bool parse_unsigned(std::string_view text, unsigned& value) {
-    if (text.empty()) return false;
-    char* end = nullptr;
-    const std::string copy(text);
-    const unsigned long v = std::strtoul(copy.c_str(), &end, 10);
-    if (end == nullptr || *end != '\0' || v > 0xffffffffUL) return false;
-    value = static_cast<unsigned>(v);
-    return true;
-}
-
-} // namespace
+#include "lib/cli.hpp"
 
 int main(int argc, char** argv) {
     using namespace gpuarch;
+    namespace cli = examples::cli;
+    CLI::App app{"Prints the HAWS hints (Gong 2020 Ch. 5) of a PTX module's kernels next to their instructions.",
+                 "haws_hints"};
     std::string file, kernel_name;
     ir::HintPassOptions options;
-    for (int i = 1; i < argc; ++i) {
-        const std::string_view arg = argv[i];
-        if (arg == "--chain" && i + 1 < argc) {
-            if (!parse_unsigned(argv[++i], options.max_chain_length)) return usage(argv[0]);
-        } else if (arg == "--max-offset" && i + 1 < argc) {
-            if (!parse_unsigned(argv[++i], options.max_offset)) return usage(argv[0]);
-        } else if (arg == "--no-branches") {
-            options.follow_branches = false;
-        } else if (arg == "--no-rename") {
-            options.rename = false;
-        } else if (arg.starts_with("--")) {
-            return usage(argv[0]);
-        } else if (file.empty()) {
-            file = arg;
-        } else if (kernel_name.empty()) {
-            kernel_name = arg;
-        } else {
-            return usage(argv[0]);
-        }
-    }
-    if (file.empty()) return usage(argv[0]);
+    bool no_branches = false, no_rename = false;
+    app.add_option("file", file, "the PTX file")->required()->check(CLI::ExistingFile)->type_name("FILE.ptx");
+    app.add_option("kernel", kernel_name, "the entry to print (default: every entry of the module)")
+        ->type_name("KERNEL");
+    app.add_option("--chain", options.max_chain_length,
+                   "longest hint chain (default " + std::to_string(options.max_chain_length) + ")")
+        ->check(CLI::PositiveNumber)
+        ->type_name("N");
+    app.add_option("--max-offset", options.max_offset,
+                   "largest next-offset a hint may encode (default " + std::to_string(options.max_offset) + ")")
+        // 1 .. 2047: the 11-bit Format 2 offset (ir/hint_pass.hpp).
+        ->check(CLI::Range(1U, 2047U))
+        ->type_name("N");
+    app.add_flag("--no-branches", no_branches, "do not follow branches when building chains");
+    app.add_flag("--no-rename", no_rename, "no register renaming in the chains");
+    cli::describe_exit_codes(app, cli::exit_codes("the file could not be parsed"));
+    if (const auto status = cli::parse(app, argc, argv)) return *status;
+    options.follow_branches = !no_branches;
+    options.rename = !no_rename;
     try {
         const ir::Module module = ptx::parse_file(file);
-        bool found = false;
+        // The kernel name is checked before anything is printed.
+        if (!kernel_name.empty()) {
+            std::string names;
+            bool found = false;
+            for (const ir::Kernel& kernel : module.kernels) {
+                found = found || kernel.name == kernel_name;
+                names += (names.empty() ? "" : ", ") + kernel.name;
+            }
+            if (!found) return cli::usage_error(app, "no kernel '" + kernel_name + "' in " + file + " (it has " + names + ")");
+        }
         for (const ir::Kernel& kernel : module.kernels) {
             if (!kernel_name.empty() && kernel.name != kernel_name) continue;
-            found = true;
             const ir::KernelHints hints = ir::compute_hints(kernel, options);
             unsigned stall = 0, hinted = 0;
             for (std::size_t pc = 0; pc < kernel.code.size(); ++pc) {
@@ -76,12 +68,8 @@ int main(int argc, char** argv) {
                       << " stall points, " << hinted << " hinted instructions\n"
                       << ir::print_hints(kernel, hints, &module) << "\n";
         }
-        if (!found) {
-            std::cerr << "error: no kernel '" << kernel_name << "' in " << file << "\n";
-            return 1;
-        }
     } catch (const std::exception& e) {
-        std::cerr << "error: " << e.what() << "\n";
+        std::cerr << "haws_hints: " << e.what() << "\n";
         return 1;
     }
     return 0;

@@ -1,13 +1,16 @@
 // Hint-assisted warp scheduling (Gong 2020 Ch. 5) on the kernel corpus: HAWS over GTO on the Southern Islands
 // machine (Sec. 5.4.1-5.4.4, Figs. 5.10-5.15) and HAWS over round-robin on the Kepler machine (Sec. 5.4.5, Fig. 5.16).
 //
-//   usage: haws_study [--small] [--quick] [--jobs N] [--repro FILE] [kernel ...]
-//   Default: every corpus kernel at its large size on the full machines (32 and 14 SMs). --small: small inputs.
+//   usage: haws_study [--size small|large] [--quick] [--jobs N] [--repro FILE] [--kernels a,b] [--quiet]
+//   Default: every corpus kernel at its large size on the full machines (32 and 14 SMs).
 //   --quick: small inputs on four kernels (checks that every table is produced). --repro FILE: also write the
 //   published numbers beside ours as JSON (examples/lib/repro.hpp, tools/repro). Exits non-zero when a run fails.
 //
 // Hints come from the compiler pass (ir/hint_pass.hpp). The HAWS variants are compiled here only (not in
 // examples/lib), so that no other program pays for them.
+#include "lib/cli.hpp"
+#include "lib/names.hpp"
+#include "lib/progress.hpp"
 #include "lib/repro.hpp"
 #include "lib/run_machine.hpp"
 
@@ -89,7 +92,8 @@ std::string fmt(double v) { return repro::fixed(v, 2); }
 
 // Runs base and HAWS for every kernel on `jobs` threads (each run is independent and deterministic).
 template <class Machine, class Base, class Haws>
-std::vector<Pair> run_machine(const std::vector<std::string>& kernels, kernels::Size size, unsigned jobs) {
+std::vector<Pair> run_machine(const std::vector<std::string>& kernels, kernels::Size size, unsigned jobs,
+                              examples::Progress& progress) {
     std::vector<Pair> pairs(kernels.size());
     std::atomic<std::size_t> next{0};
     auto worker = [&] {
@@ -99,6 +103,9 @@ std::vector<Pair> run_machine(const std::vector<std::string>& kernels, kernels::
             p.memory = kernels::has_tag(kernels::find_case(p.kernel), "memory");
             if (i % 2 == 0) p.base = run<Machine, Base>(p.kernel, size);
             else p.haws = run<Machine, Haws>(p.kernel, size);
+            const Run& done = i % 2 == 0 ? p.base : p.haws;
+            progress.step((i % 2 == 0 ? Base::variant_name() : Haws::variant_name()) + " " + kernels[i / 2],
+                          done.passed);
         }
     };
     std::vector<std::thread> threads;
@@ -183,17 +190,21 @@ int main(int argc, char** argv) {
     unsigned jobs = std::max(1U, std::thread::hardware_concurrency());
     std::string repro_file;
     std::vector<std::string> selected;
-    for (int i = 1; i < argc; ++i) {
-        const std::string a = argv[i];
-        if (a == "--quick") quick = true;
-        else if (a == "--small") size = kernels::Size::small;
-        else if (a == "--jobs" && i + 1 < argc) jobs = std::max(1, std::atoi(argv[++i]));
-        else if (a == "--repro" && i + 1 < argc) repro_file = argv[++i];
-        else if (!a.empty() && a[0] == '-') {
-            std::cout << "usage: " << argv[0] << " [--small] [--quick] [--jobs N] [--repro FILE] [kernel ...]\n";
-            return a == "--help" ? 0 : 2;
-        } else selected.push_back(a);
-    }
+    bool quiet = false;
+    namespace cli = examples::cli;
+    CLI::App app{"Gong 2020 Ch. 5 (hint-assisted warp scheduling) on the kernel corpus: HAWS over GTO on Southern "
+                 "Islands and over round-robin on Kepler; prints the thesis's figures as Markdown.",
+                 "haws_study"};
+    cli::add_size(app, size);
+    app.add_flag("--quick", quick, "small inputs on four kernels: checks that every table is produced");
+    cli::add_jobs(app, jobs);
+    app.add_option("--repro", repro_file, "also write the published numbers beside ours as JSON (tools/repro)")
+        ->type_name("FILE");
+    cli::add_names(app, "--kernels", selected, examples::corpus_kernel_names(), "corpus kernels (default: all)");
+    cli::add_quiet(app, quiet);
+    cli::describe_exit_codes(app, cli::exit_codes("a simulation failed its reference check, or FILE could not be "
+                                                  "written"));
+    if (const auto status = cli::parse(app, argc, argv)) return *status;
     if (quick) {
         size = kernels::Size::small;
         if (selected.empty()) selected = {"sgemm_naive", "spmv_csr_scalar", "hotspot", "mandelbrot"};
@@ -202,8 +213,12 @@ int main(int argc, char** argv) {
         for (const auto& info : kernels::corpus_cases()) selected.emplace_back(info.name);
 
     try {
-        const auto si = run_machine<machines::SouthernIslands, SiBase, SiHaws>(selected, size, jobs);
-        const auto kepler = run_machine<machines::Kepler, KeplerBase, KeplerHaws>(selected, size, jobs);
+        std::vector<Pair> si, kepler;
+        {
+            examples::Progress progress("haws_study", 4 * selected.size(), quiet);
+            si = run_machine<machines::SouthernIslands, SiBase, SiHaws>(selected, size, jobs, progress);
+            kepler = run_machine<machines::Kepler, KeplerBase, KeplerHaws>(selected, size, jobs, progress);
+        }
         bool ok = true;
         for (const auto* pairs : {&si, &kepler})
             for (const auto& p : *pairs)

@@ -1,16 +1,19 @@
 // Lai 2013 Table 4.1 on the GK104-like SM: the steady-state math throughput of each microbenchmark stream
 // (thread-instructions per cycle per SM) against Lai's GTX680 measurement, the study behind docs/calibration.md.
 //
-//   kepler_calibration [--quick] [--repro FILE]
+//   kepler_calibration [--quick] [--repro FILE] [--quiet]
 //
 //   --quick        four rows (no conflict, 2-way, 3-way, the IMU-bound IMAD gap) instead of all twenty
 //   --repro FILE   also write the measured and simulated rates side by side as JSON (examples/lib/repro.hpp)
+//   --quiet        no progress on stderr
 //
 // The machine, the kernels and the measurement are those of the calibration tests (tests/calibration/
 // table41_support.hpp): GK104 frontend, GTO, KeplerBankedRF (Lai Sec. 4.2.3's banks), ideal memory, and the rate
 // taken as the difference between 10 and 8 blocks of 1024 threads. The tests pin each row within 5 %; this program
 // prints the numbers and exits non-zero only when a run fails, not when a row misses.
 #include "../tests/calibration/table41_support.hpp"
+#include "lib/cli.hpp"
+#include "lib/progress.hpp"
 #include "lib/repro.hpp"
 
 #include <gpuarch/regfile/ideal_rf.hpp>
@@ -45,16 +48,23 @@ bool in_quick_set(std::string_view entry) {
 int main(int argc, char** argv) {
     bool quick = false;
     std::string repro_file;
-    for (int i = 1; i < argc; ++i) {
-        const std::string_view a = argv[i];
-        if (a == "--quick") quick = true;
-        else if (a == "--repro" && i + 1 < argc) repro_file = argv[++i];
-        else {
-            std::cerr << "usage: kepler_calibration [--quick] [--repro FILE]\n";
-            return 2;
-        }
-    }
+    bool quiet = false;
+    namespace cli = examples::cli;
+    CLI::App app{"Lai 2013 Table 4.1 on the GK104-like SM: the simulated math throughput of each microbenchmark "
+                 "stream beside Lai's GTX680 measurement, as Markdown.",
+                 "kepler_calibration"};
+    app.add_flag("--quick", quick, "four rows (one of each regime) instead of all twenty");
+    app.add_option("--repro", repro_file, "also write the measured and simulated rates as JSON (tools/repro)")
+        ->type_name("FILE");
+    cli::add_quiet(app, quiet);
+    cli::describe_exit_codes(app, cli::exit_codes("a run failed, or FILE could not be written (a row outside "
+                                                  "its tolerance is not a failure here)"));
+    if (const auto status = cli::parse(app, argc, argv)) return *status;
     try {
+        // The rows, the repeated-source row and (full run) the IdealRF mechanism check.
+        std::size_t measurements = quick ? 1 : 2;
+        for (const Table41Row& row : table_4_1()) measurements += !quick || in_quick_set(row.entry) ? 1 : 0;
+        examples::Progress progress("kepler_calibration", measurements, quiet, "measurements");
         const std::string config = "SM<KeplerGK104Frontend, GTO, KeplerBankedRF, SimdExec, IdealMemory<20>> x1, "
                                    "kernels/calibration/kepler_table41.ptx, rate = (10 - 8 blocks of 1024 threads)";
         repro::Report report{"lai_calibration", "Lai 2013", "Kepler GK104 calibration against Table 4.1", {}, {}, {}};
@@ -67,6 +77,7 @@ int main(int argc, char** argv) {
         for (const Table41Row& row : table_4_1()) {
             if (quick && !in_quick_set(row.entry)) continue;
             const Measurement m = measure(row.entry);
+            progress.step(row.entry);
             const double err = relative_error(m.math_per_cycle, row.measured);
             if (row.entry != "imad_r0_r1_r3_r9") worst_other = std::max(worst_other, std::abs(err));
             md << "| " << row.sass << " | " << repro::fixed(row.measured, 1) << " | " << repro::fixed(m.math_per_cycle, 2)
@@ -84,6 +95,7 @@ int main(int argc, char** argv) {
         }
         // Outside the table (Lai Sec. 4.2.3): repeated-source FFMAs spread over all four banks, "about 178".
         const Measurement repeated = measure("ffma_repeated_sources");
+        progress.step("ffma_repeated_sources");
         md << "| FFMA RA, RB, RB, RA over all four banks (Sec. 4.2.3) | about 178 | "
            << repro::fixed(repeated.math_per_cycle, 2) << " | " << repro::signed_pct(repeated.math_per_cycle / 178.0 - 1)
            << " | " << repeated.dual_issues << " | " << repeated.bank_conflict_cycles << " |\n";
@@ -91,6 +103,7 @@ int main(int argc, char** argv) {
                    repro::fixed(repeated.math_per_cycle, 1), config, "dual issue, bound by the SP groups (192)");
         if (!quick) {
             const Measurement ideal = measure<GK104SM<regfile::IdealRF>>("ffma_r0_r1_r4_r5");
+            progress.step("ffma_r0_r1_r4_r5 IdealRF");
             md << "| FFMA R0, R1, R4, R5 with IdealRF (mechanism check) | n/a | " << repro::fixed(ideal.math_per_cycle, 2)
                << " | | " << ideal.dual_issues << " | 0 |\n";
             report.add("Mechanism check: FFMA R0, R1, R4, R5 with IdealRF instead of the banks", "n/a",
@@ -99,6 +112,7 @@ int main(int argc, char** argv) {
         }
         md << "\nLargest error outside the IMAD R0, R1, R3, R9 row: " << repro::pct(worst_other) << ".\n";
         report.plots.push_back(std::move(plot));
+        progress.finish();
         std::cout << "## Lai 2013 Table 4.1 on the GK104-like SM\n\n";
         return report.finish(std::cout, md.str(), "kepler_calibration", repro_file);
     } catch (const std::exception& e) {

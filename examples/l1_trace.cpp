@@ -14,6 +14,8 @@
 #include <gpuarch/core/stats.hpp>
 #include <gpuarch/mem/l1.hpp>
 
+#include "lib/cli.hpp"
+
 #include <cstdint>
 #include <cstdio>
 #include <iostream>
@@ -63,14 +65,14 @@ std::uint64_t counter(const mem::L1<mem::MSHR<32>>& l1, const char* name) {
 
 int main(int argc, char** argv) {
     core::Cycle latency = 40;
-    for (int i = 1; i < argc; ++i) {
-        const std::string a = argv[i];
-        if (a == "--latency" && i + 1 < argc) latency = std::stoull(argv[++i]);
-        else {
-            std::cerr << "usage: l1_trace [--latency N]\n";
-            return 2;
-        }
-    }
+    CLI::App app{"Drives one gpuarch L1 (L1<MSHR<32>>) from a foreign simulator loop over a hand-written trace of "
+                 "warp loads and prints what the L1 did each cycle.",
+                 "l1_trace"};
+    app.add_option("--latency", latency, "cycles from a request leaving the L1 to its response (default 40)")
+        ->check(CLI::PositiveNumber)
+        ->type_name("N");
+    examples::cli::describe_exit_codes(app, examples::cli::exit_codes("the trace did not complete"));
+    if (const auto status = examples::cli::parse(app, argc, argv)) return *status;
     using L1 = mem::L1<mem::MSHR<32>>;
     L1 l1(L1::Config{}, /*sm_id=*/0);
     mem::Downstream down{8};                            // the L1's port into the host's memory

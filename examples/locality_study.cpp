@@ -2,7 +2,7 @@
 // speedup over round-robin, cross-SM duplicate MSHR allocations (2000-cycle window, Sec. 6.1) and requests per MSHR
 // entry, for the corpus kernels in the thesis's three locality classes (Table 6.2 analogues).
 //
-//   usage: locality_study [--small] [--jobs N] [--quick] [--repro FILE] [kernel ...]
+//   usage: locality_study [--size small|large] [--jobs N] [--quick] [--repro FILE] [--kernels a,b] [--quiet]
 //
 // Per kernel, three runs on the same inputs:
 //   RR        machines::Kepler::gpu<sched::LRR>, launch hint 0, one CTA per SM per turn (clustered placement with
@@ -41,6 +41,8 @@
 
 #include <corpus/corpus.hpp>
 
+#include "lib/cli.hpp"
+#include "lib/progress.hpp"
 #include "lib/repro.hpp"
 #include "lib/variants.hpp"
 
@@ -155,20 +157,23 @@ int main(int argc, char** argv) {
     bool quick = false;
     std::string repro_file;
     std::vector<std::string> chosen;
-    for (int i = 1; i < argc; ++i) {
-        const std::string a = argv[i];
-        if (a == "--small") size = kernels::Size::small;
-        else if (a == "--quick") quick = true;
-        else if (a == "--repro" && i + 1 < argc) repro_file = argv[++i];
-        else if (a == "--jobs" && i + 1 < argc) jobs = std::max(1U, static_cast<unsigned>(std::stoul(argv[++i])));
-        else if (a == "--help" || a == "-h") {
-            std::cout << "usage: " << argv[0] << " [--small] [--jobs N] [--quick] [--repro FILE] [kernel ...]\n";
-            return 0;
-        } else if (a.rfind("--", 0) == 0) {
-            std::cerr << "usage: " << argv[0] << " [--small] [--jobs N] [--quick] [--repro FILE] [kernel ...]\n";
-            return 2;
-        } else chosen.push_back(a);
-    }
+    bool quiet = false;
+    namespace cli = examples::cli;
+    CLI::App app{"Gong 2020 Ch. 6 (hint-assisted locality-aware scheduling) on Kepler x14: speedup over round-robin, "
+                 "cross-SM duplicate MSHR allocations and requests per MSHR entry, as Markdown.",
+                 "locality_study"};
+    std::vector<std::string> study_names;
+    for (const StudyKernel& k : study_kernels) study_names.emplace_back(k.name);
+    cli::add_size(app, size);
+    cli::add_jobs(app, jobs);
+    app.add_flag("--quick", quick, "small inputs on three kernels: checks that every table is produced");
+    app.add_option("--repro", repro_file, "also write the published numbers beside ours as JSON (tools/repro)")
+        ->type_name("FILE");
+    cli::add_names(app, "--kernels", chosen, study_names, "study kernels (default: all)");
+    cli::add_quiet(app, quiet);
+    cli::describe_exit_codes(app, cli::exit_codes("a simulation failed its reference check, or FILE could not be "
+                                                  "written"));
+    if (const auto status = cli::parse(app, argc, argv)) return *status;
     if (quick) {
         size = kernels::Size::small;
         if (chosen.empty()) chosen = {"sgemm_naive", "jacobi2d", "histogram_shared"};
@@ -176,12 +181,6 @@ int main(int argc, char** argv) {
     std::vector<StudyKernel> ks;
     for (const StudyKernel& k : study_kernels)
         if (chosen.empty() || std::find(chosen.begin(), chosen.end(), k.name) != chosen.end()) ks.push_back(k);
-    if (ks.empty() || (!chosen.empty() && ks.size() != chosen.size())) {
-        std::cerr << "locality_study: unknown kernel; the study kernels are:";
-        for (const StudyKernel& k : study_kernels) std::cerr << ' ' << k.name;
-        std::cerr << '\n';
-        return 2;
-    }
 
     // Every (kernel, mode) run, spread over `jobs` threads (each run is deterministic and independent).
     const Mode modes[] = {Mode::rr, Mode::cluster, Mode::locality};
@@ -191,8 +190,10 @@ int main(int argc, char** argv) {
     std::vector<Result> results(work.size());
     std::mutex next_lock;
     std::size_t next = 0;
-    std::cerr << "locality_study: " << work.size() << " runs on " << jobs << " thread(s), "
-              << kernels::size_name(size) << " inputs, Kepler x14\n";
+    if (!quiet)
+        std::cerr << "locality_study: " << work.size() << " runs on " << jobs << " thread(s), "
+                  << kernels::size_name(size) << " inputs, Kepler x14\n";
+    examples::Progress progress("locality_study", work.size(), quiet);
     auto worker = [&] {
         while (true) {
             std::size_t j;
@@ -202,12 +203,15 @@ int main(int argc, char** argv) {
                 j = next++;
             }
             results[j] = run_mode(ks[work[j].first], work[j].second, size);
+            progress.step(std::string(mode_name(work[j].second)) + " " + std::string(ks[work[j].first].name),
+                          results[j].passed);
         }
     };
     std::vector<std::thread> pool;
     for (unsigned t = 1; t < jobs; ++t) pool.emplace_back(worker);
     worker();
     for (auto& t : pool) t.join();
+    progress.finish();
     auto result = [&](std::size_t i, Mode m) -> const Result& { return results[i * 3 + static_cast<std::size_t>(m)]; };
 
     bool all_passed = true;

@@ -3,7 +3,8 @@
 // Microarchitecture, two-level fetch scheduling and both combined, plus the paper's sweeps. Prints Markdown tables
 // (docs/large_warps.md reproduces them and says where and why they differ from the paper).
 //
-//   narasiman_study [--size small|large] [--cta-threads N] [--jobs N] [--quick] [--repro FILE] [case ...]
+//   narasiman_study [--size small|large] [--cta-threads N] [--jobs N] [--quick] [--repro FILE] [--kernels a,b]
+//                   [--quiet]
 //
 //   --size         corpus input size (default large: every case runs many waves of 1024 threads)
 //   --cta-threads  re-block each launch into CTAs of N threads (default 512; 0 keeps the drivers' CTAs). The paper's
@@ -14,8 +15,9 @@
 //   --jobs         simulations run in parallel (default 2)
 //   --quick        small inputs and four cases (plus coin): checks that every table is produced (CTest repro.quick)
 //   --repro FILE   also write the published numbers beside ours as JSON (examples/lib/repro.hpp; tools/repro)
-//   case ...       corpus cases (default: the branch- or memory-divergent and memory-bound cases that can be
-//                  re-blocked, see `study_cases`)
+//   --kernels      corpus cases and/or coin (default: the branch- or memory-divergent and memory-bound cases that
+//                  can be re-blocked, see `study_cases`)
+//   --quiet        no progress on stderr
 //
 // Figures reproduced: Fig. 9 (IPC of RR, LWM, 2Lev, LWM+2Lev), Fig. 10 / Table 2 (FU utilization, active threads
 // per retired warp, the paper's intensity classes), Fig. 11 (large-warp size 32..512), Fig. 12 (LWM optimizations),
@@ -31,6 +33,8 @@
 #include <gpuarch/sched/two_level.hpp>
 
 #include "corpus/corpus.hpp"
+#include "lib/cli.hpp"
+#include "lib/progress.hpp"
 #include "lib/repro.hpp"
 
 #include <algorithm>
@@ -206,6 +210,7 @@ struct Options {
     unsigned cta_threads = 512;
     unsigned jobs = 2;
     std::vector<std::string> cases;
+    bool quiet = false; // no progress on stderr
 };
 
 template <class Gpu>
@@ -271,14 +276,14 @@ Results run_all(const Options& opt) {
     Results results;
     std::mutex lock;
     std::atomic<std::size_t> next{0};
+    examples::Progress progress("narasiman_study", work.size(), opt.quiet);
     auto worker = [&] {
         for (std::size_t i = next++; i < work.size(); i = next++) {
             const auto& [variant, name] = work[i];
             Result r = variant->run(name, opt);
-            if (!r.passed) {
-                const std::lock_guard<std::mutex> guard(lock);
-                std::cerr << "FAILED: " << variant->label << " on " << name << ": " << r.message << '\n';
-            }
+            if (!r.passed)
+                progress.note("FAILED: " + std::string(variant->label) + " on " + name + ": " + r.message);
+            progress.step(std::string(variant->label) + " " + name, r.passed);
             const std::lock_guard<std::mutex> guard(lock);
             results.emplace(std::make_pair(std::string(variant->label), name), std::move(r));
         }
@@ -440,12 +445,6 @@ struct Table {
     }
 };
 
-[[noreturn]] void usage() {
-    std::cerr << "usage: narasiman_study [--size small|large] [--cta-threads N] [--jobs N] [--quick] [--repro FILE] "
-                 "[case ...]\n";
-    std::exit(2);
-}
-
 // The --quick cases: one of each kind the study covers (branch-divergent, memory-divergent, strided, memory-bound
 // coherent), small inputs. Enough to check that every table is produced, not to reproduce the figures.
 constexpr std::array<std::string_view, 4> quick_cases{"spmv_csr_scalar", "mvt", "transpose_naive", "saxpy"};
@@ -520,35 +519,29 @@ repro::Plot sweep_plot(const Table& t, std::string file, std::string title, std:
 } // namespace
 
 int main(int argc, char** argv) {
+    namespace cli = examples::cli;
     Options opt;
     bool quick = false;
     std::string repro_file;
-    for (int i = 1; i < argc; ++i) {
-        const std::string_view a = argv[i];
-        auto value = [&]() -> std::string_view {
-            if (i + 1 >= argc) usage();
-            return argv[++i];
-        };
-        if (a == "--size") {
-            const std::string_view s = value();
-            if (s == "small") opt.size = kernels::Size::small;
-            else if (s == "large") opt.size = kernels::Size::large;
-            else usage();
-        } else if (a == "--cta-threads") {
-            opt.cta_threads = static_cast<unsigned>(std::stoul(std::string(value())));
-        } else if (a == "--jobs") {
-            opt.jobs = static_cast<unsigned>(std::stoul(std::string(value())));
-        } else if (a == "--quick") {
-            quick = true;
-        } else if (a == "--repro") {
-            repro_file = value();
-        } else if (!a.empty() && a[0] == '-') {
-            usage();
-        } else {
-            if (a != "coin") kernels::find_case(a); // throws for an unknown case
-            opt.cases.emplace_back(a);
-        }
-    }
+    CLI::App app{"Narasiman 2010 (large warps, two-level warp scheduling) on the kernel corpus: prints the paper's "
+                 "figures as Markdown tables.",
+                 "narasiman_study"};
+    std::vector<std::string> valid_cases{"coin"};
+    for (const kernels::CaseInfo& c : kernels::corpus_cases()) valid_cases.emplace_back(c.name);
+    cli::add_size(app, opt.size);
+    app.add_option("--cta-threads", opt.cta_threads,
+                   "re-block each launch into CTAs of N threads; 0 keeps the drivers' CTAs (default 512)")
+        ->type_name("N");
+    cli::add_jobs(app, opt.jobs);
+    app.add_flag("--quick", quick, "small inputs and four cases (plus coin): checks that every table is produced");
+    app.add_option("--repro", repro_file, "also write the published numbers beside ours as JSON (tools/repro)")
+        ->type_name("FILE");
+    cli::add_names(app, "--kernels", opt.cases, valid_cases,
+                   "corpus cases and/or coin (default: the divergent and memory-bound cases that can be re-blocked)");
+    cli::add_quiet(app, opt.quiet);
+    cli::describe_exit_codes(app, cli::exit_codes("a simulation failed its reference check, or FILE could not be "
+                                                  "written"));
+    if (const auto status = cli::parse(app, argc, argv)) return *status;
     if (quick) opt.size = kernels::Size::small;
     if (opt.cases.empty()) {
         if (quick)

@@ -12,12 +12,15 @@
 //   3. the MSHR-size sweep 32/48/64/96 for GTO and both OAWS variants, normalized to GTO with 32 entries (Fig. 13);
 //   4. allocate-on-fill against allocate-on-miss per scheduler (Fig. 14).
 //
-//   usage: oaws_study [--small] [--jobs N] [--only-ipc] [--quick] [--repro FILE] [kernel ...]
+//   usage: oaws_study [--size small|large] [--jobs N] [--only-ipc] [--quick] [--repro FILE] [--kernels a,b] [--quiet]
 //   --quick: small inputs on atax, bfs and saxpy (checks every table is produced); --repro FILE: also write the
-//   published numbers beside ours as JSON (examples/lib/repro.hpp, tools/repro).
+//   published numbers beside ours as JSON (examples/lib/repro.hpp, tools/repro); `oaws_study --help` says the rest.
 //
 // The machine has kStudySms SMs (see docs/oaws.md: the corpus inputs are far smaller than Wang's, so fewer SMs keep
 // each SM as loaded as in the paper).
+#include "lib/cli.hpp"
+#include "lib/names.hpp"
+#include "lib/progress.hpp"
 #include "lib/repro.hpp"
 #include "lib/run_machine.hpp"
 
@@ -44,6 +47,9 @@ namespace {
 using namespace gpuarch;
 using examples::RunKnobs;
 using examples::RunRow;
+using examples::Progress;
+using examples::corpus_kernel_names;
+namespace cli = examples::cli;
 namespace repro = examples::repro;
 
 constexpr unsigned kStudySms = 1;
@@ -98,16 +104,16 @@ struct Job {
 // Runs the jobs on `threads` threads; results by key. Each run builds its own device and GPU, so runs are
 // independent and the results do not depend on the thread count.
 std::map<std::string, RunRow> run_all(const std::vector<Policy>& ps, const std::vector<Job>& jobs, kernels::Size size,
-                                      unsigned threads) {
+                                      unsigned threads, bool quiet) {
     std::map<std::string, RunRow> out;
     std::mutex m;
     std::atomic<std::size_t> next{0};
+    Progress progress("oaws_study", jobs.size(), quiet);
     auto worker = [&] {
         for (std::size_t i = next++; i < jobs.size(); i = next++) {
             RunRow row = ps[jobs[i].policy].run(jobs[i].kernel, size, jobs[i].knobs);
+            progress.step(jobs[i].key, row.passed);
             std::lock_guard<std::mutex> lock(m);
-            std::cerr << "  " << jobs[i].key << ": " << row.cycles << " cycles" << (row.passed ? "" : " FAILED") << " ("
-                      << row.host_seconds << " s)\n";
             out.emplace(jobs[i].key, std::move(row));
         }
     };
@@ -141,18 +147,22 @@ int main(int argc, char** argv) {
     bool only_ipc = false, quick = false;
     std::string repro_file;
     std::vector<std::string> div = divergent_kernels, coh = coherent_kernels, chosen;
-    for (int i = 1; i < argc; ++i) {
-        const std::string a = argv[i];
-        if (a == "--small") size = kernels::Size::small;
-        else if (a == "--quick") quick = true;
-        else if (a == "--repro" && i + 1 < argc) repro_file = argv[++i];
-        else if (a == "--jobs" && i + 1 < argc) threads = static_cast<unsigned>(std::stoul(argv[++i]));
-        else if (a == "--only-ipc") only_ipc = true;
-        else if (a == "--help" || a == "-h") {
-            std::cout << "usage: " << argv[0] << " [--small] [--jobs N] [--only-ipc] [--quick] [--repro FILE] [kernel ...]\n";
-            return 0;
-        } else chosen.push_back(a);
-    }
+    bool quiet = false;
+    CLI::App app{"Wang 2016 (OAWS) reproduction on the Fermi preset: GTO, static and dynamic OAWS, SWL, CCWS and "
+                 "MASCAR on memory-divergent and -coherent corpus kernels; prints the paper's figures as Markdown.",
+                 "oaws_study"};
+    cli::add_size(app, size);
+    cli::add_jobs(app, threads);
+    app.add_flag("--only-ipc", only_ipc, "only the IPC runs (Fig. 8): no MSHR sweep, no allocation comparison");
+    app.add_flag("--quick", quick, "small inputs on atax, bfs and saxpy: checks that every table is produced");
+    app.add_option("--repro", repro_file, "also write the published numbers beside ours as JSON (tools/repro)")
+        ->type_name("FILE");
+    cli::add_names(app, "--kernels", chosen, corpus_kernel_names(),
+                   "corpus kernels (default: six memory-divergent and four coherent ones)");
+    cli::add_quiet(app, quiet);
+    cli::describe_exit_codes(app, cli::exit_codes("a simulation failed its reference check, or FILE could not be "
+                                                  "written"));
+    if (const auto status = cli::parse(app, argc, argv)) return *status;
     // --quick: small inputs, two divergent kernels and one coherent one; every table is still produced.
     if (quick) {
         size = kernels::Size::small;
@@ -194,9 +204,10 @@ int main(int argc, char** argv) {
                 jobs.push_back(Job{index_of(p), k, knobs, key(p, k, "on_miss")});
             }
     }
-    std::cerr << "oaws_study: " << jobs.size() << " runs on " << threads << " threads, " << kernels::size_name(size)
-              << " inputs, " << kStudySms << " SM(s)\n";
-    const auto rows = run_all(ps, jobs, size, threads);
+    if (!quiet)
+        std::cerr << "oaws_study: " << jobs.size() << " runs on " << threads << " threads, " << kernels::size_name(size)
+                  << " inputs, " << kStudySms << " SM(s)\n";
+    const auto rows = run_all(ps, jobs, size, threads, quiet);
     bool all_passed = true;
     for (const auto& [k, r] : rows) {
         if (!r.passed) {

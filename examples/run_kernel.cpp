@@ -1,7 +1,7 @@
 // Runs one kernel of the corpus on the functional engine and prints its result check.
 //
-//   run_kernel <case> [--size small|large] [--warp-width N] [--instruction-limit N]
-//   run_kernel --list
+//   run_kernel KERNEL [--size small|large] [--warp-width N] [--instruction-limit N]
+//   run_kernel --list                                     (run_kernel --help says what each option does)
 //
 // The case's PTX is read from GPUARCH_KERNELS_DIR/ptx (the build defines it); the corpus driver generates the
 // inputs, launches the kernel through a functional-only launcher and compares the outputs with its CPU reference.
@@ -17,58 +17,45 @@
 #include <gpuarch/func/host.hpp>
 
 #include "corpus/corpus.hpp"
+#include "lib/cli.hpp"
+#include "lib/names.hpp"
 
 #ifndef GPUARCH_KERNELS_DIR
 #error "GPUARCH_KERNELS_DIR must name the kernels/ directory (the CMake build defines it)"
 #endif
 
-namespace {
-
-int usage(const char* program) {
-    std::cerr << "usage: " << program
-              << " <case> [--size small|large] [--warp-width N] [--instruction-limit N]\n       " << program
-              << " --list\n";
-    return 2;
-}
-
-bool parse_number(std::string_view text, std::uint64_t& value) {
-    if (text.empty()) return false;
-    char* end = nullptr;
-    const std::string copy(text);
-    value = std::strtoull(copy.c_str(), &end, 10);
-    return end != nullptr && *end == '\0';
-}
-
-} // namespace
-
 int main(int argc, char** argv) {
     using namespace gpuarch;
-    if (argc < 2) return usage(argv[0]);
-    const std::string_view first = argv[1];
-    if (first == "--list") {
+    CLI::App app{"Runs one corpus kernel on the functional engine (no timing) and checks its outputs against the "
+                 "CPU reference.",
+                 "run_kernel"};
+    std::string kernel;
+    bool list = false;
+    kernels::Size size = kernels::Size::small;
+    func::LaunchOptions options;
+    app.add_option("kernel", kernel, "the corpus kernel to run (run_kernel --list names them)")
+        ->check(CLI::IsMember(examples::corpus_kernel_names()))
+        ->type_name("KERNEL");
+    app.add_flag("--list", list, "list the corpus kernels with their tags and exit");
+    examples::cli::add_size(app, size);
+    app.add_option("--warp-width", options.warp_width, "lanes per warp (default " +
+                                                           std::to_string(options.warp_width) + ")")
+        ->check(CLI::Range(1U, 1024U))
+        ->type_name("N");
+    app.add_option("--instruction-limit", options.instruction_limit,
+                   "stop a launch after N warp instructions (default " + std::to_string(options.instruction_limit) +
+                       ")")
+        ->type_name("N");
+    examples::cli::describe_exit_codes(app, examples::cli::exit_codes("the check failed or the kernel faulted"));
+    if (const auto status = examples::cli::parse(app, argc, argv)) return *status;
+    if (list) {
         for (const kernels::CaseInfo& info : kernels::corpus_cases())
             std::cout << info.name << "  (" << info.tags << ")\n";
         return 0;
     }
-    kernels::Size size = kernels::Size::small;
-    func::LaunchOptions options;
-    for (int i = 2; i < argc; ++i) {
-        const std::string_view arg = argv[i];
-        if (i + 1 >= argc) return usage(argv[0]);
-        const std::string_view value = argv[++i];
-        std::uint64_t number = 0;
-        if (arg == "--size" && (value == "small" || value == "large")) {
-            size = value == "small" ? kernels::Size::small : kernels::Size::large;
-        } else if (arg == "--warp-width" && parse_number(value, number)) {
-            options.warp_width = static_cast<std::uint32_t>(number);
-        } else if (arg == "--instruction-limit" && parse_number(value, number)) {
-            options.instruction_limit = number;
-        } else {
-            return usage(argv[0]);
-        }
-    }
+    if (kernel.empty()) return examples::cli::usage_error(app, "no kernel given (run_kernel --list names them)");
     try {
-        const kernels::CaseInfo& info = kernels::find_case(first);
+        const kernels::CaseInfo& info = kernels::find_case(kernel);
         const func::Module module =
             func::Module::from_file(std::string(GPUARCH_KERNELS_DIR) + "/ptx/" + std::string(info.ptx_file));
         func::Device device;

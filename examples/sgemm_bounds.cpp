@@ -17,6 +17,7 @@
 
 #include "gpuarch/model/arch_params.hpp"
 #include "gpuarch/model/sgemm_bound.hpp"
+#include "lib/cli.hpp"
 #include "lib/repro.hpp"
 
 namespace {
@@ -150,17 +151,18 @@ std::string percent_of_peak(const SgemmBound& b) {
 
 int main(int argc, char** argv) {
   namespace repro = gpuarch::examples::repro;
+  namespace cli = gpuarch::examples::cli;
   std::string repro_file;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    if (a == "--quick") continue; // the model is evaluated in microseconds: the quick run is the full run
-    if (a == "--repro" && i + 1 < argc) {
-      repro_file = argv[++i];
-      continue;
-    }
-    std::cerr << "usage: sgemm_bounds [--quick] [--repro FILE]\n";
-    return 2;
-  }
+  bool quick = false;
+  CLI::App app{"Lai 2013 Ch. 4 SGEMM performance upper bounds for GTX280, GTX580 and GTX680, with every "
+               "intermediate quantity (an analytical model: nothing is simulated).",
+               "sgemm_bounds"};
+  // Accepted so that tools/repro runs every study alike; the model is evaluated in microseconds.
+  app.add_flag("--quick", quick, "the same as the full run (accepted for tools/repro)");
+  app.add_option("--repro", repro_file, "also write the published numbers beside ours as JSON (tools/repro)")
+      ->type_name("FILE");
+  cli::describe_exit_codes(app, cli::exit_codes("FILE could not be written"));
+  if (const auto status = cli::parse(app, argc, argv)) return *status;
   std::cout << "SGEMM upper bounds after Lai 2013, Ch. 4 (Eq. 4.1-4.11); tile term sqrt(T_B)*B_R*L.\n";
   const std::vector<LdsWidth> all{LdsWidth::b32, LdsWidth::b64, LdsWidth::b128};
   print_gpu(gt200_gtx280(), {LdsWidth::b32},

@@ -3,7 +3,7 @@
 # Southern-Islands-like machines with LRR, GTO and TwoLevel<8>, and MemoryFirst on Fermi: docs/new_policy.md).
 # It prints the headline table (speedup over LRR per kernel and machine, geometric means) and draws it as
 # out/speedup.png; the per-variant details go to out/details.txt, the raw numbers to out/compare.csv and .json.
-# Extra arguments go to the demo (e.g. --large, --kernels bfs,atax).
+# Extra arguments go to the demo (e.g. --size large, --kernels bfs,atax; compare --help lists them).
 # The papers' reproduction is a separate command: build/default/tools/repro/repro all (docs/reproduction.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."

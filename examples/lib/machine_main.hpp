@@ -1,12 +1,15 @@
 #pragma once
 // The body of examples/fermi.cpp, kepler.cpp and southern_islands.cpp: run the chosen corpus kernels (default:
-// all) on one machine with each of its schedulers, check outputs, print a table or JSON.
+// all) on one machine with each of its schedulers (default: all), check outputs, print a table or JSON.
+#include "cli.hpp"
+#include "names.hpp"
+#include "progress.hpp"
 #include "report.hpp"
 #include "variants.hpp"
 
 #include <corpus/corpus.hpp>
 
-#include <cstring>
+#include <fstream>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -14,39 +17,53 @@
 namespace gpuarch::examples {
 
 inline int machine_main(const char* machine, int argc, char** argv) {
-    std::vector<std::string> kernels;
-    bool json = false;
+    const std::string program = std::string(machine);
+    CLI::App app{"Runs corpus kernels on the " + program +
+                     "-like machine with each of its schedulers, checks every output against its CPU reference and "
+                     "prints cycles, IPC and the top stall reasons per kernel and scheduler.",
+                 program};
+    std::vector<std::string> kernel_names, schedulers;
+    std::string json_file;
+    bool quiet = false;
     kernels::Size size = kernels::Size::small;
-    for (int i = 1; i < argc; ++i) {
-        const std::string arg = argv[i];
-        if (arg == "--json") json = true;
-        else if (arg == "--large") size = kernels::Size::large;
-        else if (arg == "--help" || arg == "-h") {
-            std::cout << "usage: " << argv[0] << " [--json] [--large] [kernel ...]\nkernels:";
-            for (const auto& c : kernels::corpus_cases()) std::cout << ' ' << c.name;
-            std::cout << '\n';
-            return 0;
-        } else kernels.push_back(arg);
-    }
-    if (kernels.empty())
-        for (const auto& c : kernels::corpus_cases()) kernels.emplace_back(c.name);
+    cli::add_names(app, "--kernels", kernel_names, corpus_kernel_names(), "corpus kernels to run (default: all)");
+    cli::add_names(app, "--schedulers", schedulers, scheduler_names(program),
+                   "schedulers to run each kernel with (default: all of the machine's)");
+    cli::add_size(app, size);
+    app.add_option("--json", json_file, "write the rows as JSON to FILE ('-': stdout, instead of the table)")
+        ->type_name("FILE");
+    cli::add_quiet(app, quiet);
+    cli::describe_exit_codes(app, cli::exit_codes("a kernel's output did not match its CPU reference, or FILE "
+                                                  "could not be written"));
+    if (const auto status = cli::parse(app, argc, argv)) return *status;
+    if (kernel_names.empty()) kernel_names = corpus_kernel_names();
+    if (schedulers.empty()) schedulers = scheduler_names(program);
+
     std::vector<RunRow> rows;
     bool all_passed = true;
-    try {
-        for (const auto& k : kernels) {
-            kernels::find_case(k);
-            for (const auto& s : scheduler_names(machine)) {
-                rows.push_back(run_variant(machine, s, k, size));
+    {
+        Progress progress(program, kernel_names.size() * schedulers.size(), quiet);
+        for (const auto& k : kernel_names)
+            for (const auto& s : schedulers) {
+                rows.push_back(run_variant(program, s, k, size));
                 all_passed = all_passed && rows.back().passed;
+                progress.step(s + " " + k, rows.back().passed);
             }
-        }
-    } catch (const std::exception& e) {
-        std::cerr << argv[0] << ": " << e.what() << '\n';
-        return 2;
     }
-    if (json) print_json(std::cout, rows);
-    else print_table(std::cout, rows);
-    return all_passed ? 0 : 1;
+    if (json_file.empty()) {
+        print_table(std::cout, rows);
+    } else if (json_file == "-") {
+        print_json(std::cout, rows);
+    } else {
+        std::ofstream out(json_file);
+        print_json(out, rows);
+        if (!out) {
+            std::cerr << program << ": cannot write " << json_file << '\n';
+            return cli::exit_failed;
+        }
+        print_table(std::cout, rows);
+    }
+    return all_passed ? cli::exit_ok : cli::exit_failed;
 }
 
 } // namespace gpuarch::examples

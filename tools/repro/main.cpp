@@ -1,6 +1,7 @@
 // repro: one command that reproduces the papers' results (issue #12, docs/reproduction.md).
 //
 //   repro all|<paper> [--quick] [--out DIR] [--bin-dir DIR] [--test-dir DIR] [--jobs N] [--no-plots] [--no-tests]
+//         [--quiet]                                                       (repro --help says what each does)
 //
 //   <paper>     narasiman | gong (= haws) | haws | locality | wang (= oaws) | oaws | radaideh (= carf) | carf | lai
 //   --quick     every study with --quick, output into a scratch directory (default <build>/tools/repro/quick), the
@@ -11,6 +12,7 @@
 //   --bin-dir   where the study executables are (default: the build tree's examples/)
 //   --test-dir  where the test executables are (default: the build tree's tests/)
 //   --jobs N    threads a study may use (default: the hardware's)
+//   --quiet     no progress on stderr (a bar with the total and an ETA on a terminal, a start and an end line in a log)
 //
 // Each study executable writes its numbers with `--repro FILE` (the contract in examples/lib/repro.hpp); this
 // program runs them, checks each produced a non-empty table, draws their `plots` with tools/repro/plot_repro.py
@@ -19,6 +21,9 @@
 //
 // Exit status: 0 every requested experiment ran and produced its table (and, without --quick, every listed paper
 // test passed); 1 something failed (named on stderr and in the document); 2 usage error.
+#include <lib/cli.hpp>
+#include <lib/progress.hpp>
+
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -179,37 +184,43 @@ std::string demote_headings(const std::string& markdown) {
     return out;
 }
 
-[[noreturn]] void usage(int code) {
-    (code == 0 ? std::cout : std::cerr)
-        << "usage: repro all|narasiman|gong|haws|locality|wang|oaws|radaideh|carf|lai [--quick] [--out DIR] "
-           "[--bin-dir DIR] [--test-dir DIR] [--jobs N] [--no-plots] [--no-tests]\n";
-    std::exit(code);
-}
 } // namespace
 
 int main(int argc, char** argv) {
-    std::string which;
-    bool quick = false, plots = true, tests = true;
-    fs::path out, bin_dir = GPUARCH_REPRO_BIN_DIR, test_dir = GPUARCH_REPRO_TEST_DIR;
+    namespace cli = gpuarch::examples::cli;
+    std::string which, out_arg, bin_arg = GPUARCH_REPRO_BIN_DIR, test_arg = GPUARCH_REPRO_TEST_DIR;
+    bool quick = false, no_plots = false, no_tests = false, quiet = false;
     unsigned jobs = std::max(1U, std::thread::hardware_concurrency());
-    for (int i = 1; i < argc; ++i) {
-        const std::string a = argv[i];
-        auto value = [&]() -> std::string {
-            if (i + 1 >= argc) usage(2);
-            return argv[++i];
-        };
-        if (a == "--quick") quick = true;
-        else if (a == "--out") out = value();
-        else if (a == "--bin-dir") bin_dir = value();
-        else if (a == "--test-dir") test_dir = value();
-        else if (a == "--jobs") jobs = static_cast<unsigned>(std::stoul(value()));
-        else if (a == "--no-plots") plots = false;
-        else if (a == "--no-tests") tests = false;
-        else if (a == "--help" || a == "-h") usage(0);
-        else if (!a.empty() && a[0] != '-' && which.empty()) which = a;
-        else usage(2);
-    }
-    if (which.empty()) usage(2);
+    CLI::App app{"Reproduces the papers' results: runs the study programs with --repro, draws their plots and writes "
+                 "reproduction.md from their JSON (docs/reproduction.md).",
+                 "repro"};
+    std::vector<std::string> names{"all"};
+    for (const Paper& p : papers)
+        for (const auto& a : p.aliases)
+            if (std::find(names.begin(), names.end(), a) == names.end()) names.push_back(a);
+    for (const Experiment& e : experiments)
+        if (std::find(names.begin(), names.end(), e.name) == names.end()) names.push_back(e.name);
+    app.add_option("which", which, "all, a paper (or its alias), or one experiment")
+        ->required()
+        ->check(CLI::IsMember(names))
+        ->type_name("NAME");
+    app.add_flag("--quick", quick, "every study on reduced inputs into a scratch directory; paper tests listed, not run");
+    app.add_option("--out", out_arg, "where reproduction.md, the plots and the JSON go (default: docs/; --quick: a "
+                                     "scratch directory in the build tree)")
+        ->type_name("DIR");
+    app.add_option("--bin-dir", bin_arg, "where the study executables are (default: the build tree's examples/)")
+        ->type_name("DIR");
+    app.add_option("--test-dir", test_arg, "where the test executables are (default: the build tree's tests/)")
+        ->type_name("DIR");
+    cli::add_jobs(app, jobs, "threads a study may use");
+    app.add_flag("--no-plots", no_plots, "do not draw the plots");
+    app.add_flag("--no-tests", no_tests, "do not run the papers' unit tests");
+    cli::add_quiet(app, quiet);
+    cli::describe_exit_codes(app, cli::exit_codes("an experiment failed or produced no table, or (full run) a "
+                                                  "paper test failed; named on stderr and in the document"));
+    if (const auto status = cli::parse(app, argc, argv)) return *status;
+    const bool plots = !no_plots, tests = !no_tests;
+    fs::path out = out_arg, bin_dir = bin_arg, test_dir = test_arg;
     std::vector<const Experiment*> chosen;
     std::set<std::string> chosen_papers;
     // A paper name (or alias) selects its experiments; an experiment name (haws, locality, oaws, carf, ...) selects
@@ -223,10 +234,6 @@ int main(int argc, char** argv) {
             chosen_papers.insert(e.paper);
         }
     }
-    if (chosen.empty()) {
-        std::cerr << "repro: no paper or experiment named '" << which << "'\n";
-        usage(2);
-    }
     if (out.empty()) out = quick ? fs::path(GPUARCH_REPRO_SCRATCH_DIR) : fs::path(GPUARCH_SOURCE_DIR) / "docs";
     // The JSON (the provenance of every number) goes beside the document; the studies' logs stay in the build tree.
     const fs::path img_dir = out / "reproduction", json_dir = out / "reproduction" / "json",
@@ -237,6 +244,7 @@ int main(int argc, char** argv) {
     // ---- run the studies
     std::vector<Outcome> outcomes;
     bool ok = true;
+    gpuarch::examples::Progress progress("repro", chosen.size(), quiet, "experiments");
     for (const Experiment* e : chosen) {
         Outcome o;
         o.experiment = e;
@@ -255,11 +263,9 @@ int main(int argc, char** argv) {
             std::string command = quote(exe.string());
             for (const auto& a : args) command += " " + quote(a);
             command += " --repro " + quote(file.string()) + " > " + quote(log.string()) + " 2>&1";
-            std::cerr << "repro: " << shown << " ..." << std::flush;
             const auto start = std::chrono::steady_clock::now();
             o.status = run(command);
             o.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-            std::cerr << " exit " << o.status << ", " << static_cast<int>(o.seconds + 0.5) << " s\n";
             if (!fs::exists(file)) {
                 o.error = e->executable + " exited with status " + std::to_string(o.status) +
                           " and wrote no reproduction file (log: " + log.string() + ")";
@@ -286,10 +292,14 @@ int main(int argc, char** argv) {
         }
         if (!o.error.empty()) {
             ok = false;
-            std::cerr << "repro: FAILED " << e->name << ": " << o.error << '\n';
+            progress.note("repro: FAILED " + e->name + ": " + o.error);
         }
+        progress.step(shown + " (exit " + std::to_string(o.status) + ", " +
+                          std::to_string(static_cast<int>(o.seconds + 0.5)) + " s)",
+                      o.error.empty());
         outcomes.push_back(std::move(o));
     }
+    progress.finish();
 
     // A partial run keeps the other experiments' results from earlier runs in the document, marked as such.
     std::set<std::string> shown_papers = chosen_papers;

@@ -9,13 +9,16 @@
 //   sweep point --out DIR --point JSON                                                   (one worker process)
 //
 // Exit status: 0 every point has an "ok" record; 1 some point failed, crashed or timed out; 2 usage or spec
-// error; 3 points are missing (collect); 130 interrupted (run again to resume).
+// error; 3 points are missing (collect); 130 interrupted (run again to resume). The command line follows the
+// convention of examples/lib/cli.hpp (`sweep --help`, `sweep run --help`; a usage error is one line).
 #include "record.hpp"
 #include "runner.hpp"
 #include "slurm.hpp"
 #include "spec.hpp"
 
 #include <gpuarch/core/error.hpp>
+
+#include <lib/cli.hpp>
 
 #include <algorithm>
 #include <cstdlib>
@@ -34,16 +37,6 @@ using namespace gpuarch;
 using namespace gpuarch::sweep;
 
 constexpr int exit_ok = 0, exit_failed = 1, exit_usage = 2, exit_missing = 3, exit_interrupted = 130;
-
-const char* const usage_text =
-    "usage:\n"
-    "  sweep run SPEC [--jobs N] [--out DIR] [--retry-failed] [--timeout S] [--quiet]\n"
-    "  sweep list SPEC [--out DIR]\n"
-    "  sweep slurm SPEC [--out DIR] [--chunk K] [--partition P] [--no-submit] [--wait] [--sbatch CMD]\n"
-    "  sweep collect SPEC [--out DIR] [--quiet]\n"
-    "  sweep point-chunk SPEC --index I [--chunk K] [--out DIR] [--jobs N] [--timeout S]\n"
-    "  sweep point --out DIR --point JSON\n"
-    "DIR defaults to out/<spec name>. See docs/sweeps.md.\n";
 
 struct UsageError : std::runtime_error {
     using std::runtime_error::runtime_error;
@@ -84,24 +77,22 @@ struct Args {
     }
 };
 
-Args parse_args(int argc, char** argv, int first, std::size_t positional, const std::set<std::string>& with_value,
-                const std::set<std::string>& flags) {
-    Args args;
-    for (int i = first; i < argc; ++i) {
-        const std::string arg = argv[i];
-        if (with_value.count(arg)) {
-            if (i + 1 >= argc) throw UsageError(arg + " needs a value");
-            args.values[arg] = argv[++i];
-        } else if (flags.count(arg)) {
-            args.flags.insert(arg);
-        } else if (arg.rfind("--", 0) == 0 || args.positional.size() == positional) {
-            throw UsageError("unexpected argument '" + arg + "'");
-        } else {
-            args.positional.push_back(arg);
-        }
-    }
-    if (args.positional.size() != positional) throw UsageError("missing the sweep spec");
-    return args;
+// Options land in Args by name, so the commands below read them the same way whatever parsed them.
+void value_option(CLI::App* command, Args& args, const std::string& flag, const std::string& type,
+                  const std::string& help) {
+    command->add_option_function<std::string>(flag, [&args, flag](const std::string& v) { args.values[flag] = v; },
+                                              help)
+        ->type_name(type);
+}
+void flag_option(CLI::App* command, Args& args, const std::string& flag, const std::string& help) {
+    command->add_flag_function(flag, [&args, flag](std::int64_t) { args.flags.insert(flag); }, help);
+}
+void spec_argument(CLI::App* command, Args& args) {
+    command->add_option_function<std::string>("spec", [&args](const std::string& v) { args.positional.push_back(v); },
+                                              "the sweep spec (JSON; docs/sweeps.md)")
+        ->required()
+        ->check(CLI::ExistingFile)
+        ->type_name("SPEC");
 }
 
 fs::path out_dir(const Args& args, const Spec& spec) {
@@ -125,14 +116,14 @@ Merged merge_and_report(const std::vector<Point>& points, const fs::path& out, b
     return merged;
 }
 
-int cmd_run(int argc, char** argv) {
-    const Args args = parse_args(argc, argv, 2, 1, {"--jobs", "--out", "--timeout"}, {"--retry-failed", "--quiet"});
+int cmd_run(const Args& args) {
     const Spec spec = load_spec(args.positional[0]);
     const auto points = expand(spec);
     RunOptions options;
     options.out = out_dir(args, spec);
     options.jobs = static_cast<unsigned>(args.number("--jobs", available_cpus(), 1));
     options.retry_failed = args.has("--retry-failed");
+    options.progress = !args.has("--quiet");
     options.timeout_s = args.seconds("--timeout");
     const RunSummary summary = run_tasks(make_tasks(points), options, self_worker(self_exe(), options.out), std::cerr);
     const Merged merged = merge_and_report(points, options.out, args.has("--quiet"));
@@ -145,8 +136,7 @@ int cmd_run(int argc, char** argv) {
     return merged.failed == 0 ? exit_ok : exit_failed;
 }
 
-int cmd_list(int argc, char** argv) {
-    const Args args = parse_args(argc, argv, 2, 1, {"--out"}, {});
+int cmd_list(const Args& args) {
     const Spec spec = load_spec(args.positional[0]);
     const auto points = expand(spec);
     const fs::path out = out_dir(args, spec);
@@ -162,8 +152,7 @@ int cmd_list(int argc, char** argv) {
     return exit_ok;
 }
 
-int cmd_point(int argc, char** argv) {
-    const Args args = parse_args(argc, argv, 2, 0, {"--out", "--point"}, {});
+int cmd_point(const Args& args) {
     if (!args.has("--out") || !args.has("--point")) throw UsageError("point needs --out DIR and --point JSON");
     nlohmann::json json;
     try {
@@ -182,8 +171,7 @@ int cmd_point(int argc, char** argv) {
     return exit_ok;
 }
 
-int cmd_point_chunk(int argc, char** argv) {
-    const Args args = parse_args(argc, argv, 2, 1, {"--index", "--chunk", "--out", "--jobs", "--timeout"}, {});
+int cmd_point_chunk(const Args& args) {
     const Spec spec = load_spec(args.positional[0]);
     if (!args.has("--index")) throw UsageError("point-chunk needs --index I");
     const auto points = expand(spec);
@@ -260,15 +248,12 @@ int cmd_collect_points(const std::vector<Point>& points, const fs::path& out, bo
     return merged.failed == 0 ? exit_ok : exit_failed;
 }
 
-int cmd_collect(int argc, char** argv) {
-    const Args args = parse_args(argc, argv, 2, 1, {"--out"}, {"--quiet"});
+int cmd_collect(const Args& args) {
     const Spec spec = load_spec(args.positional[0]);
     return cmd_collect_points(expand(spec), out_dir(args, spec), args.has("--quiet"));
 }
 
-int cmd_slurm(int argc, char** argv) {
-    const Args args = parse_args(argc, argv, 2, 1, {"--out", "--chunk", "--partition", "--sbatch"},
-                                 {"--no-submit", "--wait"});
+int cmd_slurm(const Args& args) {
     const fs::path spec_path = args.positional[0];
     const Spec spec = load_spec(spec_path);
     const auto points = expand(spec);
@@ -340,26 +325,63 @@ int cmd_slurm(int argc, char** argv) {
 } // namespace
 
 int main(int argc, char** argv) {
-    if (argc < 2) {
-        std::cerr << usage_text;
-        return exit_usage;
-    }
-    const std::string command = argv[1];
+    CLI::App app{"Design-space sweeps over the example machines' precompiled variants, corpus kernels and run-time "
+                 "knobs, on this machine or as a Slurm job array (docs/sweeps.md). `sweep COMMAND --help` lists a "
+                 "command's options. DIR defaults to out/<spec name>.",
+                 "sweep"};
+    app.require_subcommand(1, 1);
+    Args args;
+    CLI::App* run = app.add_subcommand("run", "run every point not yet done on this machine, then merge the results");
+    spec_argument(run, args);
+    value_option(run, args, "--jobs", "N", "worker processes at once (default: the CPUs available)");
+    value_option(run, args, "--out", "DIR", "results directory");
+    flag_option(run, args, "--retry-failed", "run points whose record is not ok again");
+    value_option(run, args, "--timeout", "S", "stop a point after S seconds (default: no limit)");
+    flag_option(run, args, "--quiet", "no progress on stderr, and only the summary's last line");
+    CLI::App* list = app.add_subcommand("list", "list the points with their status");
+    spec_argument(list, args);
+    value_option(list, args, "--out", "DIR", "results directory");
+    CLI::App* slurm = app.add_subcommand("slurm", "write an sbatch script for the unfinished chunks and submit it");
+    spec_argument(slurm, args);
+    value_option(slurm, args, "--out", "DIR", "results directory (on a shared file system)");
+    value_option(slurm, args, "--chunk", "K", "points per array task (default: the spec's slurm.chunk)");
+    value_option(slurm, args, "--partition", "P", "Slurm partition (default: the spec's)");
+    flag_option(slurm, args, "--no-submit", "write the script only");
+    flag_option(slurm, args, "--wait", "wait for the job array, then collect");
+    value_option(slurm, args, "--sbatch", "CMD", "the sbatch command (default sbatch)");
+    CLI::App* collect = app.add_subcommand("collect", "merge the results, list missing and failed points");
+    spec_argument(collect, args);
+    value_option(collect, args, "--out", "DIR", "results directory");
+    flag_option(collect, args, "--quiet", "print only the summary's last line");
+    CLI::App* chunk = app.add_subcommand("point-chunk", "run one chunk of points (a Slurm array task)");
+    spec_argument(chunk, args);
+    value_option(chunk, args, "--index", "I", "the chunk (required)");
+    value_option(chunk, args, "--chunk", "K", "points per chunk (default: the spec's slurm.chunk)");
+    value_option(chunk, args, "--out", "DIR", "results directory");
+    value_option(chunk, args, "--jobs", "N", "worker processes at once (default: the CPUs available)");
+    value_option(chunk, args, "--timeout", "S", "stop a point after S seconds (default: no limit)");
+    CLI::App* point = app.add_subcommand("point", "run one point and write its record (a worker process)");
+    value_option(point, args, "--out", "DIR", "results directory (required)");
+    value_option(point, args, "--point", "JSON", "the point (required)");
+    const std::vector<gpuarch::examples::cli::ExitCode> codes{
+        {exit_ok, "every point has an ok record"},
+        {exit_failed, "some point failed, crashed or timed out"},
+        {exit_usage, "usage or spec error (one line on stderr)"},
+        {exit_missing, "points are missing (collect, point-chunk)"},
+        {exit_interrupted, "interrupted (run again to resume)"}};
+    gpuarch::examples::cli::describe_exit_codes(app, codes);
+    for (CLI::App* command : {run, list, slurm, collect, chunk, point})
+        gpuarch::examples::cli::describe_exit_codes(*command, codes);
+    if (const auto status = gpuarch::examples::cli::parse(app, argc, argv)) return *status;
     try {
-        if (command == "run") return cmd_run(argc, argv);
-        if (command == "list") return cmd_list(argc, argv);
-        if (command == "slurm") return cmd_slurm(argc, argv);
-        if (command == "collect") return cmd_collect(argc, argv);
-        if (command == "point-chunk") return cmd_point_chunk(argc, argv);
-        if (command == "point") return cmd_point(argc, argv);
-        if (command == "--help" || command == "help") {
-            std::cout << usage_text;
-            return exit_ok;
-        }
-        throw UsageError("unknown command '" + command + "'");
+        if (*run) return cmd_run(args);
+        if (*list) return cmd_list(args);
+        if (*slurm) return cmd_slurm(args);
+        if (*collect) return cmd_collect(args);
+        if (*chunk) return cmd_point_chunk(args);
+        return cmd_point(args);
     } catch (const UsageError& e) {
-        std::cerr << "sweep: " << e.what() << '\n' << usage_text;
-        return exit_usage;
+        return gpuarch::examples::cli::usage_error(app, e.what());
     } catch (const std::exception& e) {
         std::cerr << "sweep: " << e.what() << '\n';
         return exit_usage;

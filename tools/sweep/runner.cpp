@@ -109,16 +109,13 @@ public:
         if (!enabled_) return;
         const auto now = Clock::now();
         const double elapsed = std::chrono::duration<double>(now - start_).count();
-        const int decile = static_cast<int>(10 * done_ / total_);
         if (tty_) {
             // Redraw at most ten times a second.
             if (!final && now - last_line_ < std::chrono::milliseconds(100)) return;
-        } else if (final ? done_ == last_done_ : decile == last_decile_ && now - last_line_ < std::chrono::seconds(30)) {
-            return;
+        } else if (!final) {
+            return; // a log gets the start line (run_tasks) and the end line only
         }
         last_line_ = now;
-        last_decile_ = decile;
-        last_done_ = done_;
         constexpr std::size_t width = 24;
         const std::size_t filled = width * done_ / total_;
         std::string bar(filled, '#');
@@ -135,9 +132,8 @@ public:
 private:
     std::ostream& os_;
     bool enabled_, tty_;
-    std::size_t total_, done_ = 0, failed_ = 0, last_done_ = SIZE_MAX;
+    std::size_t total_, done_ = 0, failed_ = 0;
     Clock::time_point start_, last_line_;
-    int last_decile_ = -1;
 };
 
 struct Running {
@@ -181,20 +177,6 @@ unsigned available_cpus() {
     if (::sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0) return static_cast<unsigned>(CPU_COUNT(&set));
     const unsigned n = std::thread::hardware_concurrency();
     return n == 0 ? 1 : n;
-}
-
-std::string format_duration(double seconds) {
-    if (seconds < 0) return "--:--";
-    const auto total = static_cast<unsigned long long>(seconds + 0.5);
-    char text[64];
-    if (total >= 3600) std::snprintf(text, sizeof text, "%llu:%02llu:%02llu", total / 3600, total / 60 % 60, total % 60);
-    else std::snprintf(text, sizeof text, "%02llu:%02llu", total / 60, total % 60);
-    return text;
-}
-
-double estimate_remaining(double elapsed, std::size_t done, std::size_t total) {
-    if (done == 0) return -1;
-    return elapsed / static_cast<double>(done) * static_cast<double>(total - done);
 }
 
 RunSummary run_tasks(const std::vector<Task>& tasks, const RunOptions& options, const WorkerCommand& worker,

@@ -12,8 +12,10 @@
 //  - SIGINT, SIGTERM and SIGHUP stop the pool: no new point starts, running workers get SIGTERM, and the points
 //    they held stay unfinished (no record), to be run on resume.
 //  - Progress (done/total, failures, elapsed time and ETA) goes to the given stream: a redrawn bar on a terminal,
-//    a line per 10% (or per 30 s) otherwise, so batch logs stay short.
+//    only a start and an end line otherwise, so batch logs stay short (the convention of examples/lib/progress.hpp).
 #include "spec.hpp"
+
+#include <lib/progress.hpp>
 
 #include <cstddef>
 #include <filesystem>
@@ -64,9 +66,9 @@ struct RunSummary {
 RunSummary run_tasks(const std::vector<Task>& tasks, const RunOptions& options, const WorkerCommand& worker,
                      std::ostream& progress);
 
-// "1:02:03" / "02:03"; "--:--" for a negative (unknown) duration.
-std::string format_duration(double seconds);
-// Estimated seconds left after `done` of `total` units took `elapsed` seconds; negative when done == 0.
-double estimate_remaining(double elapsed, std::size_t done, std::size_t total);
+// "1:02:03" / "02:03"; "--:--" for a negative (unknown) duration; and the seconds left after `done` of `total`
+// units took `elapsed` seconds (negative when done == 0): the formatting every program's progress shares.
+using examples::estimate_remaining;
+using examples::format_duration;
 
 } // namespace gpuarch::sweep
