@@ -2,7 +2,8 @@
 # Builds gpuarch with the default preset (release with assertions) and runs the whole test suite.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/ensure-deps.sh
+# python3-matplotlib: repro.quick draws the reproduction plots.
+scripts/ensure-deps.sh python3-matplotlib
 jobs=$(nproc 2>/dev/null || echo 2)
 cmake --preset default -DGPUARCH_WARNINGS_AS_ERRORS=ON
 cmake --build --preset default -j "$jobs"
