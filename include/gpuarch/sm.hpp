@@ -435,6 +435,9 @@ private:
                                       // load the L1 already finished) can never touch the record's next user
         std::uint32_t warp = 0;
         timing::UnitKind unit = timing::UnitKind::sp;
+        // The state space the L1 times a memory instruction in: its own, or for a generic access the space every
+        // executed lane's address fell in (StepResult::lane_spaces).
+        ir::StateSpace space = ir::StateSpace::none;
         bool is_memory = false, is_control = false, long_latency = false, alive = false;
         unsigned active_lanes = 0;
         std::uint8_t source_count = 0;         // distinct non-predicate source registers, found once at fetch
@@ -792,7 +795,8 @@ private:
         // A memory instruction whose guard is false on every lane accesses nothing: it passes through its
         // unit without visiting the L1.
         if (rec.active_lanes == 0) rec.is_memory = false;
-        rec.long_latency = rec.is_memory && is_long_latency(inst, rec.result);
+        rec.space = rec.is_memory ? timed_space(rec.result) : rec.result.space;
+        rec.long_latency = rec.is_memory && is_long_latency(inst, rec.space);
         rec.source_count = 0;
         for (unsigned k = 0; k < inst.num_uses && rec.source_count < rec.sources.size(); ++k) {
             const ir::RegId reg = inst.uses[k];
@@ -803,10 +807,25 @@ private:
         }
         rec.haws = HawsRecord{};
     }
-    static bool is_long_latency(const ir::Instruction& inst, const func::StepResult& result) {
+    static bool is_long_latency(const ir::Instruction& inst, ir::StateSpace space) {
         if (inst.num_defs == 0) return false;
-        const ir::StateSpace space = result.space;
         return space == ir::StateSpace::global || space == ir::StateSpace::local;
+    }
+    // A generic access is timed in the space its executed lanes reached (found by the differential fuzzer,
+    // docs/differential_fuzzing.md: the L1 was handed StateSpace::generic and refused every generic ld/st/atom).
+    // One warp access goes to one path of the L1, so lanes in different spaces are an error, as in the barrel core.
+    static ir::StateSpace timed_space(const func::StepResult& result) {
+        if (result.space != ir::StateSpace::generic) return result.space;
+        ir::StateSpace space = ir::StateSpace::none;
+        for (std::size_t lane : result.executed.set_lanes()) {
+            const ir::StateSpace s = result.lane_spaces[lane];
+            if (space == ir::StateSpace::none) space = s;
+            else if (s != space)
+                throw Error("a generic access at PC " + std::to_string(result.pc) + " (PTX line " +
+                            std::to_string(result.instruction->line) + ") reaches several state spaces within one "
+                            "warp; the SM times one space per warp access");
+        }
+        return space;
     }
 
     // ---------------------------------------------------------------------------------------------------
@@ -1231,7 +1250,7 @@ private:
             access.warp = rec.warp;
             access.token = token;
             access.pc = rec.result.pc;
-            access.space = rec.result.space;
+            access.space = rec.space;
             access.kind = inst.op == ir::Opcode::st ? mem::WarpAccess::store
                           : (inst.op == ir::Opcode::atom || inst.op == ir::Opcode::red) ? mem::WarpAccess::atomic
                                                                                           : mem::WarpAccess::load;

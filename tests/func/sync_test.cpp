@@ -79,6 +79,37 @@ TEST_CASE("warps that exited do not hold a barrier back") {
     for (unsigned t = 0; t < 64; ++t) CHECK(r.u32(t) == (t < 32 ? 1U : 0U));
 }
 
+TEST_CASE("threads that exit inside an if leave the rest of the warp to reach the barrier together") {
+    // Found by the differential fuzzer (docs/differential_fuzzing.md): even threads take the else side, where all
+    // but thread 0 exit; the odd threads and thread 0 count themselves in shared memory before bar.sync. The warp
+    // reconverges after the if, so thread 0 reads every count, 32 + 1, at either warp width (before the fix: 17 on
+    // 32-lane warps, 1 on a 64-lane warp, which reached the barrier diverged).
+    for (const std::uint32_t width : {32U, 64U}) {
+        func::LaunchOptions options;
+        options.warp_width = width;
+        const auto r = test::run_body(R"(
+            mov.u32 %r1, %tid.x;
+            and.b32 %r2, %r1, 1;
+            setp.ne.u32 %p2, %r2, 0;
+            setp.eq.u32 %p3, %r1, 0;
+            @!%p2 bra ELSE;
+            bra ENDIF;
+        ELSE:
+            @!%p3 exit;
+        ENDIF:
+            mov.u32 %r3, counter;
+            red.shared.add.u32 [%r3], 1;
+            bar.sync 0;
+            @!%p3 bra DONE;
+            ld.shared.u32 %r4, [%r3];
+            st.global.u32 [%rd62], %r4;
+        DONE:
+        )", 4, {}, block(64), options, ".shared .align 4 .b32 counter;\n");
+        INFO("warp width " << width);
+        CHECK(r.u32(0) == 33);
+    }
+}
+
 TEST_CASE("bar.red reduces a predicate over the whole CTA: popc counts, and/or combine") {
     const auto r = test::run_body(R"(
         mov.u32 %r1, %tid.x;

@@ -94,7 +94,7 @@ TEST_CASE("a loop with break and continue: exits reconverge after the loop, cont
     CHECK(k.code[9].reconvergence_pc == 1);  // back edge: its block's post-dominator is the header
 }
 
-TEST_CASE("an early return reconverges only at the exit") {
+TEST_CASE("an early return: the paths meet only at the exit, and the branch reconverges at the final ret") {
     const ir::Kernel k = kernel_of("@%p1 bra EARLY;\n"
                                    "add.s32 %r1, %r1, 1;\n"
                                    "st.global.u32 [%rd1], %r1;\n"
@@ -105,7 +105,27 @@ TEST_CASE("an early return reconverges only at the exit") {
     CHECK(cfg.blocks[1].successors == std::vector<BlockId>{3});
     CHECK(cfg.blocks[2].successors == std::vector<BlockId>{3});
     CHECK(ir::immediate_post_dominators(cfg)[0] == 3);
-    CHECK(k.code[0].reconvergence_pc == ir::no_pc);
+    // Towards the final ret (block 2), the fall-through path only leaves the kernel early: its threads exit
+    // while the taken ones wait at pc 4, so the warp is whole again (what is left of it) at the final ret.
+    CHECK(ir::immediate_post_dominators(cfg, 2)[0] == 2);
+    CHECK(k.code[0].reconvergence_pc == 4);
+}
+
+TEST_CASE("threads that may exit inside an if do not stop the others from reconverging after it") {
+    // Found by the differential fuzzer (docs/differential_fuzzing.md): with the exit's edge to the virtual exit,
+    // the branch at 0 reconverged nowhere, and a warp reached a later bar.sync with half of its lanes.
+    const ir::Kernel k = kernel_of("@%p1 bra ELSE;\n"              // 0
+                                   "bra JOIN;\n"                   // 1
+                                   "ELSE:\n@%p2 exit;\n"           // 2: guarded: exits or falls through
+                                   "JOIN:\nbar.sync 0;\n"          // 3
+                                   "@%p3 bra DONE;\n"              // 4
+                                   "exit;\n"                       // 5: an unguarded early exit
+                                   "DONE:\nst.global.u32 [%rd1], %r1;\n" // 6
+                                   "ret;");                        // 7
+    const ir::Cfg cfg = ir::build_cfg(k);
+    CHECK(ir::immediate_post_dominators(cfg)[0] == cfg.exit_block()); // the plain post-dominator
+    CHECK(k.code[0].reconvergence_pc == 3);
+    CHECK(k.code[4].reconvergence_pc == 6);
 }
 
 TEST_CASE("a guarded ret both exits and falls through") {

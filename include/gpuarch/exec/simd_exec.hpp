@@ -23,7 +23,7 @@ class SimdExec {
 public:
     static constexpr std::string_view name = "SimdExec";
 
-    explicit SimdExec(const timing::ExecConfig& config) : warp_width_(config.warp_width) {
+    explicit SimdExec(const timing::ExecConfig& config) {
         for (const auto& spec : config.units) {
             if (!spec.shared) {
                 for (unsigned s = 0; s < config.schedulers; ++s)
@@ -112,7 +112,6 @@ private:
         units_.push_back(Unit{spec.kind, lanes, spec.latency, spec.initiation_interval, owner});
     }
 
-    unsigned warp_width_;
     std::vector<Unit> units_;
     std::array<std::vector<unsigned>, timing::unit_kind_count> by_kind_{};
     std::array<KindStats, timing::unit_kind_count> kind_stats_{};

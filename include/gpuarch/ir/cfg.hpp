@@ -93,11 +93,12 @@ inline Cfg build_cfg(const Kernel& kernel) {
 }
 
 // Immediate post-dominator of every block (Cooper, Harvey & Kennedy 2001, "A Simple, Fast Dominance Algorithm",
-// run on the reverse CFG rooted at the virtual exit). The exit's entry is itself; a block from which the exit is
-// unreachable (an infinite loop) gets no_block.
-inline std::vector<BlockId> immediate_post_dominators(const Cfg& cfg) {
+// run on the reverse CFG rooted at `root`, the virtual exit unless given). The root's entry is itself; a block from
+// which the root is unreachable (an infinite loop; with another root, also a block whose paths all leave the
+// kernel elsewhere) gets no_block. Successors that cannot reach the root are ignored.
+inline std::vector<BlockId> immediate_post_dominators(const Cfg& cfg, BlockId root = no_block) {
     const BlockId n = static_cast<BlockId>(cfg.blocks.size());
-    const BlockId root = cfg.exit_block();
+    if (root == no_block) root = cfg.exit_block();
     // Post-order of the reverse CFG (edges block -> predecessor), iterative DFS from the exit.
     std::vector<BlockId> order;
     order.reserve(n);

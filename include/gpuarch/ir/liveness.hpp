@@ -5,6 +5,11 @@
 //   an unguarded instruction on that path writes it (ir::Instruction::defs). A guarded write does not count as a
 //   write: its guard may be false for the thread. Per-thread paths are CFG paths, so a write on one side of a
 //   divergent branch does not cover the threads that took the other side.
+// - The value source of every shfl is in the result too: shfl reads that register in every lane of its 32-lane
+//   group, including lanes that do not execute it and may never have written it (a partial warp's missing lanes,
+//   lanes that exited, lanes on the other side of a branch), so its initial value can be observed through another
+//   lane. (Found by the differential fuzzer, docs/differential_fuzzing.md: such a read returned what the buffer's
+//   previous CTA had left, which differed between the functional launch and each timed SM.)
 // - Every other register is written by every thread before that thread reads it: its initial value is never
 //   observed. func::KernelExecution zeroes only the registers in the result when it starts a CTA (issue 4 speed:
 //   a CTA's register rows were a memset of up to hundreds of kilobytes).
@@ -60,9 +65,14 @@ inline std::vector<RegId> registers_live_at_entry(const Kernel& kernel) {
         }
     }
     const BlockId entry = cfg.block_of(0);
+    std::uint64_t* at_entry = live_in.data() + std::size_t{entry} * words;
+    for (const Instruction& inst : kernel.code)
+        if (inst.op == Opcode::shfl && inst.num_operands > 1 && inst.operands[1].kind == OperandKind::reg &&
+            inst.operands[1].reg < registers)
+            set(at_entry, inst.operands[1].reg);
     std::vector<RegId> result;
     for (RegId r = 0; r < registers; ++r)
-        if (test(live_in.data() + std::size_t{entry} * words, r)) result.push_back(r);
+        if (test(at_entry, r)) result.push_back(r);
     return result;
 }
 
