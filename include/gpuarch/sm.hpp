@@ -37,6 +37,7 @@
 #include <gpuarch/core/stats.hpp>
 #include <gpuarch/func/kernel_execution.hpp>
 #include <gpuarch/ir/def_use.hpp>
+#include <gpuarch/ir/op_class.hpp>
 #include <gpuarch/mem/access.hpp>
 #include <gpuarch/mem/queue.hpp>
 #include <gpuarch/timing/concepts.hpp>
@@ -787,7 +788,9 @@ private:
         rec.alive = true;
         rec.warp = w;
         rec.unit = Frontend::unit_for(inst.op_class);
-        rec.is_memory = ir::is_memory(inst.op_class);
+        // From the functional result, not the op class: a prefetch whose every lane is a no-op (shared memory, an
+        // unmapped address) accesses nothing (func::KernelExecution::prefetch); for ld/st/atom/red the two agree.
+        rec.is_memory = rec.result.is_memory;
         // A system op (vprintf, __assertfail, trap) is a call: the warp fetches past it only once it resolves.
         rec.is_control = inst.op_class == ir::OpClass::branch || inst.op_class == ir::OpClass::barrier ||
                          inst.op_class == ir::OpClass::control || inst.op_class == ir::OpClass::system;
@@ -1256,7 +1259,8 @@ private:
                                                                                           : mem::WarpAccess::load;
             access.access_bytes = rec.result.access_bytes;
             access.width = warp_width;
-            access.active = rec.result.executed;
+            access.active = rec.result.accessed;
+            access.prefetch = ir::prefetch_level(inst);
             access.addresses = rec.result.addresses.data();
             l1_.accept(access, now_);
         }

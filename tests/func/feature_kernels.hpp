@@ -7,7 +7,10 @@
 
 #include <gpuarch/func/host.hpp>
 
+#include <algorithm>
+#include <climits>
 #include <cmath>
+#include <cstdlib>
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
@@ -197,6 +200,131 @@ inline void check_plain_forms(const Launcher& launch) {
     }
     CHECK(download<int>(device, width, n) == std::vector<int>(n, static_cast<int>(launch.warp_width)));
     CHECK(download<unsigned>(device, flags, n) == std::vector<unsigned>(n, 0b101U));
+}
+
+// Inputs for the byte-wise kernels: hand-picked edge bytes (0x00, 0x7f, 0x80, 0xff) in the first lanes, then a
+// fixed xorshift sequence, so every byte pattern class occurs in both warps of a 40-thread block.
+inline std::vector<unsigned> byte_inputs(unsigned n, std::uint32_t seed) {
+    std::vector<unsigned> v = {0x00000000U, 0xffffffffU, 0x7f80ff00U, 0x80808080U, 0x7f7f7f7fU, 0x01ff7f80U};
+    std::uint32_t x = seed;
+    while (v.size() < n) {
+        x ^= x << 13;
+        x ^= x >> 17;
+        x ^= x << 5;
+        v.push_back(x);
+    }
+    v.resize(n);
+    return v;
+}
+
+// byte_dot.cu: CPU references written from the PTX ISA's pseudo-code for each form (byte i is bits 8i+7..8i, sign- or
+// zero-extended by its operand's type; sums wrap modulo 2^32), independent of the engine's int_ops.hpp.
+inline void check_byte_dot(const Launcher& launch) {
+    Device device;
+    const Module module = load("byte_dot");
+    const unsigned n = 40;
+    const std::vector<unsigned> a = byte_inputs(n, 0x9e3779b9U), b = byte_inputs(n, 0x2545f491U);
+    const DevPtr pa = upload(device, a), pb = upload(device, std::vector<unsigned>(b.rbegin(), b.rend()));
+    const DevPtr out = device.malloc(n * 14 * sizeof(unsigned));
+    launch(device, module, "byte_dot", LaunchConfig{Dim3{1, 1, 1}, Dim3{n, 1, 1}, 0}, Args(pa, pb, out));
+    const std::vector<unsigned> got = download<unsigned>(device, out, n * 14);
+    const auto ub = [](unsigned v, int i) { return static_cast<long long>((v >> (8 * i)) & 0xffU); };
+    const auto sb = [](unsigned v, int i) { return static_cast<long long>(static_cast<std::int8_t>(v >> (8 * i))); };
+    const auto uh = [](unsigned v, int i) { return static_cast<long long>((v >> (16 * i)) & 0xffffU); };
+    const auto sh = [](unsigned v, int i) { return static_cast<long long>(static_cast<std::int16_t>(v >> (16 * i))); };
+    const auto u32 = [](long long v) { return static_cast<unsigned>(static_cast<unsigned long long>(v)); };
+    for (unsigned t = 0; t < n; ++t) {
+        const unsigned x = a[t], y = b[n - 1 - t];
+        const int ti = static_cast<int>(t);
+        unsigned absdiff_u = 0, absdiff_s = 0, absdiff_sat = 0;
+        long long sad_u = 0, mixed_sad = 100, dot_s = ti - 7, dot_u = ti, dot_mixed = ti;
+        for (int i = 0; i < 4; ++i) {
+            absdiff_u |= static_cast<unsigned>(std::llabs(ub(x, i) - ub(y, i))) << (8 * i);
+            absdiff_s |= (static_cast<unsigned>(std::llabs(sb(x, i) - sb(y, i))) & 0xffU) << (8 * i);
+            absdiff_sat |= static_cast<unsigned>(std::min(std::llabs(sb(x, i) - sb(y, i)), 127LL)) << (8 * i);
+            sad_u += std::llabs(ub(x, i) - ub(y, i));
+            mixed_sad += std::llabs(sb(x, i) - ub(y, i));
+            dot_s += sb(x, i) * sb(y, i);
+            dot_u += ub(x, i) * ub(y, i);
+            dot_mixed += ub(x, i) * sb(y, i);
+        }
+        const long long dp2a_lo = -ti + sh(x, 0) * sb(y, 0) + sh(x, 1) * sb(y, 1);
+        const long long dp2a_hi = ti + uh(x, 0) * ub(y, 2) + uh(x, 1) * ub(y, 3);
+        const long long xs = static_cast<int>(x), ys = static_cast<int>(y);
+        const long long sad_s = std::llabs(xs - ys) + 3;
+        const unsigned long long usad = (x > y ? x - y : y - x) + static_cast<unsigned long long>(t);
+        const long long wide = std::llabs(xs * (1LL << 20) - ys) - 5;
+        const std::vector<unsigned> want = {
+            absdiff_u, absdiff_s, u32(sad_u), u32(dot_s), u32(dot_u), u32(dp2a_lo), u32(dp2a_hi), u32(sad_s),
+            static_cast<unsigned>(usad), u32(dot_mixed), absdiff_sat, u32(mixed_sad), u32(wide),
+            static_cast<unsigned>(static_cast<unsigned long long>(wide) >> 32)};
+        CAPTURE(t);
+        CAPTURE(x);
+        CAPTURE(y);
+        CHECK(std::vector<unsigned>(got.begin() + t * 14, got.begin() + t * 14 + 14) == want);
+    }
+    // Worked by hand: lane 0 has x = 0 (all zero bytes), so __vabsdiffu4 returns y itself and __dp4a returns c.
+    CHECK(got[0 * 14 + 0] == b[n - 1]);
+    CHECK(got[0 * 14 + 3] == static_cast<unsigned>(-7));
+}
+
+// redux.cu (sm_80): 2 blocks of 64 threads; every reduction is over one 32-lane group (a warp at width 32, a half of
+// the warp at width 64: redux.sync is defined per 32 threads, like the membermask). The even-lane and odd-lane
+// reductions run under a membermask of those lanes only.
+inline void check_redux(const Launcher& launch) {
+    Device device;
+    const Module module = load("redux");
+    const unsigned threads = 128;
+    std::vector<unsigned> in = byte_inputs(threads, 0x12345678U);
+    in[70] = 0x80000000U; // INT_MIN and INT_MAX in the second block: signed and unsigned orders disagree
+    in[71] = 0x7fffffffU;
+    const DevPtr pin = upload(device, in), out = device.malloc(threads * 11 * sizeof(unsigned));
+    launch(device, module, "redux_all", LaunchConfig{Dim3{2, 1, 1}, Dim3{64, 1, 1}, 0}, Args(pin, out));
+    const std::vector<unsigned> got = download<unsigned>(device, out, threads * 11);
+    for (unsigned g = 0; g < threads / 32; ++g) {
+        unsigned sum = 0, umin = ~0U, umax = 0, all = ~0U, any = 0, parity = 0, even_sum = 0;
+        int smin = INT32_MAX, smax = INT32_MIN, odd_max = INT32_MIN;
+        for (unsigned l = 0; l < 32; ++l) {
+            const unsigned v = in[g * 32 + l];
+            const int s = static_cast<int>(v);
+            sum += v;
+            umin = std::min(umin, v);
+            umax = std::max(umax, v);
+            smin = std::min(smin, s);
+            smax = std::max(smax, s);
+            all &= v;
+            any |= v;
+            parity ^= v;
+            if (l % 2 == 0) even_sum += v;
+            else odd_max = std::max(odd_max, s);
+        }
+        for (unsigned l = 0; l < 32; ++l) {
+            const unsigned t = g * 32 + l;
+            CAPTURE(t);
+            const std::vector<unsigned> want = {sum, sum, umin, static_cast<unsigned>(smin), umax, static_cast<unsigned>(smax),
+                                                all, any, parity, l % 2 == 0 ? even_sum : 0U,
+                                                l % 2 == 1 ? static_cast<unsigned>(odd_max) : 0U};
+            CHECK(std::vector<unsigned>(got.begin() + t * 11, got.begin() + t * 11 + 11) == want);
+        }
+    }
+    CHECK(got[64 * 11 + 3] == 0x80000000U); // signed min of the group holding INT_MIN
+}
+
+// prefetch.cu: every prefetch form leaves every value as it was; out = 3 * in + frame[(5t) & 7] + tile[(t+1) % 64]
+// with frame[k] = k * t and tile[k] = k. 100 elements over 2 blocks of 64 (the last 28 threads write nothing).
+inline void check_prefetch(const Launcher& launch) {
+    Device device;
+    const Module module = load("prefetch");
+    const int n = 100;
+    std::vector<int> in(n);
+    for (int i = 0; i < n; ++i) in[static_cast<std::size_t>(i)] = 7 * i - 300;
+    const DevPtr pin = upload(device, in), out = device.malloc(n * sizeof(int));
+    launch(device, module, "prefetch_forms", LaunchConfig{Dim3{2, 1, 1}, Dim3{64, 1, 1}, 0}, Args(pin, out, n));
+    const std::vector<int> got = download<int>(device, out, n);
+    for (int i = 0; i < n; ++i) {
+        const int t = i % 64;
+        CHECK(got[static_cast<std::size_t>(i)] == 3 * in[static_cast<std::size_t>(i)] + ((t * 5) & 7) * t + (t + 1) % 64);
+    }
 }
 
 } // namespace gpuarch::func::test::features

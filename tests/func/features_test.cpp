@@ -36,3 +36,16 @@ TEST_CASE("rsqrt.approx.f64 without .ftz, WARP_SZ and integer predicate immediat
     check_plain_forms(functional);
     check_plain_forms(functional_with_width(64)); // WARP_SZ is the launch's warp width
 }
+
+TEST_CASE("dp4a, dp2a, sad and vabsdiff4 in every form nvcc emits match the PTX ISA's pseudo-code") {
+    check_byte_dot(functional);
+}
+
+TEST_CASE("redux.sync reduces over the executing lanes of each 32-lane group in membermask") {
+    check_redux(functional);
+    check_redux(functional_with_width(64)); // two 32-lane groups per warp
+}
+
+TEST_CASE("prefetch and prefetchu in every state space and level change no value") {
+    check_prefetch(functional);
+}

@@ -53,3 +53,69 @@ TEST_CASE("device assert and trap under timing stop the launch with their kind o
 TEST_CASE("rsqrt.approx.f64, WARP_SZ (the machine's warp width) and predicate immediates under timing on every machine") {
     on_every_machine(check_plain_forms);
 }
+
+TEST_CASE("dp4a, dp2a, sad, vabsdiff4 and redux.sync under timing on every machine") {
+    on_every_machine(check_byte_dot);
+    on_every_machine(check_redux);
+}
+
+TEST_CASE("prefetch under timing on every machine: values unchanged") { on_every_machine(check_prefetch); }
+
+namespace {
+// One warp loads a[tid] and b[tid] (one 128-byte block each) and stores their sum; with `prefetches` it first
+// prefetches a's block into the L1, b's into the L2 only, and a shared address (a no-op, PTX ISA).
+std::string prefetch_probe_ptx(bool prefetches) {
+    return std::string(".version 8.0\n.target sm_80\n.address_size 64\n"
+                       ".visible .entry probe(.param .u64 pa, .param .u64 pb, .param .u64 pout) {\n"
+                       ".reg .b32 %r<4>; .reg .b64 %rd<10>;\n.shared .align 4 .b8 s[128];\n"
+                       "ld.param.u64 %rd1, [pa]; ld.param.u64 %rd2, [pb]; ld.param.u64 %rd3, [pout];\n"
+                       "mov.u32 %r1, %tid.x; mul.wide.u32 %rd4, %r1, 4;\n"
+                       "add.s64 %rd5, %rd1, %rd4; add.s64 %rd6, %rd2, %rd4; add.s64 %rd7, %rd3, %rd4;\n"
+                       "mov.u64 %rd8, s; cvta.shared.u64 %rd9, %rd8;\n") +
+           (prefetches ? "prefetch.global.L1 [%rd5];\nprefetch.global.L2 [%rd6];\nprefetch.L1 [%rd9];\n" : "") +
+           "ld.global.u32 %r2, [%rd5]; ld.global.u32 %r3, [%rd6];\n"
+           "add.s32 %r2, %r2, %r3; st.global.u32 [%rd7], %r2;\nret;\n}\n";
+}
+
+template <class Machine>
+LaunchResult run_prefetch_probe(bool prefetches) {
+    func::Device device;
+    const func::Module module = func::Module::from_string(prefetch_probe_ptx(prefetches), "probe.ptx");
+    std::vector<int> a(32), b(32);
+    for (int i = 0; i < 32; ++i) a[static_cast<std::size_t>(i)] = i, b[static_cast<std::size_t>(i)] = 1000 * i;
+    const func::DevPtr pa = upload(device, a), pb = upload(device, b), out = device.malloc(32 * sizeof(int));
+    using Gpu = typename Machine::template gpu<sched::GTO>;
+    auto gpu = std::make_unique<Gpu>(Machine::template config<Gpu>());
+    func::LaunchConfig config{func::Dim3{1, 1, 1}, func::Dim3{32, 1, 1}, 0};
+    TimingOptions options;
+    options.registers_per_thread = 16;
+    const LaunchResult r = gpu->launch(device, module, "probe", config, func::Args(pa, pb, out), options);
+    const std::vector<int> got = download<int>(device, out, 32);
+    for (int i = 0; i < 32; ++i) CHECK(got[static_cast<std::size_t>(i)] == 1001 * i);
+    return r;
+}
+
+template <class Machine>
+void check_prefetch_fills() {
+    const LaunchResult plain = run_prefetch_probe<Machine>(false), fetched = run_prefetch_probe<Machine>(true);
+    const auto& p = plain.stats;
+    const auto& f = fetched.stats;
+    // Without prefetches both loads miss (a's and b's lines), nothing hits and nothing bypasses the L1.
+    REQUIRE(p.counter("sm.l1.misses") > 0);
+    CHECK(p.counter("sm.l1.prefetches") == 0);
+    CHECK(p.counter("sm.l1.hits") + p.counter("sm.l1.mshr_merges") == 0);
+    // prefetch.global.L1 takes a's misses ahead of the load, which then finds its lines (filled or in flight);
+    // prefetch.global.L2 fetches b's sectors around the L1, so b's load still misses; the shared prefetch does nothing.
+    CHECK(f.counter("sm.l1.prefetches") == 2);
+    CHECK(f.counter("sm.l1.loads") == p.counter("sm.l1.loads") + 2);
+    CHECK(f.counter("sm.l1.misses") == p.counter("sm.l1.misses"));
+    CHECK(f.counter("sm.l1.hits") + f.counter("sm.l1.mshr_merges") == p.counter("sm.l1.misses") / 2);
+    CHECK(f.counter("sm.l1.bypass_requests") > p.counter("sm.l1.bypass_requests"));
+    CHECK(fetched.warp_instructions == plain.warp_instructions + 3);
+}
+} // namespace
+
+TEST_CASE("prefetch.L1 fills the L1 ahead of a load, prefetch.L2 bypasses it, a shared prefetch does nothing") {
+    check_prefetch_fills<machines::Fermi>();
+    check_prefetch_fills<machines::Kepler>();
+}

@@ -294,3 +294,42 @@ TEST_CASE("PTX sub-word loads sign- or zero-extend into the wider destination re
     CHECK(r.u32(2) == 0xffffff80U);
     CHECK(r.u64(2) == 0xffffffffffffff80ULL);
 }
+
+// Byte-wise and dot-product semantics at the edges of their element types, each value worked by hand from the
+// PTX ISA pseudo-code (the feature kernel byte_dot checks the same functions on nvcc's output).
+TEST_CASE("dp4a and dp2a extend each element by its own operand's type and wrap the sum modulo 2^32") {
+    // Signed bytes: 4 x (-128 x -128) = 65536.
+    CHECK(dot4a(0x80808080U, 0x80808080U, 0, true, true) == 65536U);
+    // Unsigned bytes: 4 x 255 x 255 + 4 = 260104.
+    CHECK(dot4a(0xffffffffU, 0xffffffffU, 4, false, false) == 260104U);
+    // Unsigned a against signed b: 4 x (255 x -1) = -1020.
+    CHECK(dot4a(0xffffffffU, 0xffffffffU, 0, false, true) == static_cast<std::uint32_t>(-1020));
+    // c wraps: 0xffffffff + 1 x 1 = 0.
+    CHECK(dot4a(0x00000001U, 0x00000001U, 0xffffffffU, false, false) == 0U);
+    // a's halves are 32767 (low) and -32768 (high) as .s32; b's bytes are -128, -1, 2, 1 as .s32.
+    CHECK(dot2a(0x80007fffU, 0x0102ff80U, 0, true, true, false) == static_cast<std::uint32_t>(32767 * -128 + -32768 * -1));
+    CHECK(dot2a(0x80007fffU, 0x0102ff80U, 10, true, true, true) == static_cast<std::uint32_t>(10 + 32767 * 2 + -32768 * 1));
+    // The same halves unsigned (32767, 32768) against unsigned bytes 2 and 1.
+    CHECK(dot2a(0x80007fffU, 0x0102ff80U, 0, false, false, true) == 32767U * 2 + 32768U * 1);
+}
+
+TEST_CASE("vabsdiff4 merges byte differences or accumulates them unclamped; .sat clamps to the destination byte range") {
+    // Byte 0: 127 against -128 (signed): 255. Without .sat its low byte is merged, with .sat on .s32 it clamps to 127.
+    CHECK(vabsdiff4(0x0000007fU, 0x00000080U, 0, true, true, true, false, false) == 0x000000ffU);
+    CHECK(vabsdiff4(0x0000007fU, 0x00000080U, 0, true, true, true, true, false) == 0x0000007fU);
+    // Unsigned: |0x7f - 0x80| = 1 per byte.
+    CHECK(vabsdiff4(0x7f7f7f7fU, 0x80808080U, 0, false, false, false, false, false) == 0x01010101U);
+    // Unsigned a (255) against signed b (-1): 256, whose low byte is 0 in the merge form; .add keeps 256.
+    CHECK(vabsdiff4(0x000000ffU, 0x000000ffU, 0, false, true, false, false, false) == 0U);
+    CHECK(vabsdiff4(0x000000ffU, 0x000000ffU, 100, false, true, false, false, true) == 356U);
+    // __vsadu4: the sum of the four unsigned byte differences, plus c.
+    CHECK(vabsdiff4(0x10203040U, 0x40302010U, 1, false, false, false, false, true) == 1U + 0x30 + 0x10 + 0x10 + 0x30);
+}
+
+TEST_CASE("sad adds |a - b| to c at the instruction's width and signedness") {
+    CHECK(sum_abs_diff(0x80000000U, 0x7fffffffU, 0, 32, true) == 0xffffffffU); // |INT_MIN - INT_MAX| = 2^32 - 1
+    CHECK(sum_abs_diff(0x80000000U, 0x7fffffffU, 0, 32, false) == 1U);         // unsigned: they are adjacent
+    CHECK(sum_abs_diff(0, 0xffff, 1, 16, false) == 0U);                        // 0xffff + 1 wraps at 16 bits
+    CHECK(sum_abs_diff(0, 0xffff, 1, 16, true) == 2U);                         // signed: |0 - (-1)| + 1
+    CHECK(sum_abs_diff(~std::uint64_t{0} - 4, 5, 3, 64, true) == 13U);         // |-5 - 5| + 3
+}

@@ -84,6 +84,16 @@ TEST_CASE("canonical instruction text prints back unchanged") {
         "tanh.approx.f32 %f1, %f2;",
         "not.pred %p1, %p2;",
         "abs.s64 %rd1, %rd2;",
+        "dp4a.u32.s32 %r1, %r2, %r3, -7;",
+        "dp2a.hi.s32.u32 %r1, %r2, %r3, %r4;",
+        "vabsdiff4.u32.s32.u32.add %r1, %r2, %r3, %r4;",
+        "vabsdiff4.s32.s32.s32.sat %r1, %r2, %r3, 0;",
+        "sad.s64 %rd1, %rd2, %rd3, -5;",
+        "redux.sync.xor.b32 %r1, %r2, -1;",
+        "prefetch.global.L2::evict_normal [%rd1+128];",
+        "prefetch.local.L1 [%rd1];",
+        "prefetch.L2 [%rd1];",
+        "prefetchu.L1 [%rd1];",
     };
     for (const std::string line : lines) {
         CAPTURE(line);

@@ -66,7 +66,9 @@ TEST_CASE("unsupported instruction families are named with their reason") {
 }
 
 TEST_CASE("an unknown opcode is rejected at its position") {
-    check_body_error("add.s32 %r1, %r2, %r3;\n\tsad.s32 %r1, %r2, %r3, %r4;", 2, "sad", "unsupported instruction 'sad.s32'");
+    // vadd4 is a SIMD video instruction nvcc's intrinsics no longer emit (only vabsdiff4 is modelled).
+    check_body_error("add.s32 %r1, %r2, %r3;\n\tvadd4.u32.u32.u32 %r1, %r2, %r3, %r4;", 2, "vadd4",
+                     "unsupported instruction 'vadd4.u32.u32.u32'");
     check_body_error("frobnicate;", 1, "frobnicate", "unsupported instruction 'frobnicate'");
 }
 
@@ -77,6 +79,35 @@ TEST_CASE("an unknown modifier is rejected at the modifier") {
                      "cache-policy operands (.L2::cache_hint) are not supported");
     check_body_error("cvt.rn.relu.f16.f32 %rs1, %f1;", 1, "relu", "unsupported modifier '.relu' on 'cvt'");
     check_body_error("add.s32.s32 %r1, %r2, %r3;", 1, "s32 %r1", "'add.s32.s32' has too many type modifiers");
+}
+
+TEST_CASE("byte, dot-product, redux and prefetch forms outside the PTX ISA's type rules are rejected at the cause") {
+    check_body_error("dp4a.u32.f32 %r1, %r2, %r3, %r4;", 1, "f32", "type .f32 is not allowed for 'dp4a'");
+    check_body_error("dp4a.u32.u32.u32 %r1, %r2, %r3, %r4;", 1, "u32 %r1", "'dp4a.u32.u32.u32' has too many type modifiers");
+    check_body_error("dp2a.u32.u32 %r1, %r2, %r3, %r4;", 1, "dp2a", "'dp2a.u32.u32': dp2a needs .lo or .hi");
+    check_body_error("vabsdiff4.u32.u32.u32.sat.add %r1, %r2, %r3, %r4;", 1, "vabsdiff4",
+                     "'vabsdiff4.u32.u32.u32.sat.add': .sat cannot be combined with .add");
+    check_body_error("vabsdiff4.u32.u32.u32 %r1.b10, %r2, %r3, %r4;", 1, "%r1.b10",
+                     "byte selectors and masks on vabsdiff4 operands ('%r1.b10') are not supported; nvcc's __vabsdiff*4 "
+                     "and __vsad*4 use the defaults");
+    check_body_error("sad.u8 %r1, %r2, %r3, %r4;", 1, "u8", "type .u8 is not allowed for 'sad'");
+    check_body_error("redux.add.u32 %r1, %r2, -1;", 1, "redux", "'redux.add.u32': needs .sync (redux.sync)");
+    check_body_error("redux.sync.and.u32 %r1, %r2, -1;", 1, "u32", "type .u32 is not allowed for 'redux'");
+    check_body_error("redux.sync.inc.u32 %r1, %r2, -1;", 1, "redux",
+                     "'redux.sync.inc.u32': needs .add, .min, .max, .and, .or or .xor");
+    check_body_error("redux.sync.min.f32 %f1, %f2, -1;", 1, "f32", "redux.sync on .f32 (sm_100a) is not supported");
+    check_body_error("redux.sync.min.abs.f32 %f1, %f2, -1;", 1, "abs",
+                     "'.abs' belongs to redux.sync on .f32 (sm_100a), which is not supported");
+    check_body_error("prefetch.shared.L1 [%r1];", 1, "prefetch",
+                     "'prefetch.shared.L1': prefetch takes .global, .local or no state space (generic)");
+    check_body_error("prefetch.global [%rd1];", 1, "prefetch", "'prefetch.global': needs a cache level (.L1 or .L2)");
+    check_body_error("prefetch.local.L2::evict_last [%rd1];", 1, "prefetch",
+                     "'prefetch.local.L2::evict_last': an L2 eviction priority needs prefetch.global");
+    check_body_error("prefetchu.L2 [%rd1];", 1, "prefetchu", "'prefetchu.L2': prefetchu needs .L1");
+    check_body_error("prefetchu.global.L1 [%rd1];", 1, "prefetchu",
+                     "'prefetchu.global.L1': prefetchu takes a generic address and no state space");
+    check_body_error("prefetch.const.tensormap [%rd1];", 1, "tensormap", "prefetch.tensormap (sm_90) is not supported");
+    check_body_error("prefetch.global.L1 %rd1;", 1, "%rd1", "operand 1 of 'prefetch.global.L1' must be an address [...]");
 }
 
 TEST_CASE("undeclared names: registers, labels, variables, special registers") {

@@ -539,3 +539,82 @@ TEST_CASE("WARP_SZ is the warp-width special register; rsqrt.approx.f64 needs no
     CHECK_FALSE(r.ftz);
     CHECK(r.op_class == ir::OpClass::sfu);
 }
+
+TEST_CASE("dp4a and dp2a keep .atype/.btype; c and d are .u32 only when both sources are .u32") {
+    const auto u = first_instruction("dp4a.u32.u32 %r1, %r2, %r3, %r4;");
+    CHECK(u.op == Opcode::dp4a);
+    CHECK(u.type == ScalarType::u32);
+    CHECK(u.src_type == ScalarType::u32);
+    CHECK(u.b_type == ScalarType::u32);
+    CHECK(u.num_operands == 4);
+    check_reg(u.operands[0], R(1));
+    check_reg(u.operands[3], R(4));
+    CHECK(u.op_class == ir::OpClass::int_mul);
+    const auto m = first_instruction("dp4a.u32.s32 %r1, %r2, %r3, -7;");
+    CHECK(m.type == ScalarType::s32);
+    CHECK(m.b_type == ScalarType::s32);
+    check_imm(m.operands[3], static_cast<std::uint64_t>(-7));
+    const auto lo = first_instruction("dp2a.lo.s32.u32 %r1, %r2, %r3, %r4;");
+    CHECK(lo.op == Opcode::dp2a);
+    CHECK(lo.mul_mode == ir::MulMode::lo);
+    CHECK(lo.type == ScalarType::s32);
+    CHECK(first_instruction("dp2a.hi.u32.u32 %r1, %r2, %r3, %r4;").mul_mode == ir::MulMode::hi);
+}
+
+TEST_CASE("vabsdiff4 keeps .dtype.atype.btype and .sat or .add; sad takes any 16- to 64-bit integer type") {
+    const auto v = first_instruction("vabsdiff4.s32.u32.s32.add %r1, %r2, %r3, %r4;");
+    CHECK(v.op == Opcode::vabsdiff4);
+    CHECK(v.type == ScalarType::s32);
+    CHECK(v.src_type == ScalarType::u32);
+    CHECK(v.b_type == ScalarType::s32);
+    CHECK(v.accumulate);
+    CHECK_FALSE(v.sat);
+    CHECK(v.op_class == ir::OpClass::int_alu);
+    CHECK(first_instruction("vabsdiff4.u32.u32.u32.sat %r1, %r2, %r3, %r4;").sat);
+    const auto s = first_instruction("sad.s64 %rd1, %rd2, %rd3, -5;");
+    CHECK(s.op == Opcode::sad);
+    CHECK(s.type == ScalarType::s64);
+    CHECK(s.op_class == ir::OpClass::int_alu);
+    CHECK(first_instruction("sad.u16 %rs1, %rs2, %rs3, %rs4;").type == ScalarType::u16);
+}
+
+TEST_CASE("redux.sync: operation, type and membermask; a warp-level instruction") {
+    const auto r = first_instruction("redux.sync.min.s32 %r1, %r2, -1;");
+    CHECK(r.op == Opcode::redux);
+    CHECK(r.atom_op == ir::AtomOp::min);
+    CHECK(r.type == ScalarType::s32);
+    CHECK(r.num_operands == 3);
+    check_imm(r.operands[2], ~std::uint64_t{0});
+    CHECK(r.op_class == ir::OpClass::warp_level);
+    CHECK_FALSE(r.uni); // `uni` only marked ".sync seen" while the modifiers were read
+    for (const char* form : {"redux.sync.add.u32 %r1, %r2, %r3;", "redux.sync.max.u32 %r1, %r2, %r3;",
+                             "redux.sync.and.b32 %r1, %r2, %r3;", "redux.sync.or.b32 %r1, %r2, %r3;",
+                             "redux.sync.xor.b32 %r1, %r2, %r3;"})
+        CHECK(first_instruction(form).op == Opcode::redux);
+}
+
+TEST_CASE("prefetch and prefetchu: state space, cache level, address; no destination; op class prefetch") {
+    const auto g = first_instruction("prefetch.global.L2::evict_last [%rd1+64];");
+    CHECK(g.op == Opcode::prefetch);
+    CHECK(g.space == ir::StateSpace::global);
+    CHECK(g.cache_level == ir::CacheLevel::L2_evict_last);
+    CHECK(g.num_operands == 1);
+    CHECK(g.operands[0].kind == OperandKind::address);
+    CHECK(g.operands[0].reg == RD(1));
+    CHECK(g.operands[0].offset == 64);
+    CHECK(g.op_class == ir::OpClass::prefetch);
+    CHECK(ir::is_memory(g.op_class));
+    CHECK(g.num_defs == 0);
+    CHECK(g.num_uses == 1);
+    CHECK(g.uses[0] == RD(1));
+    CHECK(ir::prefetch_level(g) == ir::CacheLevel::L2_evict_last);
+    const auto generic = first_instruction("prefetch.L1 [%rd2];");
+    CHECK(generic.space == ir::StateSpace::none);
+    CHECK(generic.cache_level == ir::CacheLevel::L1);
+    CHECK(first_instruction("prefetch.local.L2 [%rd2];").space == ir::StateSpace::local);
+    const auto u = first_instruction("prefetchu.L1 [%rd3];");
+    CHECK(u.op == Opcode::prefetchu);
+    CHECK(u.op_class == ir::OpClass::prefetch);
+    CHECK(ir::prefetch_level(u) == ir::CacheLevel::L1);
+    CHECK(ir::prefetch_level(first_instruction("ld.global.u32 %r1, [%rd1];")) == ir::CacheLevel::none);
+}

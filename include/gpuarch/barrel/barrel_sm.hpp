@@ -61,6 +61,7 @@
 #include <gpuarch/frontend/large_warp.hpp>
 #include <gpuarch/func/kernel_execution.hpp>
 #include <gpuarch/ir/module.hpp>
+#include <gpuarch/ir/op_class.hpp>
 #include <gpuarch/mem/access.hpp>
 #include <gpuarch/mem/queue.hpp>
 #include <gpuarch/regfile/per_lane_banked_rf.hpp>
@@ -534,10 +535,11 @@ private:
                                                                                       : mem::WarpAccess::load;
         access.access_bytes = result.access_bytes;
         access.width = simd_width;
+        access.prefetch = ir::prefetch_level(inst);
         bool first = true;
         for (std::size_t lane : rec.sw.lanes.set_lanes()) {
             const std::size_t t = rec.sw.thread(lane);
-            if (!result.executed.test(t)) continue;
+            if (!result.accessed.test(t)) continue; // executed, less a prefetch's no-op lanes
             access.active.set(lane);
             addresses_[lane] = result.addresses[t];
             if (result.space == ir::StateSpace::generic) {

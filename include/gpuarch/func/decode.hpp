@@ -168,6 +168,12 @@ private:
         case Opcode::bar_warp_sync:
         case Opcode::nanosleep:
             return T::u32;
+        case Opcode::dp4a: // d, a (.atype), b (.btype), c
+        case Opcode::dp2a:
+        case Opcode::vabsdiff4:
+            return index == 1 ? inst.src_type : index == 2 ? inst.b_type : t;
+        case Opcode::redux: // d, a, membermask
+            return index == 2 ? T::u32 : t;
         default: return t;
         }
     }
@@ -295,6 +301,11 @@ private:
             break;
         case Opcode::atom:
             decode_address(inst, inst.operands[1], d);
+            break;
+        case Opcode::prefetch:
+        case Opcode::prefetchu:
+            decode_address(inst, inst.operands[0], d);
+            first_source = inst.num_operands;
             break;
         case Opcode::bra:
             if (inst.operands[0].kind != ir::OperandKind::label || inst.operands[0].target == ir::no_pc)

@@ -186,4 +186,63 @@ constexpr std::uint64_t shift_right(std::uint64_t a, std::uint32_t n, unsigned w
     return n >= width ? 0 : a >> n;
 }
 
+// Byte-wise and dot-product instructions on 32-bit registers (PTX ISA 9.0: dp4a Sec. 9.7.1.23, dp2a Sec. 9.7.1.24,
+// sad Sec. 9.7.1.12, vabsdiff4 Sec. 9.7.16.2). Element i of a packed operand is its bits [8i+7:8i] (bytes) or
+// [16i+15:16i] (halves), sign- or zero-extended by the operand's type; sums wrap modulo 2^32.
+
+// Element `i` of `bits`-wide elements packed in v, sign-extended when `is_signed`, else zero-extended.
+constexpr std::int64_t packed_element(std::uint32_t v, unsigned i, unsigned bits, bool is_signed) {
+    const std::uint64_t raw = (std::uint64_t{v} >> (i * bits)) & low_mask(bits);
+    return is_signed ? sign_extend(raw, bits) : static_cast<std::int64_t>(raw);
+}
+
+// dp4a: d = c + sum over the four byte pairs of a[i] * b[i].
+constexpr std::uint32_t dot4a(std::uint32_t a, std::uint32_t b, std::uint32_t c, bool a_signed, bool b_signed) {
+    std::uint64_t d = c;
+    for (unsigned i = 0; i < 4; ++i)
+        d += static_cast<std::uint64_t>(packed_element(a, i, 8, a_signed) * packed_element(b, i, 8, b_signed));
+    return static_cast<std::uint32_t>(d);
+}
+
+// dp2a: d = c + a.h0 * b[s] + a.h1 * b[s + 1], with s = 0 for .lo and 2 for .hi (the 16-bit halves of a against
+// two bytes of b).
+constexpr std::uint32_t dot2a(std::uint32_t a, std::uint32_t b, std::uint32_t c, bool a_signed, bool b_signed, bool hi) {
+    const unsigned s = hi ? 2 : 0;
+    std::uint64_t d = c;
+    for (unsigned i = 0; i < 2; ++i)
+        d += static_cast<std::uint64_t>(packed_element(a, i, 16, a_signed) * packed_element(b, s + i, 8, b_signed));
+    return static_cast<std::uint32_t>(d);
+}
+
+// sad: d = c + |a - b| on `width`-bit values (signed or unsigned), wrapping to the width.
+constexpr std::uint64_t sum_abs_diff(std::uint64_t a, std::uint64_t b, std::uint64_t c, unsigned width, bool is_signed) {
+    const uint128 mask = low_mask(width);
+    uint128 diff = 0;
+    if (is_signed) {
+        const int128 x = sign_extend(a, width), y = sign_extend(b, width);
+        diff = static_cast<uint128>(x < y ? y - x : x - y);
+    } else {
+        const uint128 x = a & low_mask(width), y = b & low_mask(width);
+        diff = x < y ? y - x : x - y;
+    }
+    return static_cast<std::uint64_t>((diff + c) & mask);
+}
+
+// vabsdiff4 with the default byte selection (a's bytes 3210 against b's) and mask (.b3210): t[i] = |a[i] - b[i]|,
+// clamped to the destination type's byte range under .sat (S8 for .s32, U8 for .u32). The merge form writes t[i]'s
+// low byte to byte i of d; the accumulate form (.add) returns c + t[0] + t[1] + t[2] + t[3].
+constexpr std::uint32_t vabsdiff4(std::uint32_t a, std::uint32_t b, std::uint32_t c, bool a_signed, bool b_signed,
+                                  bool d_signed, bool sat, bool accumulate) {
+    std::uint32_t merged = 0;
+    std::uint64_t sum = c;
+    for (unsigned i = 0; i < 4; ++i) {
+        const std::int64_t x = packed_element(a, i, 8, a_signed), y = packed_element(b, i, 8, b_signed);
+        std::int64_t t = x < y ? y - x : x - y;
+        if (sat) t = std::min<std::int64_t>(t, d_signed ? 127 : 255);
+        sum += static_cast<std::uint64_t>(t);
+        merged |= (static_cast<std::uint32_t>(t) & 0xffU) << (8 * i);
+    }
+    return accumulate ? static_cast<std::uint32_t>(sum) : merged;
+}
+
 } // namespace func

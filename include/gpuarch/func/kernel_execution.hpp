@@ -348,6 +348,8 @@ private:
         case ir::Opcode::st:
         case ir::Opcode::atom:
         case ir::Opcode::red:
+        case ir::Opcode::prefetch: // a global or generic prefetch asks the Device's translation (prefetch())
+        case ir::Opcode::prefetchu:
             return d.space == ir::StateSpace::shared || d.space == ir::StateSpace::local ||
                    d.space == ir::StateSpace::param || d.space == ir::StateSpace::constant;
         // They read strings from device memory, and vprintf appends to the Device's console.
@@ -719,6 +721,13 @@ private:
         case Opcode::st:
         case Opcode::atom:
         case Opcode::red: memory<Record>(c, out); break;
+        case Opcode::prefetch:
+        case Opcode::prefetchu: prefetch<Record>(c, out); break;
+        case Opcode::dp4a:
+        case Opcode::dp2a:
+        case Opcode::sad:
+        case Opcode::vabsdiff4: byte_arithmetic(c); break;
+        case Opcode::redux: reduce(c); break;
         case Opcode::shfl: shuffle(c); break;
         case Opcode::vote: vote(c); break;
         case Opcode::match: match(c); break;
@@ -1668,6 +1677,7 @@ private:
             out->is_atomic = d.op == ir::Opcode::atom || d.op == ir::Opcode::red;
             out->space = d.space;
             out->access_bytes = bytes;
+            out->accessed = c.exec;
         }
         auto record = [&](unsigned l, ir::StateSpace s, std::uint64_t a) {
             if constexpr (Record) {
@@ -1883,7 +1893,135 @@ private:
               std::nullopt, KernelErrorKind::assertion);
     }
 
+    // prefetch / prefetchu (PTX ISA 9.0, Sec. 9.7.9.15) change no value, so without Record there is nothing to do.
+    // With it, each executed lane's address is resolved to its space as a load's would be, and the lanes whose line a
+    // cache can hold become the access timing sees: global and local lines for prefetch, global lines for
+    // prefetchu. The PTX ISA makes a prefetch to shared memory (and prefetchu to const, local or shared memory) a
+    // no-op; a prefetch is a hint and never faults, so a lane whose address lies in no allocation or outside the
+    // thread's local frame is dropped as well (as are const and param addresses, which no data cache holds). The
+    // access takes the space of its first accessing lane; lanes of a generic prefetch that fall in the other space
+    // (global and local addresses in one warp) are not timed (docs/ptx.md, "Prefetch").
+    template <bool Record>
+    void prefetch(const Ctx& c, StepResult* out) {
+        if constexpr (Record) {
+            const DecodedInstruction& d = c.d;
+            const detail::Source base = d.address_base == ir::no_reg ? detail::Source{&zero_, 0U, false}
+                                                                     : detail::Source{c.w.row(d.address_base), ~0U, false};
+            core::WarpMask accessed;
+            ir::StateSpace first = ir::StateSpace::none;
+            lanes(c, [&](unsigned l) {
+                std::uint64_t address = (base[l] + d.address_offset) & d.address_mask;
+                ir::StateSpace space = d.space;
+                if (space == ir::StateSpace::generic) {
+                    space = ir::StateSpace::global;
+                    for (ir::StateSpace s : {ir::StateSpace::shared, ir::StateSpace::local, ir::StateSpace::constant,
+                                             ir::StateSpace::param}) {
+                        const std::uint64_t window = generic_window_base(s);
+                        if (address >= window && address - window < generic_window_bytes) {
+                            space = s;
+                            address -= window;
+                            break;
+                        }
+                    }
+                }
+                bool cached = false;
+                if (space == ir::StateSpace::global) cached = device_->translate(address, 1) != nullptr;
+                else if (space == ir::StateSpace::local) cached = d.op == ir::Opcode::prefetch && address < c.cta.local_frame_bytes;
+                if (!cached) return;
+                if (first == ir::StateSpace::none) first = space;
+                if (space != first) return;
+                accessed.set(l);
+                out->addresses[l] = address;
+                out->lane_spaces[l] = space;
+            });
+            if (first == ir::StateSpace::none) return; // every lane a no-op: nothing for the caches to do
+            out->is_memory = true;
+            out->is_load = true;
+            out->space = first;
+            out->access_bytes = 1; // the line holding the byte addressed
+            out->accessed = accessed;
+        }
+    }
+
+    // dp4a, dp2a, sad and vabsdiff4: the pure functions of int_ops.hpp per lane (type rules in ptx/parser.hpp).
+    void byte_arithmetic(const Ctx& c) {
+        const ir::Instruction& i = *c.d.inst;
+        const detail::Source a = source(c.cta, c.w, c.d, 0), b = source(c.cta, c.w, c.d, 1),
+                             cc = source(c.cta, c.w, c.d, 2);
+        std::uint64_t* dst = dst_row(c);
+        const auto u32 = [](std::uint64_t v) { return static_cast<std::uint32_t>(v); };
+        const bool a_signed = is_signed_int(i.src_type), b_signed = is_signed_int(i.b_type);
+        switch (c.d.op) {
+        case ir::Opcode::dp4a:
+            lanes(c, [&](unsigned l) { dst[l] = dot4a(u32(a[l]), u32(b[l]), u32(cc[l]), a_signed, b_signed); });
+            break;
+        case ir::Opcode::dp2a: {
+            const bool hi = i.mul_mode == ir::MulMode::hi;
+            lanes(c, [&](unsigned l) { dst[l] = dot2a(u32(a[l]), u32(b[l]), u32(cc[l]), a_signed, b_signed, hi); });
+            break;
+        }
+        case ir::Opcode::sad: {
+            const unsigned width = size_bytes(c.d.type) * 8;
+            const bool is_signed = is_signed_int(c.d.type);
+            lanes(c, [&](unsigned l) { dst[l] = sum_abs_diff(a[l], b[l], cc[l], width, is_signed); });
+            break;
+        }
+        case ir::Opcode::vabsdiff4: {
+            const bool d_signed = is_signed_int(c.d.type);
+            lanes(c, [&](unsigned l) {
+                dst[l] = vabsdiff4(u32(a[l]), u32(b[l]), u32(cc[l]), a_signed, b_signed, d_signed, i.sat, i.accumulate);
+            });
+            break;
+        }
+        default: unsupported(c);
+        }
+    }
+
     // ---- warp-level intrinsics (per aligned 32-lane group) ---------------------------------------------------
+
+    // redux.sync (PTX ISA 9.0, Sec. 9.7.13.10): every executing lane of a 32-lane group that is in membermask gets
+    // the reduction of `a` over those lanes: .add wraps modulo 2^32, .min/.max compare as .u32 or .s32,
+    // .and/.or/.xor are bitwise on .b32.
+    void reduce(const Ctx& c) {
+        const detail::Source a = source(c.cta, c.w, c.d, 0);
+        std::uint64_t* dst = dst_row(c);
+        const ir::AtomOp op = c.d.inst->atom_op;
+        const bool is_signed = is_signed_int(c.d.type);
+        const unsigned groups = width_ / 32;
+        for (unsigned g = 0; g < groups; ++g) {
+            const std::uint32_t executing = c.exec.group32(g);
+            if (executing == 0) continue;
+            const unsigned first = g * 32 + static_cast<unsigned>(std::countr_zero(executing));
+            const std::uint32_t part = executing & member_mask(c, 1, first);
+            std::uint32_t result = 0;
+            bool seen = false;
+            for (std::uint32_t bits = part; bits != 0; bits &= bits - 1) {
+                const auto v = static_cast<std::uint32_t>(a[g * 32 + static_cast<unsigned>(std::countr_zero(bits))]);
+                if (!seen) {
+                    result = v;
+                    seen = true;
+                    continue;
+                }
+                switch (op) {
+                case ir::AtomOp::add: result += v; break;
+                case ir::AtomOp::min:
+                    result = is_signed ? (static_cast<std::int32_t>(v) < static_cast<std::int32_t>(result) ? v : result)
+                                       : std::min(v, result);
+                    break;
+                case ir::AtomOp::max:
+                    result = is_signed ? (static_cast<std::int32_t>(v) > static_cast<std::int32_t>(result) ? v : result)
+                                       : std::max(v, result);
+                    break;
+                case ir::AtomOp::and_: result &= v; break;
+                case ir::AtomOp::or_: result |= v; break;
+                case ir::AtomOp::xor_: result ^= v; break;
+                default: unsupported(c);
+                }
+            }
+            for (std::uint32_t bits = executing; bits != 0; bits &= bits - 1)
+                dst[g * 32 + static_cast<unsigned>(std::countr_zero(bits))] = result;
+        }
+    }
 
     std::uint32_t member_mask(const Ctx& c, unsigned index, unsigned lane) {
         if (c.d.num_sources <= index) return 0xffffffffU;

@@ -40,6 +40,9 @@ struct StepResult {
     std::uint32_t access_bytes = 0;
     std::vector<std::uint64_t> addresses;
     std::vector<ir::StateSpace> lane_spaces;
+    // The lanes that access memory: `executed` for ld/st/atom/red; for a prefetch, the executed lanes less those
+    // whose prefetch is a no-op (KernelExecution::prefetch). Meaningful only when is_memory.
+    core::WarpMask accessed;
 
     // The first destination register's new value per executed lane (zero-extended to 64 bits).
     bool has_value = false;

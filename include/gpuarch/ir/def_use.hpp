@@ -40,6 +40,9 @@ constexpr bool has_destination(const Instruction& inst) {
     // st.param before and the ld.param after carry the register dependences.
     case Opcode::vprintf:
     case Opcode::assertfail:
+    // A prefetch only moves a line into a cache: its address operand is a source.
+    case Opcode::prefetch:
+    case Opcode::prefetchu:
         return false;
     case Opcode::bar:
         return inst.barrier == BarrierMode::red_popc || inst.barrier == BarrierMode::red_and ||

@@ -90,6 +90,12 @@ struct Instruction {
     // Appended after the first contract (see .notes/ir_changes.md).
     bool funnel_right = false;  // shf.r (shf.l when false); .clamp vs .wrap is `clamp`
     bool propagate_nan = false; // min/max .NaN: a NaN input gives canonical NaN instead of the other operand
+    // Appended (issue 20). dp4a/dp2a/vabsdiff4 name the types of a and b: `type` is the result (vabsdiff4's .dtype;
+    // dp4a/dp2a: .u32 when both sources are .u32, else .s32, as PTX types c and d), `src_type` is .atype and
+    // `b_type` .btype. dp2a's .lo/.hi is `mul_mode`; redux.sync's operation is `atom_op`.
+    ScalarType b_type = ScalarType::none;
+    bool accumulate = false;                   // vabsdiff4.add: d = c + the sum of the byte differences
+    CacheLevel cache_level = CacheLevel::none; // prefetch/prefetchu: .L1, .L2 or an L2 eviction priority
 
     Guard guard;
     std::uint8_t num_operands = 0;

@@ -123,6 +123,13 @@ constexpr std::string_view name(Opcode op) {
     case Opcode::trap: return "trap";
     case Opcode::vprintf: return "vprintf";         // a call target, not a PTX opcode (printer.hpp prints the call)
     case Opcode::assertfail: return "__assertfail"; // likewise
+    case Opcode::vabsdiff4: return "vabsdiff4";
+    case Opcode::dp4a: return "dp4a";
+    case Opcode::dp2a: return "dp2a";
+    case Opcode::sad: return "sad";
+    case Opcode::redux: return "redux";
+    case Opcode::prefetch: return "prefetch";
+    case Opcode::prefetchu: return "prefetchu";
     }
     return "?";
 }
@@ -277,6 +284,17 @@ constexpr std::string_view name(TestKind t) {
     return "?";
 }
 
+constexpr std::string_view name(CacheLevel l) {
+    switch (l) {
+    case CacheLevel::none: return "";
+    case CacheLevel::L1: return "L1";
+    case CacheLevel::L2: return "L2";
+    case CacheLevel::L2_evict_last: return "L2::evict_last";
+    case CacheLevel::L2_evict_normal: return "L2::evict_normal";
+    }
+    return "?";
+}
+
 constexpr std::string_view name(PrmtMode m) {
     switch (m) {
     case PrmtMode::none: return "";
@@ -360,6 +378,7 @@ constexpr std::string_view name(OpClass c) {
     case OpClass::warp_level: return "warp_level";
     case OpClass::control: return "control";
     case OpClass::system: return "system";
+    case OpClass::prefetch: return "prefetch";
     case OpClass::nop: return "nop";
     }
     return "?";

@@ -5,8 +5,11 @@
 //              popc clz brev bfe bfi bfind prmt; setp/set/slct whose comparison type is an integer;
 //              selp and mov of any type (including special registers, symbol addresses, packing);
 //              cvt between integer types; cvta
+//              vabsdiff4 (a byte-wise subtract and select, SASS VABSDIFF4) and sad (|a - b| + c, a subtract and
+//              an add on the integer pipe)
 //   int_mul    integer mul mad mul24 mad24 madc div rem (div/rem are multi-instruction sequences on hardware
-//              that run on the integer multiply pipe; bucketed here rather than invented as a new class)
+//              that run on the integer multiply pipe; bucketed here rather than invented as a new class); dp4a
+//              and dp2a (four or two multiply-adds, SASS IDP on the integer multiply-add pipe)
 //   fp32       f32 add sub mul mad fma min max abs neg copysign testp, setp/set/slct comparing f32,
 //              cvt between f32 and an integer, and f32->f32 rounding
 //   fp64       every f64 operation except the approximate special functions below, and every cvt with an f64
@@ -20,10 +23,12 @@
 //   atomic_*   atom and red by state space
 //   branch     bra (and call, which never survives inlining)
 //   barrier    bar / barrier (sync, arrive, red)
-//   warp_level shfl vote match activemask bar.warp.sync
+//   warp_level shfl vote match activemask bar.warp.sync redux.sync
 //   control    ret exit membar fence nanosleep
 //   system     trap and the device-runtime calls vprintf and __assertfail (the calls nvcc emits for printf and a
 //              failed assert); timed by each frontend's unit_for (docs/ptx.md, "Device-side printf, assert, trap")
+//   prefetch   prefetch and prefetchu in every state space: a memory instruction (ir::is_memory) that loads a
+//              line and writes no register (docs/ptx.md, "Prefetch")
 #include <gpuarch/ir/instruction.hpp>
 #include <gpuarch/ir/types.hpp>
 
@@ -60,8 +65,12 @@ constexpr OpClass classify(const Instruction& inst) {
     case Opcode::addc: case Opcode::subc: case Opcode::popc: case Opcode::clz: case Opcode::brev: case Opcode::bfe:
     case Opcode::bfi: case Opcode::bfind: case Opcode::prmt: case Opcode::and_: case Opcode::or_: case Opcode::xor_:
     case Opcode::not_: case Opcode::cnot: case Opcode::shl: case Opcode::shr: case Opcode::shf: case Opcode::lop3:
-    case Opcode::selp: case Opcode::mov: case Opcode::cvta:
+    case Opcode::selp: case Opcode::mov: case Opcode::cvta: case Opcode::vabsdiff4: case Opcode::sad:
         return OpClass::int_alu;
+    case Opcode::dp4a: case Opcode::dp2a:
+        return OpClass::int_mul;
+    case Opcode::prefetch: case Opcode::prefetchu:
+        return OpClass::prefetch;
     case Opcode::mul: case Opcode::mad: case Opcode::fma: case Opcode::mul24: case Opcode::mad24:
     case Opcode::madc: case Opcode::rem:
         return by_float_type(t, OpClass::int_mul);
@@ -94,6 +103,7 @@ constexpr OpClass classify(const Instruction& inst) {
     case Opcode::bar:
         return OpClass::barrier;
     case Opcode::bar_warp_sync: case Opcode::shfl: case Opcode::vote: case Opcode::activemask: case Opcode::match:
+    case Opcode::redux:
         return OpClass::warp_level;
     case Opcode::ret: case Opcode::exit: case Opcode::membar: case Opcode::fence: case Opcode::nanosleep:
         return OpClass::control;
@@ -101,6 +111,13 @@ constexpr OpClass classify(const Instruction& inst) {
         return OpClass::system;
     }
     return OpClass::control;
+}
+
+// The cache level a memory instruction fills as a prefetch: CacheLevel::none for every instruction that is not
+// one; prefetchu (the uniform cache) is .L1.
+constexpr CacheLevel prefetch_level(const Instruction& inst) {
+    if (inst.op == Opcode::prefetchu) return CacheLevel::L1;
+    return inst.op == Opcode::prefetch ? inst.cache_level : CacheLevel::none;
 }
 
 } // namespace gpuarch::ir

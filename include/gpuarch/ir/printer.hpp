@@ -137,6 +137,35 @@ inline std::string opcode_text(const Instruction& inst) {
         mod(name(inst.type));
         mod(name(inst.prmt));
         return out;
+    // The PTX spellings name the source types, not the result type (dp4a.atype.btype, dp2a.mode.atype.btype,
+    // vabsdiff4.dtype.atype.btype{.sat|.add}).
+    case Opcode::dp4a:
+    case Opcode::dp2a:
+        out = std::string(name(inst.op));
+        mod(name(inst.mul_mode));
+        mod(name(inst.src_type));
+        mod(name(inst.b_type));
+        return out;
+    case Opcode::vabsdiff4:
+        out = "vabsdiff4";
+        mod(name(inst.type));
+        mod(name(inst.src_type));
+        mod(name(inst.b_type));
+        if (inst.sat) mod("sat");
+        if (inst.accumulate) mod("add");
+        return out;
+    case Opcode::redux:
+        out = "redux";
+        mod("sync");
+        mod(name(inst.atom_op));
+        mod(name(inst.type));
+        return out;
+    case Opcode::prefetch:
+    case Opcode::prefetchu:
+        out = std::string(name(inst.op));
+        if (inst.space != StateSpace::none && inst.space != StateSpace::generic) mod(name(inst.space));
+        mod(name(inst.cache_level));
+        return out;
     default:
         break;
     }

@@ -63,6 +63,10 @@ enum class Opcode : std::uint16_t {
     // instead of inlining a body the module does not have (ptx/inliner.hpp); their operands are the call's .param
     // symbols (see the operand table in ptx/parser.hpp).
     trap, vprintf, assertfail,
+    // appended (issue 20): integer video and dot-product instructions (vabsdiff4 d, a, b, c; dp4a/dp2a d, a, b, c;
+    // sad d, a, b, c), the warp reduction redux.sync (sm_80), and cache prefetches (prefetch to the data caches,
+    // prefetchu to the uniform cache), which change no value (PTX ISA 9.0, Secs. 9.7.1.x, 9.7.13.x, 9.7.9.15).
+    vabsdiff4, dp4a, dp2a, sad, redux, prefetch, prefetchu,
 };
 
 enum class CompareOp : std::uint8_t {
@@ -82,6 +86,9 @@ enum class Scope : std::uint8_t { none, cta, cluster, gpu, sys };
 enum class BarrierMode : std::uint8_t { none, sync, arrive, red_popc, red_and, red_or };
 // testp predicates.
 enum class TestKind : std::uint8_t { none, finite, infinite, number, notanumber, normal, subnormal };
+// The cache level of a prefetch (.L1, .L2), and the L2 eviction priorities prefetch.global accepts
+// (.L2::evict_last, .L2::evict_normal), which are hints only.
+enum class CacheLevel : std::uint8_t { none, L1, L2, L2_evict_last, L2_evict_normal };
 // prmt modes (default, f4e, b4e, rc8, ecl, ecr, rc16).
 enum class PrmtMode : std::uint8_t { none, f4e, b4e, rc8, ecl, ecr, rc16 };
 
@@ -106,10 +113,11 @@ enum class OpClass : std::uint8_t {
     atomic_global, atomic_shared, atomic_generic,
     branch, barrier, warp_level, control,
     system, // device-runtime calls (vprintf, __assertfail) and trap; inserted before nop, which stays last
+    prefetch, // prefetch / prefetchu: a load into a cache that writes no register; inserted before nop
     nop,
 };
 constexpr bool is_memory(OpClass c) {
-    return c >= OpClass::load_global && c <= OpClass::atomic_generic;
+    return (c >= OpClass::load_global && c <= OpClass::atomic_generic) || c == OpClass::prefetch;
 }
 
 } // namespace gpuarch::ir

@@ -27,6 +27,9 @@ struct WarpAccess {
     std::uint32_t width = 32;            // warp width in lanes
     core::WarpMask active;               // lanes that access
     const std::uint64_t* addresses = nullptr; // per lane, valid for active lanes, valid only during accept()
+    // A prefetch (kind load, no register written): CacheLevel::L1 fills the L1 as a load does; L2 and the L2
+    // eviction priorities fetch the lines through the L2 without allocating them in the L1. none: not a prefetch.
+    ir::CacheLevel prefetch = ir::CacheLevel::none;
 };
 
 // A finished warp memory instruction. The fields after `pc` describe how the L1 served it; a scheduler that

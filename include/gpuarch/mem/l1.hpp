@@ -213,7 +213,11 @@ public:
             const bool local = access.space != ir::StateSpace::global;
             if (access.kind == WarpAccess::load) {
                 ++loads_;
-                if (!local && !config_.cache_global_loads) {
+                // A prefetch is a load whose data nobody waits for (no register); .L2 prefetches fetch their
+                // sectors through the L2 without allocating in the L1, like an uncached global load.
+                const bool l2_only = access.prefetch != ir::CacheLevel::none && access.prefetch != ir::CacheLevel::L1;
+                if (access.prefetch != ir::CacheLevel::none) ++prefetches_;
+                if (l2_only || (!local && !config_.cache_global_loads)) {
                     slot.path = Path::bypass_load;
                     coalesce(access, config_.sector_bytes, config_.sector_bytes, slot.accesses);
                 } else {
@@ -333,6 +337,7 @@ public:
     void visit_stats(V& v) const {
         v.counter("cycles", cycles_, "core cycles simulated");
         v.counter("loads", loads_, "global and local warp loads");
+        v.counter("prefetches", prefetches_, "of those loads, prefetch/prefetchu instructions (no register written)");
         v.counter("stores", stores_, "global and local warp stores");
         v.counter("atomics", atomics_, "global warp atomics");
         v.counter("shared_accesses", shared_accesses_, "shared-memory warp accesses");
@@ -869,6 +874,7 @@ private:
     bool cycled_ = false;
     core::Cycle last_cycle_ = 0;
 
+    std::uint64_t prefetches_ = 0;
     std::uint64_t cycles_ = 0, loads_ = 0, stores_ = 0, atomics_ = 0, shared_accesses_ = 0, shared_bank_cycles_ = 0,
                   constant_accesses_ = 0, accesses_ = 0, hits_ = 0, misses_ = 0, merges_ = 0, evictions_ = 0,
                   write_evictions_ = 0, bypass_requests_ = 0, write_requests_ = 0, atomic_requests_ = 0,

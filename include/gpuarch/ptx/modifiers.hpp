@@ -43,6 +43,8 @@ inline constexpr std::array all_test_kinds{ir::TestKind::finite,     ir::TestKin
                                            ir::TestKind::notanumber, ir::TestKind::normal,   ir::TestKind::subnormal};
 inline constexpr std::array all_prmt_modes{ir::PrmtMode::f4e, ir::PrmtMode::b4e, ir::PrmtMode::rc8,
                                            ir::PrmtMode::ecl, ir::PrmtMode::ecr, ir::PrmtMode::rc16};
+inline constexpr std::array all_cache_levels{ir::CacheLevel::L1, ir::CacheLevel::L2, ir::CacheLevel::L2_evict_last,
+                                             ir::CacheLevel::L2_evict_normal};
 // State spaces that can appear as an instruction modifier (`generic` is the absence of one).
 inline constexpr std::array all_memory_spaces{ir::StateSpace::global, ir::StateSpace::shared, ir::StateSpace::local,
                                               ir::StateSpace::constant, ir::StateSpace::param};

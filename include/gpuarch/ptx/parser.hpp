@@ -116,11 +116,8 @@ inline std::string_view unsupported_reason(std::string_view head) {
         {"elect", "elect.sync (sm_90) is not supported"},
         {"setmaxnreg", "setmaxnreg (sm_90) is not supported"},
         {"griddepcontrol", "programmatic dependent launch (griddepcontrol) is not supported"},
-        {"redux", "redux.sync (sm_80) is not supported"},
         {"brkpt", "brkpt is not supported"},
         {"pmevent", "performance-monitor events are not supported"},
-        {"prefetch", "prefetch is not supported"},
-        {"prefetchu", "prefetch is not supported"},
         {"isspacep", "isspacep is not supported"},
         {"alloca", "dynamic stack allocation (alloca) is not supported"},
         {"stacksave", "dynamic stack allocation is not supported"},
@@ -147,7 +144,8 @@ inline std::optional<ir::Opcode> opcode_from_head(std::string_view head) {
         ir::Opcode::atom,  ir::Opcode::red,   ir::Opcode::bar,      ir::Opcode::membar, ir::Opcode::fence,
         ir::Opcode::shfl,  ir::Opcode::vote,  ir::Opcode::activemask, ir::Opcode::match, ir::Opcode::bra,
         ir::Opcode::call,  ir::Opcode::ret,   ir::Opcode::exit,     ir::Opcode::nanosleep, ir::Opcode::shf,
-        ir::Opcode::trap,
+        ir::Opcode::trap,  ir::Opcode::vabsdiff4, ir::Opcode::dp4a, ir::Opcode::dp2a, ir::Opcode::sad,
+        ir::Opcode::redux, ir::Opcode::prefetch, ir::Opcode::prefetchu,
     };
     if (head == "barrier") return ir::Opcode::bar;
     for (ir::Opcode op : all)
@@ -1212,6 +1210,11 @@ private:
         const Token& semi = peek();
         if (!semi.is_punct(';')) fail(semi, "expected ',' or ';' after an operand of '" + std::string(op_token.text) + "', found " + describe(semi));
         next();
+        if (inst.op == ir::Opcode::vabsdiff4)
+            for (const RawOperand& r : raw)
+                if (r.name && r.name->text.find('.') != std::string_view::npos)
+                    fail(*r.name, "byte selectors and masks on vabsdiff4 operands ('" + std::string(r.name->text) +
+                                      "') are not supported; nvcc's __vabsdiff*4 and __vsad*4 use the defaults");
         const std::vector<RoleSpec> roles = operand_roles(inst, op_token, raw);
         if (raw.size() != roles.size())
             fail(raw.size() > roles.size() ? *raw[roles.size()].at : op_token,
@@ -1341,6 +1344,25 @@ private:
             if (m == "sync") return set_flag(inst.uni, op_token, part);
         }
         if (op == Opcode::bar_warp_sync && m == "sync") return set_flag(inst.uni, op_token, part);
+        if (op == Opcode::redux) {
+            if (m == "sync") return set_flag(inst.uni, op_token, part); // `uni` marks "seen .sync" until checked
+            if (auto a = lookup_name(m, all_atom_ops)) return set_once(inst.atom_op, *a, op_token, part);
+            if (m == "abs" || m == "NaN")
+                fail_part(op_token, part, "'." + std::string(m) + "' belongs to redux.sync on .f32 (sm_100a), which is not supported");
+        }
+        if (op == Opcode::dp2a) {
+            if (m == "lo") return set_once(inst.mul_mode, ir::MulMode::lo, op_token, part);
+            if (m == "hi") return set_once(inst.mul_mode, ir::MulMode::hi, op_token, part);
+        }
+        if (op == Opcode::vabsdiff4) {
+            if (m == "sat") return set_flag(inst.sat, op_token, part);
+            if (m == "add") return set_flag(inst.accumulate, op_token, part);
+        }
+        if (op == Opcode::prefetch || op == Opcode::prefetchu) {
+            if (auto s = lookup_name(m, all_memory_spaces)) return set_once(inst.space, *s, op_token, part);
+            if (auto l = lookup_name(m, all_cache_levels)) return set_once(inst.cache_level, *l, op_token, part);
+            if (m == "tensormap") fail_part(op_token, part, "prefetch.tensormap (sm_90) is not supported");
+        }
         if (op == Opcode::bar) {
             if (m == "sync") return set_once(inst.barrier, ir::BarrierMode::sync, op_token, part);
             if (m == "arrive") return set_once(inst.barrier, ir::BarrierMode::arrive, op_token, part);
@@ -1418,8 +1440,14 @@ private:
                 fail_here("'" + opname + "' needs .sync, .arrive or .red");
             }
             break;
-        case Opcode::cvt: case Opcode::set: case Opcode::slct:
+        case Opcode::cvt: case Opcode::set: case Opcode::slct: case Opcode::dp4a: case Opcode::dp2a:
             want_types(2);
+            break;
+        case Opcode::vabsdiff4:
+            want_types(3);
+            break;
+        case Opcode::prefetch: case Opcode::prefetchu:
+            want_types(0);
             break;
         default:
             want_types(1);
@@ -1735,6 +1763,56 @@ private:
             break;
         case Opcode::bra: case Opcode::ret: case Opcode::exit: case Opcode::call: case Opcode::trap:
             break;
+        case Opcode::dp4a: case Opcode::dp2a: {
+            // PTX ISA 9.0, Sec. 9.7.1.23/24: .atype = .btype = {.u32, .s32}; c and d are .u32 when both are .u32,
+            // else .s32.
+            const auto u32_or_s32 = [](ScalarType x) { return x == ScalarType::u32 || x == ScalarType::s32; };
+            type_must(u32_or_s32(types[0].first), 0);
+            type_must(u32_or_s32(types[1].first), 1);
+            if (op == Opcode::dp2a) require(inst.mul_mode != ir::MulMode::none, "dp2a needs .lo or .hi");
+            inst.src_type = types[0].first;
+            inst.b_type = types[1].first;
+            inst.type = inst.src_type == ScalarType::u32 && inst.b_type == ScalarType::u32 ? ScalarType::u32 : ScalarType::s32;
+            break;
+        }
+        case Opcode::vabsdiff4: {
+            // PTX ISA 9.0, Sec. 9.7.16.2 (SIMD video instructions): .dtype = .atype = .btype = {.u32, .s32};
+            // .sat (merge form) and .add (accumulate form) are exclusive.
+            for (std::size_t k = 0; k < 3; ++k) type_must(types[k].first == ScalarType::u32 || types[k].first == ScalarType::s32, k);
+            require(!(inst.sat && inst.accumulate), ".sat cannot be combined with .add");
+            inst.src_type = types[1].first;
+            inst.b_type = types[2].first;
+            break;
+        }
+        case Opcode::sad:
+            type_must(int16up(t));
+            break;
+        case Opcode::redux:
+            require(inst.uni, "needs .sync (redux.sync)");
+            inst.uni = false;
+            switch (inst.atom_op) {
+            case ir::AtomOp::add: case ir::AtomOp::min: case ir::AtomOp::max:
+                if (t == ScalarType::f32) fail_part(op_token, types[0].second, "redux.sync on .f32 (sm_100a) is not supported");
+                type_must(t == ScalarType::u32 || t == ScalarType::s32);
+                break;
+            case ir::AtomOp::and_: case ir::AtomOp::or_: case ir::AtomOp::xor_:
+                type_must(t == ScalarType::b32);
+                break;
+            default:
+                require(false, "needs .add, .min, .max, .and, .or or .xor");
+            }
+            break;
+        case Opcode::prefetch:
+            require(inst.space == ir::StateSpace::none || inst.space == ir::StateSpace::global || inst.space == ir::StateSpace::local,
+                    "prefetch takes .global, .local or no state space (generic)");
+            require(inst.cache_level != ir::CacheLevel::none, "needs a cache level (.L1 or .L2)");
+            if (inst.cache_level == ir::CacheLevel::L2_evict_last || inst.cache_level == ir::CacheLevel::L2_evict_normal)
+                require(inst.space == ir::StateSpace::global, "an L2 eviction priority needs prefetch.global");
+            break;
+        case Opcode::prefetchu:
+            require(inst.space == ir::StateSpace::none, "prefetchu takes a generic address and no state space");
+            require(inst.cache_level == ir::CacheLevel::L1, "prefetchu needs .L1");
+            break;
         case Opcode::vprintf: case Opcode::assertfail: // made by the inliner from a call, never parsed by name
             fail_here("'" + opname + "' is a device-runtime function: call it (call.uni (r), vprintf, (a, b);)");
         }
@@ -1926,6 +2004,14 @@ private:
             return {{Role::dst, b32}};
         case Opcode::bra:
             return {{Role::label, ScalarType::none}};
+        case Opcode::dp4a: case Opcode::dp2a: case Opcode::vabsdiff4:
+            return {{Role::dst, t}, {Role::src, inst.src_type}, {Role::src, inst.b_type}, {Role::src, t}};
+        case Opcode::sad:
+            return {{Role::dst, t}, {Role::src, t}, {Role::src, t}, {Role::src, t}};
+        case Opcode::redux:
+            return {{Role::dst, t}, {Role::src, t}, {Role::src, u32}};
+        case Opcode::prefetch: case Opcode::prefetchu:
+            return {{Role::address, ScalarType::none}};
         case Opcode::call: case Opcode::vprintf: case Opcode::assertfail:
             break;
         }

@@ -41,7 +41,8 @@ constexpr NextAccess access_of(ir::OpClass c) {
     switch (c) {
     case ir::OpClass::load_global:
     case ir::OpClass::load_local:
-    case ir::OpClass::load_generic: return NextAccess::cached_load;
+    case ir::OpClass::load_generic:
+    case ir::OpClass::prefetch: return NextAccess::cached_load; // a prefetch takes MSHR entries as a load does
     default: return ir::is_memory(c) ? NextAccess::other_memory : NextAccess::compute;
     }
 }
@@ -52,7 +53,7 @@ constexpr bool uses_data_path(ir::OpClass c) {
     switch (c) {
     case ir::OpClass::load_global: case ir::OpClass::load_local: case ir::OpClass::load_generic:
     case ir::OpClass::store_global: case ir::OpClass::store_local: case ir::OpClass::store_generic:
-    case ir::OpClass::atomic_global: case ir::OpClass::atomic_generic: return true;
+    case ir::OpClass::atomic_global: case ir::OpClass::atomic_generic: case ir::OpClass::prefetch: return true;
     default: return false;
     }
 }
