@@ -83,6 +83,11 @@ struct TimingOptions {
     // (docs/performance.md) hotspot ran up to 1.3x faster in parallel while bfs and nw, with little work per
     // cycle, lost to the per-cycle barrier; with the other core busy a barrier can cost tens of microseconds.
     unsigned host_threads = 0;
+    // A cooperative launch (cudaLaunchCooperativeKernel; see func::LaunchOptions::cooperative): the grid must be
+    // resident at once, CTAs per SM (the variant's occupancy for this kernel) x SMs, else the launch is refused
+    // with a KernelError of kind cooperative_too_large, as CUDA refuses it with
+    // cudaErrorCooperativeLaunchTooLarge.
+    bool cooperative = false;
 };
 
 struct LaunchResult {
@@ -335,6 +340,7 @@ public:
                         const func::LaunchConfig& launch, const func::Args& args, const TimingOptions& options = {}) {
         func::LaunchOptions fopts;
         fopts.warp_width = Frontend::warp_width;
+        fopts.cooperative = options.cooperative;
         // The functional engine's own limit is only a safety net behind this launch's, which is checked every cycle
         // and reported at a running warp: twice the timing limit, none when the timing limit is off.
         constexpr std::uint64_t unlimited = std::numeric_limits<std::uint64_t>::max();
@@ -365,6 +371,13 @@ public:
             throw Error("kernel '" + std::string(entry) + "' cannot run on " + std::string(Frontend::name) + ": one CTA of " +
                         std::to_string(threads) + " threads, " + std::to_string(regs) + " registers per thread and " +
                         std::to_string(shape.shared_bytes) + " bytes of shared memory exceeds an SM's limits");
+        if (options.cooperative && execution.cta_count() > std::uint64_t{per_sm} * NumSMs)
+            throw func::KernelError("cooperative launch of kernel '" + std::string(entry) + "' is too large: its " +
+                                        std::to_string(execution.cta_count()) + " CTAs cannot all be resident on " +
+                                        std::string(Frontend::name) + " (" + std::to_string(per_sm) +
+                                        " CTAs per SM for this kernel x " + std::to_string(NumSMs) + " SMs = " +
+                                        std::to_string(std::uint64_t{per_sm} * NumSMs) + ")",
+                                    func::KernelErrorKind::cooperative_too_large);
 
         for (auto& sm : sms_) sm->bind(execution, shape);
         const std::uint64_t total_ctas = execution.cta_count();

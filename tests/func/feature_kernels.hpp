@@ -27,11 +27,16 @@ namespace gpuarch::func::test::features {
 
 // Runs `entry` of `module` on `device` (throws KernelError as the launch does) with `warp_width`-lane warps.
 struct Launcher {
-    std::function<void(Device&, const Module&, std::string_view entry, const LaunchConfig&, const Args&)> run;
+    // The last argument: a cooperative launch (cudaLaunchCooperativeKernel), which grid.sync() needs.
+    std::function<void(Device&, const Module&, std::string_view entry, const LaunchConfig&, const Args&, bool)> run;
     unsigned warp_width = 32;
     void operator()(Device& device, const Module& module, std::string_view entry, const LaunchConfig& config,
                     const Args& args) const {
-        run(device, module, entry, config, args);
+        run(device, module, entry, config, args, false);
+    }
+    void cooperative(Device& device, const Module& module, std::string_view entry, const LaunchConfig& config,
+                     const Args& args) const {
+        run(device, module, entry, config, args, true);
     }
 };
 
@@ -324,6 +329,149 @@ inline void check_prefetch(const Launcher& launch) {
     for (int i = 0; i < n; ++i) {
         const int t = i % 64;
         CHECK(got[static_cast<std::size_t>(i)] == 3 * in[static_cast<std::size_t>(i)] + ((t * 5) & 7) * t + (t + 1) % 64);
+    }
+}
+
+} // namespace gpuarch::func::test::features
+
+namespace gpuarch::func::test::features {
+
+// grid_sync.cu, grid_ring: `rounds` relaxation steps over a ring split across 6 CTAs, with grid.sync() between
+// steps, against the same steps on the CPU. Without a cooperative launch the kernel's grid.sync() traps (its
+// workspace pointer is null), and the error says why.
+inline void check_grid_sync(const Launcher& launch) {
+    const Module module = load("grid_sync");
+    const int n = 6 * 64 - 5, stride = 70, rounds = 5;
+    std::vector<int> a(static_cast<std::size_t>(n));
+    for (int i = 0; i < n; ++i) a[static_cast<std::size_t>(i)] = (i * 37) % 101 - 50;
+    std::vector<int> want = a, next(a.size());
+    for (int r = 0; r < rounds; ++r) {
+        for (int i = 0; i < n; ++i)
+            next[static_cast<std::size_t>(i)] = want[static_cast<std::size_t>(i)] +
+                                                2 * want[static_cast<std::size_t>((i + stride) % n)] -
+                                                want[static_cast<std::size_t>((i + n - stride) % n)];
+        want.swap(next);
+    }
+    const LaunchConfig config{Dim3{6, 1, 1}, Dim3{64, 1, 1}, 0};
+    {
+        Device device;
+        const DevPtr pa = upload(device, a), pb = device.malloc(a.size() * sizeof(int));
+        launch.cooperative(device, module, "grid_ring", config, Args(pa, pb, n, stride, rounds));
+        // After an odd number of rounds the result is in b.
+        CHECK(download<int>(device, rounds % 2 == 1 ? pb : pa, a.size()) == want);
+        CHECK(device.bytes_in_use() == 2 * a.size() * sizeof(int)); // the grid workspace was released
+    }
+    {
+        Device device;
+        const DevPtr pa = upload(device, a), pb = device.malloc(a.size() * sizeof(int));
+        const KernelError e = error_of([&] { launch(device, module, "grid_ring", config, Args(pa, pb, n, stride, rounds)); });
+        CHECK(e.kind() == KernelErrorKind::trap);
+        CHECK(std::string(e.what()).find("only a cooperative launch provides") != std::string::npos);
+    }
+}
+
+} // namespace gpuarch::func::test::features
+
+namespace gpuarch::func::test::features {
+
+// indirect_call.cu, indirect_calls: per-thread targets from a __device__ function-pointer table (every lane of a
+// warp may call another function), a pointer chosen in code, and a table of another signature, against the CPU.
+// A null table entry stops the launch at the calling thread, naming the address.
+inline void check_indirect_calls(const Launcher& launch) {
+    const Module module = load("indirect_call");
+    const int n = 150;
+    std::vector<int> select(n), a(n), b(n);
+    std::vector<float> x(n);
+    for (int i = 0; i < n; ++i) {
+        const auto k = static_cast<std::size_t>(i);
+        select[k] = (i * 7 + i / 5) % 3;
+        a[k] = i * 3 - 100;
+        b[k] = 41 - i;
+        x[k] = 0.25f * static_cast<float>(i) - 3.0f;
+    }
+    const LaunchConfig config{Dim3{3, 1, 1}, Dim3{64, 1, 1}, 0};
+    {
+        Device device;
+        const DevPtr ps = upload(device, select), pa = upload(device, a), pb = upload(device, b),
+                     out = device.malloc(n * sizeof(int)), px = upload(device, x), fout = device.malloc(n * sizeof(float));
+        launch(device, module, "indirect_calls", config, Args(ps, pa, pb, out, px, fout, n));
+        const std::vector<int> got = download<int>(device, out, n);
+        const std::vector<float> fgot = download<float>(device, fout, n);
+        for (int i = 0; i < n; ++i) {
+            const auto k = static_cast<std::size_t>(i);
+            const int table = select[k] == 0 ? a[k] + b[k] : select[k] == 1 ? a[k] - b[k] : a[k] * b[k] + 7;
+            const int chosen = (i & 1) ? a[k] - 1 : a[k] + 1;
+            CAPTURE(i);
+            CHECK(got[k] == table + chosen);
+            CHECK(fgot[k] == ((i & 1) ? x[k] * x[k] : 0.5f * x[k]));
+        }
+    }
+    {
+        Device device;
+        select[70] = 3; // the table's null entry, in CTA 1
+        const DevPtr ps = upload(device, select), pa = upload(device, a), pb = upload(device, b),
+                     out = device.malloc(n * sizeof(int)), px = upload(device, x), fout = device.malloc(n * sizeof(float));
+        const KernelError e =
+            error_of([&] { launch(device, module, "indirect_calls", config, Args(ps, pa, pb, out, px, fout, n)); });
+        CHECK(e.kind() == KernelErrorKind::illegal_instruction);
+        const std::string what = e.what();
+        CHECK(what.find("indirect call to 0x0, which is not the address of a function") != std::string::npos);
+        CHECK(what.find("CTA (1,0,0), thread (6,0,0)") != std::string::npos);
+        CHECK(what.find("indirect_call.ptx:") != std::string::npos);
+    }
+}
+
+} // namespace gpuarch::func::test::features
+
+namespace gpuarch::func::test::features {
+
+// recursion.cu: a doubly recursive Fibonacci (lanes recursing to different depths), mutual recursion and a
+// recursive sum over a per-thread local array, against the CPU; recursion without a base case stops at the
+// depth limit with an error naming the function and the thread.
+inline void check_recursion(const Launcher& launch) {
+    const Module module = load("recursion");
+    const int n = 90;
+    std::vector<int> in(n);
+    for (int i = 0; i < n; ++i) in[static_cast<std::size_t>(i)] = (i * 7) % 19;
+    const auto fib = [](int k) {
+        int a = 0, b = 1;
+        for (int j = 0; j < k; ++j) {
+            const int t = a + b;
+            a = b;
+            b = t;
+        }
+        return a;
+    };
+    {
+        Device device;
+        const DevPtr pin = upload(device, in), fibs = device.malloc(n * 4), parity = device.malloc(n * 4),
+                     sums = device.malloc(n * 4);
+        launch(device, module, "recursion", LaunchConfig{Dim3{2, 1, 1}, Dim3{64, 1, 1}, 0}, Args(pin, fibs, parity, sums, n));
+        const std::vector<int> got_fib = download<int>(device, fibs, n), got_parity = download<int>(device, parity, n),
+                               got_sum = download<int>(device, sums, n);
+        for (int i = 0; i < n; ++i) {
+            const auto u = static_cast<std::size_t>(i);
+            const int k = in[u];
+            int sum = 0;
+            for (int j = 0; j <= k % 8; ++j) sum += k * j - j * j;
+            CAPTURE(i);
+            CHECK(got_fib[u] == fib(k));
+            CHECK(got_parity[u] == (k % 2 == 0 ? 1 : 0));
+            CHECK(got_sum[u] == sum);
+        }
+    }
+    {
+        Device device;
+        std::vector<int> depth(32, 5);
+        depth[9] = -1; // no base case: 2^32 nested calls
+        const DevPtr pin = upload(device, depth), out = device.malloc(32 * 4);
+        const KernelError e =
+            error_of([&] { launch(device, module, "runaway", LaunchConfig{Dim3{1, 1, 1}, Dim3{32, 1, 1}, 0}, Args(pin, out)); });
+        CHECK(e.kind() == KernelErrorKind::limit);
+        const std::string what = e.what();
+        CHECK(what.find("call stack overflow: calling '_Z10count_downi' would exceed 1024 nested calls") != std::string::npos);
+        CHECK(what.find("thread (9,0,0)") != std::string::npos);
+        CHECK(what.find("recursion.ptx:") != std::string::npos);
     }
 }
 

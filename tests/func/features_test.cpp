@@ -8,9 +8,10 @@ using namespace gpuarch::func::test::features;
 
 Launcher functional_with_width(unsigned width) {
     return Launcher{[width](Device& device, const Module& module, std::string_view entry, const LaunchConfig& config,
-                           const Args& args) {
+                           const Args& args, bool cooperative) {
                         LaunchOptions options;
                         options.warp_width = width;
+                        options.cooperative = cooperative;
                         launch(device, module, entry, config, args, options);
                     },
                     width};
@@ -48,4 +49,19 @@ TEST_CASE("redux.sync reduces over the executing lanes of each 32-lane group in 
 
 TEST_CASE("prefetch and prefetchu in every state space and level change no value") {
     check_prefetch(functional);
+}
+
+TEST_CASE("grid.sync() in a cooperative launch is a grid-wide barrier; without one it traps and says why") {
+    check_grid_sync(functional);
+    check_grid_sync(functional_with_width(64));
+}
+
+TEST_CASE("indirect calls through function-pointer tables and chosen pointers call the right function per lane") {
+    check_indirect_calls(functional);
+    check_indirect_calls(functional_with_width(64));
+}
+
+TEST_CASE("recursive and mutually recursive functions run with a frame per call; runaway recursion stops at the depth limit") {
+    check_recursion(functional);
+    check_recursion(functional_with_width(64));
 }

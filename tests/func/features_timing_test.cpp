@@ -20,10 +20,12 @@ using namespace gpuarch::func::test::features;
 template <class Machine, class Scheduler>
 Launcher timed() {
     return Launcher{[](func::Device& device, const func::Module& module, std::string_view entry,
-                       const func::LaunchConfig& config, const func::Args& args) {
+                       const func::LaunchConfig& config, const func::Args& args, bool cooperative) {
                         using Gpu = typename Machine::template gpu<Scheduler>;
                         auto gpu = std::make_unique<Gpu>(Machine::template config<Gpu>());
-                        const LaunchResult r = gpu->launch(device, module, entry, config, args);
+                        TimingOptions options;
+                        options.cooperative = cooperative;
+                        const LaunchResult r = gpu->launch(device, module, entry, config, args, options);
                         CHECK(r.cycles > 0);
                     },
                     Machine::Frontend::warp_width};
@@ -60,6 +62,26 @@ TEST_CASE("dp4a, dp2a, sad, vabsdiff4 and redux.sync under timing on every machi
 }
 
 TEST_CASE("prefetch under timing on every machine: values unchanged") { on_every_machine(check_prefetch); }
+
+TEST_CASE("grid.sync() under timing on every machine; a cooperative grid that cannot be resident is refused") {
+    on_every_machine(check_grid_sync);
+    using Gpu = machines::Kepler::gpu<sched::GTO>;
+    auto gpu = std::make_unique<Gpu>(machines::Kepler::config<Gpu>());
+    func::Device device;
+    const func::Module module = func::test::features::load("grid_sync");
+    const func::DevPtr a = device.malloc(4), b = device.malloc(4);
+    TimingOptions options;
+    options.cooperative = true;
+    // 1024-thread CTAs: at most 2 per Kepler SM (2048 threads), so 2 x SMs + 1 CTAs cannot all be resident.
+    const unsigned too_many = 2 * machines::Kepler::sms + 1;
+    const func::KernelError e = func::test::features::error_of([&] {
+        gpu->launch(device, module, "grid_ring", func::LaunchConfig{func::Dim3{too_many, 1, 1}, func::Dim3{1024, 1, 1}, 0},
+                    func::Args(a, b, 1, 0, 1), options);
+    });
+    CHECK(e.kind() == func::KernelErrorKind::cooperative_too_large);
+    CHECK(std::string(e.what()).find("cannot all be resident") != std::string::npos);
+    CHECK(device.bytes_in_use() == 8); // nothing ran, no workspace left behind
+}
 
 namespace {
 // One warp loads a[tid] and b[tid] (one 128-byte block each) and stores their sum; with `prefetches` it first
@@ -119,3 +141,7 @@ TEST_CASE("prefetch.L1 fills the L1 ahead of a load, prefetch.L2 bypasses it, a 
     check_prefetch_fills<machines::Fermi>();
     check_prefetch_fills<machines::Kepler>();
 }
+
+TEST_CASE("indirect calls under timing on every machine") { on_every_machine(check_indirect_calls); }
+
+TEST_CASE("recursion under timing on every machine") { on_every_machine(check_recursion); }

@@ -126,6 +126,8 @@ const std::vector<Family>& families() {
          {"redux.sync.<add/min/max>.<u32/s32> %r1, %r2, -1;", "redux.sync.<and/or/xor>.b32 %r1, %r2, %r3;"},
          "tests/func/features_test.cpp (redux)"},
         {"control", {"ret;", "exit;", "nanosleep.u32 %r1;", "trap;"}, "tests/func/simt_test.cpp, features_test.cpp"},
+        {"cooperative-groups grid workspace", {"mov.u32 %r1, <%envreg1/%envreg2>;"},
+         "tests/func/features_test.cpp, features_timing_test.cpp (grid_sync)"},
     };
     return table;
 }

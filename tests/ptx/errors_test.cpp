@@ -116,7 +116,9 @@ TEST_CASE("undeclared names: registers, labels, variables, special registers") {
     check_body_error("bra NOWHERE;", 1, "NOWHERE", "unknown label 'NOWHERE'");
     check_body_error("ld.global.u32 %r1, [nothing];", 1, "nothing", "undeclared variable 'nothing'");
     check_body_error("mov.u64 %rd1, nothing;", 1, "nothing", "undeclared identifier 'nothing'");
-    check_body_error("mov.u32 %r1, %envreg3;", 1, "%envreg3", "unsupported special register '%envreg3'");
+    check_body_error("mov.u32 %r1, %envreg3;", 1, "%envreg3",
+                     "unsupported special register '%envreg3': its value is driver-defined; only %envreg1 and %envreg2 "
+                     "(the cooperative-groups grid workspace) are modelled");
     check_body_error("mov.u32 %r1, %tid;", 1, "%tid", "special register %tid needs a component (.x, .y or .z)");
 }
 
@@ -185,9 +187,11 @@ TEST_CASE("declarations: duplicates, textures, address-of initializers, vector r
     check_body_error(".reg .v4 .b32 %v;", 1, ".v4", "vector registers (.reg .v4) are not supported");
     const std::string prefix = ".version 9.0\n.target sm_75\n.address_size 64\n";
     CHECK(parse_error_of(prefix + ".global .u32 g;\n.global .u64 p = g;\n") ==
-          "test.ptx:5:18: address-of initializers ('g' in the initializer of 'p') are not supported");
+          "test.ptx:5:18: address-of initializers ('g' in the initializer of 'p') are only supported for function names "
+                                                                   "(function pointers)");
     CHECK(parse_error_of(prefix + ".global .u64 p = generic(g);\n") ==
-          "test.ptx:4:18: address-of initializers ('generic' in the initializer of 'p') are not supported");
+          "test.ptx:4:18: address-of initializers ('generic' in the initializer of 'p') are only supported for function "
+                                                                 "names (function pointers)");
     CHECK(parse_error_of(prefix + ".global .texref tex0;\n") ==
           "test.ptx:4:9: texture and surface declarations (.texref) are not supported");
     CHECK(parse_error_of(prefix + ".tex .u32 t;\n") == "test.ptx:4:1: texture and surface declarations (.tex) are not supported");
@@ -218,6 +222,13 @@ TEST_CASE("calls to functions without a body and indirect calls are rejected at 
     CHECK(parse_error_of(wrong) ==
           "test.ptx:11:2: 'vprintf' is declared with a signature the device runtime does not have (expected .extern "
           ".func (.param .b32 r) vprintf(.param .b64, .param .b64), as nvcc emits for a 64-bit target)");
-    check_body_error("{ .param .b32 p; call %rd1, (p); }", 1, "%rd1", "indirect calls through a register are not supported");
+    check_body_error("{ .param .b32 p; call %rd1, (p); }", 1, "; }", "expected the call's .callprototype label, found ';'");
+    check_body_error("{ .param .b32 p; call %rd1, (p), proto; }", 1, "proto",
+                     "'proto' is not a .callprototype declared before this call in the function (.calltargets lists "
+                     "are not supported)");
+    check_body_error("{ .param .b32 p; proto: .callprototype _ (.param .b32 _, .param .b32 _); call %rd1, (p), proto; }", 1,
+                     "proto;", "the indirect call passes 1 argument(s) and 0 return value(s); its prototype 'proto' has 2 and 0");
+    check_body_error("{ .param .b32 p; proto: .callprototype _ (.param .b32 _); call %r1, (p), proto; }", 1, "%r1",
+                     "an indirect call's target '%r1' must be a 64-bit integer register");
     check_body_error("{ .param .b32 p; call undefined_f, (p); }", 1, "undefined_f", "call to undeclared function 'undefined_f'");
 }

@@ -128,7 +128,7 @@ TEST_CASE("nested calls inline recursively with distinct instances") {
         if (i.op == Opcode::bra) CHECK(i.operands[0].target < k.code.size());
 }
 
-TEST_CASE("recursion is an error that names the cycle at the call site") {
+TEST_CASE("recursive functions stay out of line, once per kernel, reached by real calls and returns") {
     const std::string text = header +
                              ".func (.param .b32 r) ping(.param .b32 x);\n"
                              ".func (.param .b32 r) pong(.param .b32 x)\n{\n"
@@ -137,12 +137,38 @@ TEST_CASE("recursion is an error that names the cycle at the call site") {
                              "\t{\n\t.param .b32 a;\n\t.param .b32 b;\n\tcall.uni (b), pong, (a);\n\t}\n\tret;\n}\n"
                              ".visible .entry k()\n{\n"
                              "\t{\n\t.param .b32 a;\n\t.param .b32 b;\n\tcall.uni (b), ping, (a);\n\t}\n\tret;\n}\n";
-    CHECK(parse_error_of(text) ==
-          "test.ptx:10:2: recursive call cycle ping -> pong -> ping cannot be inlined (recursion is not supported)");
+    const ir::Module m = ptx::parse(text, "test.ptx");
+    const ir::Kernel& k = m.kernels.at(0);
+    // ping and pong each have one copy; the kernel calls ping, ping calls pong, pong calls ping.
+    REQUIRE(k.call_frames.size() == 2);
+    CHECK(k.call_frames[0].function == "ping");
+    CHECK(k.call_frames[1].function == "pong");
+    REQUIRE(k.call_links.size() == 3);
+    CHECK(count_op(k, Opcode::call) == 3);
+    for (const auto& f : k.call_frames) {
+        REQUIRE(f.entry < k.code.size());
+        CHECK(f.formal_returns.size() == 1);
+        CHECK(f.formal_args.size() == 1);
+        CHECK(f.first_register + f.registers <= k.registers.size());
+    }
+    std::size_t returns = 0;
+    for (const auto& i : k.code) {
+        if (i.op == Opcode::call) CHECK(i.operands[0].target == k.call_frames[k.call_links.at(i.operands[1].imm_bits).frame].entry);
+        if (i.op == Opcode::ret && i.num_operands == 1) ++returns;
+    }
+    CHECK(returns == 2); // one return per copy; the kernel's own ret exits
     const std::string self = header +
                              ".func self()\n{\n\tcall.uni self;\n\tret;\n}\n"
                              ".visible .entry k()\n{\n\tcall.uni self;\n\tret;\n}\n";
-    CHECK(parse_error_of(self) == "test.ptx:6:2: recursive call cycle self -> self cannot be inlined (recursion is not supported)");
+    CHECK(ptx::parse(self, "test.ptx").kernels.at(0).call_frames.size() == 1);
+}
+
+TEST_CASE("exit inside a recursive function is an error at the exit") {
+    const std::string text = header + ".func self()\n{\n\texit;\n\tcall.uni self;\n\tret;\n}\n"
+                                      ".visible .entry k()\n{\n\tcall.uni self;\n\tret;\n}\n";
+    CHECK(parse_error_of(text) ==
+          "test.ptx:6:2: 'exit' in the recursive function 'self' is not supported (a recursive function must return to "
+          "its caller)");
 }
 
 TEST_CASE("a guarded call skips the inlined body when the guard is false") {

@@ -123,7 +123,7 @@ TEST_CASE("every modifier enumerator round-trips through its PTX spelling") {
     CHECK(ptx::all_float_roundings.size() + ptx::all_integer_roundings.size() == static_cast<std::size_t>(ir::Rounding::rpi));
     CHECK(ptx::all_atom_ops.size() == static_cast<std::size_t>(ir::AtomOp::xor_));
     CHECK(ptx::all_mem_orders.size() == static_cast<std::size_t>(ir::MemOrder::volatile_));
-    CHECK(ptx::all_special_regs.size() == static_cast<std::size_t>(ir::SpecialReg::warp_sz) + 1);
+    CHECK(ptx::all_special_regs.size() == static_cast<std::size_t>(ir::SpecialReg::envreg2) + 1);
     CHECK(ptx::all_test_kinds.size() == static_cast<std::size_t>(ir::TestKind::subnormal));
     CHECK(ptx::all_prmt_modes.size() == static_cast<std::size_t>(ir::PrmtMode::rc16));
 }

@@ -158,6 +158,24 @@ cudaError_t CUDARTAPI cudaLaunchKernel(const void* func, dim3 gridDim, dim3 bloc
     return rt.launch(*k, gridDim, blockDim, args, sharedMem);
 }
 
+// A cooperative launch: the grid must be resident at once (checked against the machine's occupancy for the
+// kernel, cudaErrorCooperativeLaunchTooLarge otherwise), and cooperative groups' grid.sync() finds its workspace
+// (func::LaunchOptions::cooperative).
+cudaError_t CUDARTAPI cudaLaunchCooperativeKernel(const void* func, dim3 gridDim, dim3 blockDim, void** args,
+                                                  size_t sharedMem, cudaStream_t stream) {
+    GPUARCH_LOCK;
+    if (rt.sticky() != cudaSuccess) return rt.sticky();
+    const auto* k = rt.kernel_by_host(func);
+    if (k == nullptr) return rt.result(cudaErrorInvalidDeviceFunction);
+    if (!rt.valid_stream(stream)) return rt.result(cudaErrorInvalidResourceHandle);
+    return rt.launch(*k, gridDim, blockDim, args, sharedMem, true);
+}
+
+cudaError_t CUDARTAPI cudaLaunchCooperativeKernel_ptsz(const void* func, dim3 gridDim, dim3 blockDim, void** args,
+                                                       size_t sharedMem, cudaStream_t stream) {
+    return cudaLaunchCooperativeKernel(func, gridDim, blockDim, args, sharedMem, stream);
+}
+
 cudaError_t CUDARTAPI cudaFuncGetAttributes(struct cudaFuncAttributes* attr, const void* func) {
     GPUARCH_LOCK;
     const auto* k = rt.kernel_by_host(func);
@@ -209,18 +227,7 @@ cudaError_t CUDARTAPI cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int
     if (k == nullptr) return rt.result(cudaErrorInvalidDeviceFunction);
     if (numBlocks == nullptr || blockSize <= 0) return rt.result(cudaErrorInvalidValue);
     return rt.guarded(cudaErrorInvalidDeviceFunction, [&] {
-        const auto& m = rt.machine();
-        const auto& kernel = rt.module(k->module).kernel(k->device_name);
-        const unsigned threads = static_cast<unsigned>(blockSize);
-        const unsigned warps = (threads + m.warp_size - 1) / m.warp_size;
-        const unsigned regs = rt.kernel_registers(*k);
-        const unsigned unit = std::max(1U, m.register_allocation_unit);
-        const unsigned regs_per_cta = (regs * m.warp_size + unit - 1) / unit * unit * warps;
-        const std::uint64_t shared = kernel.shared_bytes + dynamicSMemSize;
-        unsigned n = std::min({m.max_ctas_per_sm, m.max_threads_per_sm / threads, m.max_warps_per_sm / warps});
-        if (regs_per_cta != 0) n = std::min(n, m.registers_per_sm / regs_per_cta);
-        if (shared != 0) n = std::min<unsigned>(n, static_cast<unsigned>(m.shared_bytes_per_sm / shared));
-        *numBlocks = static_cast<int>(n);
+        *numBlocks = static_cast<int>(rt.max_active_ctas(*k, static_cast<unsigned>(blockSize), dynamicSMemSize));
         return cudaSuccess;
     });
 }

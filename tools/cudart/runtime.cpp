@@ -121,6 +121,7 @@ cudaError_t error_for(const std::exception& e, cudaError_t otherwise) {
         case func::KernelErrorKind::trap: return cudaErrorLaunchFailure;
         case func::KernelErrorKind::limit:
         case func::KernelErrorKind::deadlock: return cudaErrorLaunchTimeout;
+        case func::KernelErrorKind::cooperative_too_large: return cudaErrorCooperativeLaunchTooLarge;
         case func::KernelErrorKind::other: break;
         }
     }
@@ -368,7 +369,22 @@ cudaError_t Runtime::pop_configuration(dim3* grid, dim3* block, std::size_t* sha
     return cudaSuccess;
 }
 
-cudaError_t Runtime::launch(const KernelRecord& kernel, dim3 grid, dim3 block, void** args, std::size_t shared) {
+unsigned Runtime::max_active_ctas(const KernelRecord& kernel, unsigned threads, std::size_t dynamic_shared) {
+    const auto& m = machine_;
+    const ir::Kernel& k = module(kernel.module).kernel(kernel.device_name);
+    const unsigned warps = (threads + m.warp_size - 1) / m.warp_size;
+    const unsigned regs = kernel_registers(kernel);
+    const unsigned unit = std::max(1U, m.register_allocation_unit);
+    const unsigned regs_per_cta = (regs * m.warp_size + unit - 1) / unit * unit * warps;
+    const std::uint64_t shared = k.shared_bytes + dynamic_shared;
+    unsigned n = std::min({m.max_ctas_per_sm, m.max_threads_per_sm / threads, m.max_warps_per_sm / warps});
+    if (regs_per_cta != 0) n = std::min(n, m.registers_per_sm / regs_per_cta);
+    if (shared != 0) n = std::min<unsigned>(n, static_cast<unsigned>(m.shared_bytes_per_sm / shared));
+    return n;
+}
+
+cudaError_t Runtime::launch(const KernelRecord& kernel, dim3 grid, dim3 block, void** args, std::size_t shared,
+                            bool cooperative) {
     LaunchReport report;
     report.kernel = kernel.device_name;
     report.display_name = demangle(kernel.device_name);
@@ -396,6 +412,20 @@ cudaError_t Runtime::launch(const KernelRecord& kernel, dim3 grid, dim3 block, v
                                     func::KernelErrorKind::invalid_launch);
         lc.dynamic_shared_bytes = static_cast<std::uint32_t>(shared);
         report.registers = registers_for(loaded(kernel.module), kernel.device_name, report.register_source);
+        if (cooperative && lc.block.count() != 0) {
+            // As the driver does before a cooperative launch starts (GPU::launch checks again against the SM
+            // variant, which also covers functional mode's absence of one).
+            const std::uint64_t fit =
+                std::uint64_t{max_active_ctas(kernel, static_cast<unsigned>(lc.block.count()), shared)} * machine_.sms;
+            if (lc.grid.count() > fit)
+                throw func::KernelError("cooperative launch of kernel '" + report.display_name + "' is too large: " +
+                                            std::to_string(lc.grid.count()) + " CTAs, but at most " +
+                                            std::to_string(fit) + " can be resident at once on this machine (" +
+                                            std::to_string(fit / std::max(1U, machine_.sms)) + " per SM x " +
+                                            std::to_string(machine_.sms) +
+                                            " SMs; see cudaOccupancyMaxActiveBlocksPerMultiprocessor)",
+                                        func::KernelErrorKind::cooperative_too_large);
+        }
         const std::uint64_t max_instructions = settings_.get_uint("max_warp_instructions");
         try {
             if (functional_) {
@@ -403,6 +433,7 @@ cudaError_t Runtime::launch(const KernelRecord& kernel, dim3 grid, dim3 block, v
                 o.warp_width = machine_.warp_size;
                 o.num_sms = machine_.sms;
                 o.resident_ctas = machine_.sms;
+                o.cooperative = cooperative;
                 if (max_instructions != 0) o.instruction_limit = max_instructions;
                 const func::FunctionalStats s = func::launch(device_, mod, kernel.device_name, lc, a, o);
                 report.warp_instructions = s.warp_instructions;
@@ -417,6 +448,7 @@ cudaError_t Runtime::launch(const KernelRecord& kernel, dim3 grid, dim3 block, v
                 o.instruction_limit = max_instructions;
                 o.max_cycles = settings_.get_uint("max_cycles");
                 o.livelock_cycles = settings_.get_uint("livelock_cycles");
+                o.cooperative = cooperative;
                 o.progress = [this, &report](core::Cycle c, std::uint64_t done, std::uint64_t total) {
                     reporter_.progress(report.kernel, c, done, total);
                 };
@@ -539,6 +571,7 @@ void Runtime::fill_properties(cudaDeviceProp& p) const {
     p.regsPerMultiprocessor = static_cast<int>(machine_.registers_per_sm);
     p.sharedMemPerBlockOptin = func::default_shared_memory_limit;
     p.maxBlocksPerMultiProcessor = static_cast<int>(machine_.max_ctas_per_sm);
+    p.cooperativeLaunch = 1; // cudaLaunchCooperativeKernel, grid.sync() included
 }
 
 std::optional<int> Runtime::attribute(cudaDeviceAttr a) const {
@@ -575,8 +608,8 @@ std::optional<int> Runtime::attribute(cudaDeviceAttr a) const {
     case cudaDevAttrConcurrentKernels:
     case cudaDevAttrEccEnabled:
     case cudaDevAttrCanMapHostMemory:
-    case cudaDevAttrManagedMemory:
-    case cudaDevAttrCooperativeLaunch: return 0;
+    case cudaDevAttrManagedMemory: return 0;
+    case cudaDevAttrCooperativeLaunch: return p.cooperativeLaunch;
     default: return std::nullopt;
     }
 }

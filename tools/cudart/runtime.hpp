@@ -88,7 +88,11 @@ public:
     cudaError_t pop_configuration(dim3* grid, dim3* block, std::size_t* shared, void* stream);
 
     const KernelRecord* kernel_by_host(const void* host_function) const;
-    cudaError_t launch(const KernelRecord& kernel, dim3 grid, dim3 block, void** args, std::size_t shared);
+    cudaError_t launch(const KernelRecord& kernel, dim3 grid, dim3 block, void** args, std::size_t shared,
+                       bool cooperative = false);
+    // CTAs of `kernel` an SM holds at once with `threads` per CTA and `dynamic_shared` bytes of dynamic shared
+    // memory (cudaOccupancyMaxActiveBlocksPerMultiprocessor), from the machine's limits.
+    unsigned max_active_ctas(const KernelRecord& kernel, unsigned threads, std::size_t dynamic_shared);
 
     func::Device& device() { return device_; }
     support::Simulator* simulator(); // null in functional mode

@@ -264,7 +264,11 @@ private:
         d.inst = &inst;
         d.op = inst.op;
         d.type = inst.type;
-        if (inst.op == Opcode::call) fail(inst, "a call was not inlined by the parser");
+        // The only calls left after inlining are those of out-of-line (recursive) functions: label + link index.
+        if (inst.op == Opcode::call &&
+            (inst.num_operands != 2 || inst.operands[0].kind != ir::OperandKind::label ||
+             inst.operands[0].target == ir::no_pc || inst.operands[1].kind != ir::OperandKind::imm))
+            fail(inst, "a call was not inlined by the parser");
         if (inst.type == ir::ScalarType::b128 && (inst.op == Opcode::ld || inst.op == Opcode::st))
             fail(inst, "128-bit loads and stores need .b128 registers, which are not supported");
         if (inst.guard.reg != ir::no_reg) check_register(inst, inst.guard.reg);
@@ -312,6 +316,13 @@ private:
                 fail(inst, "the branch target is not a resolved label");
             d.target = inst.operands[0].target;
             first_source = inst.num_operands;
+            break;
+        case Opcode::call:
+            d.target = inst.operands[0].target;
+            first_source = inst.num_operands;
+            break;
+        case Opcode::ret:
+            first_source = inst.num_operands; // an out-of-line return's operand is its frame index, not a value
             break;
         default: break;
         }

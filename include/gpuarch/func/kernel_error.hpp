@@ -37,6 +37,7 @@ enum class KernelErrorKind : std::uint8_t {
     trap,              // the kernel executed trap (__trap())
     limit,             // a run-time limit stopped the launch (instruction or cycle limit, runaway kernel)
     deadlock,          // no warp can make progress (barrier deadlock, livelock)
+    cooperative_too_large, // a cooperative launch whose grid cannot be resident at once on the machine
 };
 
 class KernelError : public Error {

@@ -22,9 +22,11 @@
 #include <cstdint>
 #include <cstring>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include <gpuarch/core/lane_mask.hpp>
@@ -143,6 +145,50 @@ inline std::uint64_t extend(std::uint64_t v, unsigned from_bits, bool is_signed,
     return v & low_mask(from_bits);
 }
 
+// The grid workspace of a cooperative launch, as CUDA's cooperative groups read it through %envreg1:%envreg2
+// (cooperative_groups/details/driver_abi.h: struct grid_workspace { unsigned wsSize; unsigned barrier; }): a zeroed
+// device allocation with wsSize set, alive as long as the launch. grid.sync() counts arrivals in `barrier` with
+// atom.add.release.gpu and spins on ld.acquire.gpu until the last CTA flips its top bit
+// (cooperative_groups/details/sync.h), so the simulator needs only ordinary global memory and co-resident CTAs.
+class GridWorkspace {
+public:
+    GridWorkspace() = default;
+    explicit GridWorkspace(Device& device) : device_(&device), address_(device.malloc(bytes)) {
+        const std::uint32_t size = bytes;
+        device.copy_in(address_, &size, sizeof size);
+    }
+    GridWorkspace(GridWorkspace&& other) noexcept
+        : device_(std::exchange(other.device_, nullptr)), address_(std::exchange(other.address_, 0)) {}
+    GridWorkspace& operator=(GridWorkspace&& other) noexcept {
+        if (this != &other) {
+            release();
+            device_ = std::exchange(other.device_, nullptr);
+            address_ = std::exchange(other.address_, 0);
+        }
+        return *this;
+    }
+    GridWorkspace(const GridWorkspace&) = delete;
+    GridWorkspace& operator=(const GridWorkspace&) = delete;
+    ~GridWorkspace() { release(); }
+
+    DevPtr address() const { return address_; } // 0: not a cooperative launch
+
+private:
+    static constexpr std::uint32_t bytes = 8; // sizeof(grid_workspace)
+    void release() noexcept {
+        if (device_ != nullptr && address_ != 0) {
+            try {
+                device_->free(address_);
+            } catch (...) { // the program freed it itself (a wild cudaFree): nothing left to release
+            }
+        }
+        device_ = nullptr;
+        address_ = 0;
+    }
+    Device* device_ = nullptr;
+    DevPtr address_ = 0;
+};
+
 } // namespace detail
 
 class KernelExecution {
@@ -162,6 +208,12 @@ public:
         live_at_entry_ = ir::registers_live_at_entry(*kernel_);
         private_step_.resize(code_.size());
         for (std::size_t pc = 0; pc < code_.size(); ++pc) private_step_[pc] = touches_only_cta(code_[pc]) ? 1 : 0;
+        if (options_.cooperative) workspace_ = detail::GridWorkspace(*device_);
+        for (const ir::Instruction& inst : kernel_->code)
+            for (std::uint8_t i = 0; i < inst.num_operands; ++i)
+                if (inst.operands[i].kind == ir::OperandKind::special &&
+                    (inst.operands[i].special == ir::SpecialReg::envreg1 || inst.operands[i].special == ir::SpecialReg::envreg2))
+                    reads_grid_workspace_ = true;
     }
 
     const ir::Kernel& kernel() const { return *kernel_; }
@@ -206,6 +258,8 @@ public:
             warp.executed = 0;
             warp.barrier = -1;
             warp.reduction_dst = ir::no_reg;
+            warp.call_stack.clear();
+            warp.call_depth.clear();
             warp.reduction_lanes = core::WarpMask{};
             warp.index = w;
             warp.width = width_;
@@ -395,7 +449,11 @@ private:
         switch (d.op) {
         case ir::Opcode::bra: branch<Record>(w, d, pc, active, exec, out); break;
         case ir::Opcode::ret:
+            if (d.inst->num_operands == 1) return_from_call(cta, w, d, pc, exec); // an out-of-line function returns
+            else exit_lanes(w, pc, exec);
+            break;
         case ir::Opcode::exit: exit_lanes(w, pc, exec); break;
+        case ir::Opcode::call: call_out_of_line(cta, w, d, pc, exec); break;
         case ir::Opcode::bar:
             if (exec.any()) released = barrier(cta, w, d, pc, exec);
             w.stack.back().pc = pc + 1;
@@ -627,6 +685,8 @@ private:
         case S::total_smem_size: fill(shared_bytes_); break;
         // The launch's warp width, unlike the 32-lane groups of %laneid/%warpid: warpSize is the hardware width.
         case S::warp_sz: fill(width_); break;
+        case S::envreg1: fill(workspace_.address() >> 32); break;
+        case S::envreg2: fill(workspace_.address() & 0xffffffffU); break;
         }
     }
 
@@ -746,7 +806,14 @@ private:
         case Opcode::vprintf: device_printf(c); break;
         case Opcode::assertfail: assertion_failed(c);
         case Opcode::trap:
-            fault(c.cta, c.w, c.pc, static_cast<int>(c.exec.find_first()), "the kernel executed trap (__trap())",
+            if (c.d.inst->num_operands == 1) bad_indirect_call(c);
+            fault(c.cta, c.w, c.pc, static_cast<int>(c.exec.find_first()),
+                  std::string("the kernel executed trap (__trap())") +
+                      (reads_grid_workspace_ && !options_.cooperative
+                           ? "; the kernel reads the cooperative-groups grid workspace (%envreg1/%envreg2), which "
+                             "only a cooperative launch provides: grid.sync() traps in a launch made without "
+                             "cudaLaunchCooperativeKernel"
+                           : ""),
                   std::nullopt, KernelErrorKind::trap);
         case Opcode::bra:
         case Opcode::ret:
@@ -1799,6 +1866,121 @@ private:
         unsupported(c);
     }
 
+    // The `trap %rd` that ends an indirect call's dispatch (ptx/inliner.hpp): no function of the module with the
+    // call's prototype has the target address. Reported at the lowest such lane, with the address.
+    [[noreturn]] void bad_indirect_call(const Ctx& c) {
+        const auto lane = static_cast<int>(c.exec.find_first());
+        const std::uint64_t target = c.w.row(c.d.inst->operands[0].reg)[lane];
+        std::ostringstream text;
+        text << "indirect call to 0x" << std::hex << target << std::dec
+             << ", which is not the address of a function of this module with the call's prototype"
+             << (target == 0 ? " (a null function pointer)" : "");
+        fault(c.cta, c.w, c.pc, lane, text.str(), std::nullopt, KernelErrorKind::illegal_instruction);
+    }
+
+    // ---- out-of-line calls (recursion; ptx/inliner.hpp, ir::CallFrame) ---------------------------------------
+    //
+    // A call pushes, per executing lane, the callee's frame (its registers, then its per-thread symbols as 64-bit
+    // words, then the call link's index) onto the lane's call stack, copies the arguments into the callee's
+    // formal parameters, and pushes a SIMT entry for the calling lanes at the callee's entry; the calling entry
+    // goes on after the call. The callee's branches reconverge at its single return (the inliner guarantees it
+    // has no exit), so the return is executed by that entry with all its lanes: each lane's return value is read,
+    // its frame restored, and the value written to the caller's return symbols; then the entry is popped.
+
+    std::uint8_t* thread_local_bytes(CtaState& cta, const WarpState& w, unsigned lane, ir::SymbolId symbol) const {
+        return cta.local.data() + (std::uint64_t{w.first_thread} + lane) * cta.local_frame_bytes +
+               kernel_->symbols[symbol].offset;
+    }
+
+    void call_out_of_line(CtaState& cta, WarpState& w, const DecodedInstruction& d, ir::Pc pc, const core::WarpMask& exec) {
+        w.stack.back().pc = pc + 1;
+        if (exec.none()) return;
+        const auto link_index = static_cast<std::size_t>(d.inst->operands[1].imm_bits);
+        const ir::CallLink& link = kernel_->call_links.at(link_index);
+        const ir::CallFrame& frame = kernel_->call_frames.at(link.frame);
+        if (w.call_stack.size() != width_) {
+            w.call_stack.resize(width_);
+            w.call_depth.assign(width_, 0);
+        }
+        bool overflow = false;
+        int overflow_lane = -1;
+        detail::for_each_lane(exec, width_, [&](unsigned l) {
+            if (!overflow && w.call_depth[l] >= options_.max_call_depth) {
+                overflow = true;
+                overflow_lane = static_cast<int>(l);
+            }
+        });
+        if (overflow)
+            fault(cta, w, pc, overflow_lane,
+                  "call stack overflow: calling '" + frame.function + "' would exceed " +
+                      std::to_string(options_.max_call_depth) +
+                      " nested calls of recursive functions (LaunchOptions::max_call_depth)",
+                  std::nullopt, KernelErrorKind::limit);
+        detail::for_each_lane(exec, width_, [&](unsigned l) {
+            std::vector<std::uint64_t>& stack = w.call_stack[l];
+            for (std::uint32_t r = 0; r < frame.registers; ++r) stack.push_back(w.row(frame.first_register + r)[l]);
+            for (ir::SymbolId s : frame.saved_symbols) {
+                const std::uint64_t size = kernel_->symbols[s].size_bytes;
+                const std::uint8_t* bytes = thread_local_bytes(cta, w, l, s);
+                for (std::uint64_t at = 0; at < size; at += 8) {
+                    std::uint64_t word = 0;
+                    std::memcpy(&word, bytes + at, std::min<std::uint64_t>(8, size - at));
+                    stack.push_back(word);
+                }
+            }
+            stack.push_back(link_index);
+            ++w.call_depth[l];
+            for (std::size_t i = 0; i < link.args.size(); ++i) {
+                const ir::SymbolId formal = frame.formal_args[i];
+                const std::uint64_t size = kernel_->symbols[formal].size_bytes;
+                std::memcpy(thread_local_bytes(cta, w, l, formal), thread_local_bytes(cta, w, l, link.args[i]), size);
+            }
+        });
+        w.stack.push_back(SimtEntry{frame.entry, ir::no_pc, exec});
+    }
+
+    void return_from_call(CtaState& cta, WarpState& w, const DecodedInstruction& d, ir::Pc pc, const core::WarpMask& exec) {
+        const auto frame_index = static_cast<std::uint32_t>(d.inst->operands[0].imm_bits);
+        const ir::CallFrame& frame = kernel_->call_frames.at(frame_index);
+        std::vector<std::uint8_t> value;
+        detail::for_each_lane(exec, width_, [&](unsigned l) {
+            if (w.call_stack.size() != width_ || w.call_stack[l].empty())
+                fault(cta, w, pc, static_cast<int>(l),
+                      "return from '" + frame.function + "' without a call in progress", std::nullopt,
+                      KernelErrorKind::illegal_instruction);
+            std::vector<std::uint64_t>& stack = w.call_stack[l];
+            const ir::CallLink& link = kernel_->call_links.at(static_cast<std::size_t>(stack.back()));
+            stack.pop_back();
+            --w.call_depth[l];
+            // The return values, before the restore overwrites the formal parameters that hold them.
+            value.clear();
+            for (ir::SymbolId formal : frame.formal_returns) {
+                const std::uint8_t* bytes = thread_local_bytes(cta, w, l, formal);
+                value.insert(value.end(), bytes, bytes + kernel_->symbols[formal].size_bytes);
+            }
+            for (auto s = frame.saved_symbols.rbegin(); s != frame.saved_symbols.rend(); ++s) {
+                const std::uint64_t size = kernel_->symbols[*s].size_bytes;
+                const std::uint64_t words = (size + 7) / 8;
+                std::uint8_t* bytes = thread_local_bytes(cta, w, l, *s);
+                const std::size_t first = stack.size() - words;
+                for (std::uint64_t k = 0; k < words; ++k)
+                    std::memcpy(bytes + 8 * k, &stack[first + k], std::min<std::uint64_t>(8, size - 8 * k));
+                stack.resize(first);
+            }
+            for (std::uint32_t r = frame.registers; r-- > 0;) {
+                w.row(frame.first_register + r)[l] = stack.back();
+                stack.pop_back();
+            }
+            std::size_t at = 0;
+            for (std::size_t i = 0; i < link.returns.size(); ++i) {
+                const std::uint64_t size = kernel_->symbols[frame.formal_returns[i]].size_bytes;
+                std::memcpy(thread_local_bytes(cta, w, l, link.returns[i]), value.data() + at, size);
+                at += size;
+            }
+        });
+        w.stack.pop_back();
+    }
+
     // ---- device runtime: vprintf and __assertfail -------------------------------------------------------------
 
     // Host bytes of [address, address + bytes) in generic space as lane `lane` sees it (its own local segment),
@@ -2139,6 +2321,8 @@ private:
     std::uint64_t console_bytes_ = 0;        // bytes this launch appended to the Device's console
     bool console_full_ = false;              // console_limit_per_launch was reached
     std::uint64_t zero_ = 0;
+    detail::GridWorkspace workspace_;    // a cooperative launch's grid workspace (address 0 otherwise)
+    bool reads_grid_workspace_ = false; // the kernel reads %envreg1 or %envreg2
 };
 
 } // namespace func

@@ -39,6 +39,15 @@ struct LaunchOptions {
     std::uint32_t num_sms = 1;                        // value of %nsmid
     std::uint32_t resident_ctas = 1; // func::launch: CTAs executed concurrently (interleaved), for kernels whose
                                      // CTAs wait on each other through global memory
+    // A cooperative launch (cudaLaunchCooperativeKernel): the execution allocates the grid workspace that
+    // cooperative groups' grid.sync() uses (its address is %envreg1:%envreg2; 0 otherwise) for the launch's
+    // duration, and func::launch keeps every CTA resident. Whether the grid fits on a machine at once is the
+    // caller's check (GPU::launch makes it against the SM variant's occupancy).
+    bool cooperative = false;
+    // Calls of recursive functions in progress per thread before the launch stops with an error (a GPU bounds
+    // recursion by cudaLimitStackSize bytes of ptxas-sized frames; gpuarch saves whole frames of its own layout,
+    // so it bounds the depth instead).
+    std::uint32_t max_call_depth = 1024;
 };
 
 struct FunctionalStats {

@@ -47,6 +47,10 @@ struct WarpState {
     // A bar.red waiting for its barrier: the destination and lanes to write when the barrier releases.
     ir::RegId reduction_dst = ir::no_reg;
     core::WarpMask reduction_lanes;
+    // Per lane: the saved frames of the out-of-line (recursive) calls in progress, innermost last (see
+    // KernelExecution's call/return); empty until the warp makes such a call.
+    std::vector<std::vector<std::uint64_t>> call_stack;
+    std::vector<std::uint32_t> call_depth; // per lane: calls in progress
 
     bool finished() const { return stack.empty(); }
     bool waiting() const { return barrier >= 0; }

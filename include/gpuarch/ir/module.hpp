@@ -47,6 +47,26 @@ struct PerformanceDirectives {
     std::optional<std::uint32_t> minnctapersm, maxnreg;
 };
 
+// A function that calls itself, directly or through others, cannot be inlined: it is kept once per kernel, out of
+// line after the kernel's own code, and reached by real calls (ptx/inliner.hpp). A call saves the callee's frame,
+// its registers and its per-thread (.local, .param) symbols, on the calling thread's call stack, and the return
+// restores it (func::KernelExecution), so every activation has its own values.
+struct CallFrame {
+    std::string function;
+    Pc entry = no_pc;                     // first instruction of the out-of-line copy
+    RegId first_register = 0;             // the copy's registers: [first_register, first_register + registers)
+    std::uint32_t registers = 0;
+    std::vector<SymbolId> saved_symbols;  // the copy's per-thread symbols, formal parameters included
+    std::vector<SymbolId> formal_returns; // kernel-local .param symbols holding the copy's parameters
+    std::vector<SymbolId> formal_args;
+};
+// One call site of an out-of-line function: Opcode::call with operands (label: the frame's entry, imm: index in
+// Kernel::call_links); its return is an Opcode::ret with one immediate operand (the frame's index).
+struct CallLink {
+    std::uint32_t frame = 0;
+    std::vector<SymbolId> returns, args; // the caller's call-sequence .param symbols
+};
+
 struct Kernel {
     std::string name;
     std::vector<Param> params;
@@ -63,6 +83,9 @@ struct Kernel {
     // Every extern .shared symbol aliases this address (Symbol::offset of such a symbol is meaningless).
     std::uint64_t dynamic_shared_offset = 0;
     std::uint32_t line = 0;
+    // Appended (issue 20): out-of-line functions (recursion) and their call sites; empty without recursion.
+    std::vector<CallFrame> call_frames;
+    std::vector<CallLink> call_links;
 };
 
 struct Module {

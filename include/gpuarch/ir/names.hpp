@@ -342,6 +342,8 @@ constexpr std::string_view name(SpecialReg r) {
     case SpecialReg::dynamic_smem_size: return "%dynamic_smem_size";
     case SpecialReg::total_smem_size: return "%total_smem_size";
     case SpecialReg::warp_sz: return "WARP_SZ";
+    case SpecialReg::envreg1: return "%envreg1";
+    case SpecialReg::envreg2: return "%envreg2";
     }
     return "?";
 }

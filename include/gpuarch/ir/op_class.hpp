@@ -120,4 +120,15 @@ constexpr CacheLevel prefetch_level(const Instruction& inst) {
     return inst.op == Opcode::prefetch ? inst.cache_level : CacheLevel::none;
 }
 
+// Whether a load must observe writes made by other SMs, so a non-coherent L1 may not serve it: ld.volatile, and
+// ld.relaxed / ld.acquire at .gpu or .sys scope (PTX ISA, "Memory Consistency Model": such loads are morally
+// strong at that scope, and an SM's L1 is not kept coherent with the others'). The timing model sends them to
+// the L2, as cooperative groups' grid.sync() spin (ld.acquire.gpu) needs in order to see the other CTAs arrive.
+constexpr bool needs_coherent_load(const Instruction& inst) {
+    if (inst.op != Opcode::ld) return false;
+    if (inst.order == MemOrder::volatile_) return true;
+    return (inst.order == MemOrder::relaxed || inst.order == MemOrder::acquire) &&
+           (inst.scope == Scope::gpu || inst.scope == Scope::sys);
+}
+
 } // namespace gpuarch::ir

@@ -103,6 +103,10 @@ enum class SpecialReg : std::uint8_t {
     // appended: WARP_SZ, the PTX run-time constant equal to the warp width (PTX ISA, "Identifiers": predefined
     // WARP_SZ), which nvcc emits for warpSize. The launch's warp width: 32, or 64 on large-warp machines.
     warp_sz,
+    // appended: the driver-defined environment registers that cooperative groups read (CUDA's
+    // cooperative_groups/details/driver_abi.h: the grid workspace address is %envreg1:%envreg2, high:low). Set for a
+    // cooperative launch (func::LaunchOptions::grid_workspace), 0 otherwise. The other %envreg<n> are not modelled.
+    envreg1, envreg2,
 };
 
 // Operation class used by timing (which unit executes it) and by the statistics. Assigned by ir analysis.

@@ -30,6 +30,9 @@ struct WarpAccess {
     // A prefetch (kind load, no register written): CacheLevel::L1 fills the L1 as a load does; L2 and the L2
     // eviction priorities fetch the lines through the L2 without allocating them in the L1. none: not a prefetch.
     ir::CacheLevel prefetch = ir::CacheLevel::none;
+    // A load that must see other SMs' writes (ir::needs_coherent_load: volatile, or relaxed/acquire at .gpu/.sys
+    // scope): served by the L2 like an uncached global load, never by the L1.
+    bool coherent = false;
 };
 
 // A finished warp memory instruction. The fields after `pc` describe how the L1 served it; a scheduler that

@@ -217,7 +217,7 @@ public:
                 // sectors through the L2 without allocating in the L1, like an uncached global load.
                 const bool l2_only = access.prefetch != ir::CacheLevel::none && access.prefetch != ir::CacheLevel::L1;
                 if (access.prefetch != ir::CacheLevel::none) ++prefetches_;
-                if (l2_only || (!local && !config_.cache_global_loads)) {
+                if (l2_only || (!local && (!config_.cache_global_loads || access.coherent))) {
                     slot.path = Path::bypass_load;
                     coalesce(access, config_.sector_bytes, config_.sector_bytes, slot.accesses);
                 } else {

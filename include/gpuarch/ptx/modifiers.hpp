@@ -59,7 +59,8 @@ inline constexpr std::array all_special_regs{
     ir::SpecialReg::lanemask_gt, ir::SpecialReg::lanemask_ge,    ir::SpecialReg::clock,
     ir::SpecialReg::clock_hi,    ir::SpecialReg::clock64,        ir::SpecialReg::globaltimer,
     ir::SpecialReg::globaltimer_lo, ir::SpecialReg::globaltimer_hi, ir::SpecialReg::dynamic_smem_size,
-    ir::SpecialReg::total_smem_size, ir::SpecialReg::warp_sz,
+    ir::SpecialReg::total_smem_size, ir::SpecialReg::warp_sz,    ir::SpecialReg::envreg1,
+    ir::SpecialReg::envreg2,
 };
 
 template <class E, std::size_t N>

@@ -561,9 +561,25 @@ private:
         }
         const std::string_view variable = target.name.text;
         const Token& t = peek();
-        if (t.kind == TokenKind::word)
-            fail(t, "address-of initializers ('" + std::string(t.text) + "' in the initializer of '" +
-                        std::string(variable) + "') are not supported");
+        if (t.kind == TokenKind::word) {
+            // A function's name: its address (a function pointer table). Variable addresses are not supported.
+            const auto f = function_index_.find(t.text);
+            if (f == function_index_.end() || functions_[f->second].is_entry)
+                fail(t, "address-of initializers ('" + std::string(t.text) + "' in the initializer of '" +
+                            std::string(variable) + "') are only supported for function names (function pointers)");
+            if (ir::size_bytes(target.type) != 8 || ir::is_float(target.type))
+                fail(t, "the function address '" + std::string(t.text) + "' needs a 64-bit integer variable ('" +
+                            std::string(variable) + "' is ." + std::string(ir::name(target.type)) + ")");
+            next();
+            if (++target.count > target.capacity)
+                fail(target.name, "too many initializers for '" + std::string(variable) + "' (" +
+                                      std::to_string(target.count) + " for " + std::to_string(target.capacity) +
+                                      " elements)");
+            functions_[f->second].address_taken = true;
+            const std::uint64_t address = function_address(f->second);
+            for (unsigned i = 0; i < 8; ++i) target.bytes.push_back(static_cast<std::uint8_t>(address >> (8 * i)));
+            return;
+        }
         const bool negative = accept_punct('-');
         const Token& v = peek();
         InitValue value{&t, 0, RawOperand::Kind::integer, false};
@@ -779,7 +795,8 @@ private:
     // ------------------------------------------------------------------ functions
     // Releases the tokens of each parameter once it is read: callers hold no Token reference across the call.
     // A kernel's parameters are checked against CUDA's parameter-space limit as they are read.
-    void parse_param_list(std::vector<ir::Param>& params, bool is_entry) {
+    // prototype: a `.callprototype` list, whose parameters may all be named `_`.
+    void parse_param_list(std::vector<ir::Param>& params, bool is_entry, bool prototype = false) {
         expect_punct('(', "to open a parameter list");
         if (accept_punct(')')) return;
         std::unordered_set<std::string_view> names; // views of the input text
@@ -833,7 +850,8 @@ private:
             if (size > 0xffffffffULL) fail(name_token, "parameter is too large");
             param.size_bytes = static_cast<std::uint32_t>(size);
             param.alignment = alignment != 0 ? alignment : ir::size_bytes(type);
-            if (!names.insert(name_token.text).second) fail(name_token, "duplicate parameter '" + param.name + "'");
+            if (!(prototype && name_token.text == "_") && !names.insert(name_token.text).second)
+                fail(name_token, "duplicate parameter '" + param.name + "'");
             if (is_entry) {
                 param_bytes = ir::align_up(param_bytes, param.alignment) + param.size_bytes;
                 if (param_bytes > limits_.max_kernel_param_bytes)
@@ -930,6 +948,7 @@ private:
             if (old.body.params.size() != f.body.params.size() || old.num_returns != f.num_returns)
                 fail(name_token, "definition of '" + name + "' does not match its earlier declaration");
             index = existing->second;
+            f.address_taken = old.address_taken; // named as a value (a function pointer) before its body
             functions_[index] = std::move(f);
         } else {
             function_index_.emplace(name, index);
@@ -951,6 +970,7 @@ private:
         symbol_scopes_.assign(1, {});
         labels_.clear();
         label_refs_.clear();
+        prototypes_.clear();
         param_index_.clear();
         function_local_bytes_ = 0;
         function_shared_bytes_ = 0;
@@ -1034,10 +1054,35 @@ private:
         next();
         next(); // ':'
         if (t.text.front() == '%') fail(t, "label names cannot start with '%'");
-        if (peek().is_directive(".callprototype"))
-            fail(peek(), "call prototypes (.callprototype) for indirect calls are not supported");
+        if (peek().is_directive(".callprototype")) return define_prototype(t);
         const auto pc = static_cast<ir::Pc>(function_->body.code.size());
         if (!labels_.emplace(std::string(t.text), pc).second) fail(t, "duplicate label '" + std::string(t.text) + "'");
+    }
+
+    // `name: .callprototype [(.param ... _)] _ (.param ... _, ...);`: the signature an indirect call names. Only
+    // the parameters' sizes matter: an indirect call binds its arguments to the target's parameters by position.
+    void define_prototype(const Token& name) {
+        const std::string label(name.text);
+        next(); // .callprototype
+        CallPrototype proto;
+        std::vector<ir::Param> params;
+        if (peek().is_punct('(')) {
+            parse_param_list(params, false, true);
+            for (const ir::Param& p : params) proto.returns.push_back(p.size_bytes);
+            params.clear();
+        }
+        const Token& underscore = expect_word("'_' (the prototype's name placeholder)");
+        if (underscore.text != "_") fail(underscore, "expected '_' in a .callprototype, found " + describe(underscore));
+        if (peek().is_punct('(')) {
+            parse_param_list(params, false, true);
+            for (const ir::Param& p : params) proto.args.push_back(p.size_bytes);
+        }
+        if (peek().is_directive(".noreturn") || peek().is_directive(".abi_preserve") ||
+            peek().is_directive(".abi_preserve_control"))
+            fail(peek(), "'" + std::string(peek().text) + "' on a .callprototype is not supported");
+        expect_punct(';', "after a .callprototype");
+        if (!prototypes_.emplace(label, std::move(proto)).second)
+            fail_at(name.line, name.column, "duplicate call prototype '" + label + "'");
     }
 
     void parse_body_directive() {
@@ -2142,7 +2187,24 @@ private:
         if (is_known_unsupported_special(name)) {
             if (name == "%tid" || name == "%ntid" || name == "%ctaid" || name == "%nctaid")
                 fail(*raw.name, "special register " + std::string(name) + " needs a component (.x, .y or .z)");
+            if (name.substr(0, 7) == "%envreg")
+                fail(*raw.name, "unsupported special register '" + std::string(name) +
+                                    "': its value is driver-defined; only %envreg1 and %envreg2 (the cooperative-groups "
+                                    "grid workspace) are modelled");
             fail(*raw.name, "unsupported special register '" + std::string(name) + "'");
+        }
+        if (const auto f = function_index_.find(name);
+            f != function_index_.end() && !find_symbol(name) && inst.op == ir::Opcode::mov && spec.role == Role::src_data) {
+            // `mov.u64 %rd, f;`: the function's address (ptx::function_address), a possible indirect-call target.
+            if (functions_[f->second].is_entry)
+                fail(*raw.name, "the address of the kernel '" + std::string(name) + "' cannot be taken");
+            if (ir::size_bytes(spec.type) != 8 || ir::is_float(spec.type) || raw.offset != 0 || raw.negated)
+                fail(*raw.name, where + ": the function address '" + std::string(name) + "' needs mov.u64 or mov.b64");
+            functions_[f->second].address_taken = true;
+            out.kind = ir::OperandKind::imm;
+            out.imm_type = ir::ImmType::integer;
+            out.imm_bits = function_address(f->second);
+            return out;
         }
         if (auto sym = find_symbol(name)) {
             const bool takes_address = (inst.op == ir::Opcode::mov && spec.role == Role::src_data) || spec.role == Role::src_addr;
@@ -2356,8 +2418,36 @@ private:
             expect_punct(',', "after the call's return list");
         }
         const Token& callee = expect_word("a function name");
-        if (find_register(callee.text) || callee.text.front() == '%')
-            fail(callee, "indirect calls through a register are not supported");
+        if (auto target = find_register(callee.text)) {
+            // `call (r), %rd, (args), prototype;`: an indirect call (ptx/inliner.hpp dispatches it).
+            const ir::ScalarType type = function_->body.registers[*target].type;
+            if (ir::size_bytes(type) != 8 || ir::is_float(type))
+                fail(callee, "an indirect call's target '" + std::string(callee.text) + "' must be a 64-bit integer register");
+            site.target = *target;
+            if (accept_punct(',') && peek().is_punct('(')) parse_symbol_list(site.args, "argument");
+            if (peek().is_punct(',')) next();
+            const Token& proto = expect_word("the call's .callprototype label");
+            auto p = prototypes_.find(proto.text);
+            if (p == prototypes_.end())
+                fail(proto, "'" + std::string(proto.text) +
+                                "' is not a .callprototype declared before this call in the function (.calltargets lists "
+                                "are not supported)");
+            site.prototype = p->second;
+            if (site.prototype.returns.size() != site.returns.size() || site.prototype.args.size() != site.args.size())
+                fail(proto, "the indirect call passes " + std::to_string(site.args.size()) + " argument(s) and " +
+                                std::to_string(site.returns.size()) + " return value(s); its prototype '" +
+                                std::string(proto.text) + "' has " + std::to_string(site.prototype.args.size()) + " and " +
+                                std::to_string(site.prototype.returns.size()));
+            expect_punct(';', "after a call");
+            inst.op = ir::Opcode::call;
+            inst.num_operands = 1;
+            inst.operands[0].kind = ir::OperandKind::imm;
+            inst.operands[0].imm_bits = function_->calls.size();
+            function_->calls.push_back(std::move(site));
+            function_->body.code.push_back(inst);
+            return;
+        }
+        if (callee.text.front() == '%') fail(callee, "undeclared register '" + std::string(callee.text) + "'");
         auto it = function_index_.find(callee.text);
         if (it == function_index_.end()) fail(callee, "call to undeclared function '" + std::string(callee.text) + "'");
         if (functions_[it->second].is_entry) fail(callee, "cannot call the kernel '" + std::string(callee.text) + "'");
@@ -2394,6 +2484,7 @@ private:
     NameMap<ir::SymbolId> param_index_;
     NameMap<ir::Pc> labels_;
     std::vector<LabelRef> label_refs_;
+    NameMap<CallPrototype> prototypes_; // .callprototype labels of the function being read
     // Bytes used so far, as read (account_variable), and instructions and registers so far in the module.
     std::uint64_t module_shared_bytes_ = 0, module_const_bytes_ = 0, module_global_bytes_ = 0;
     std::uint64_t function_local_bytes_ = 0, function_shared_bytes_ = 0;
