@@ -326,6 +326,8 @@ private:
         const auto found = index_.find(site.callee);
         if (found == index_.end()) fail(site.line, site.column, "call to undeclared function '" + site.callee + "'");
         const Function& callee = functions_[found->second];
+        if (const char* reason = out_of_scope(site.callee); !callee.defined && reason != nullptr)
+            fail(site.line, site.column, "call to '" + site.callee + "': " + reason + " is out of scope for gpuarch");
         if (!callee.defined && !is_device_runtime(site.callee))
             fail(site.line, site.column,
                  "call to '" + site.callee +
@@ -586,6 +588,16 @@ private:
         emit(kernel, callee, inner, false, suffix);
         stack_.pop_back();
         if (skip_at != ir::no_pc) kernel.code[skip_at].operands[0].target = static_cast<ir::Pc>(kernel.code.size());
+    }
+
+    // Device-runtime functions of features gpuarch does not model, named so the error says what the program uses
+    // (the CUDA 12+ device runtime's entry points as nvcc declares them).
+    static const char* out_of_scope(const std::string& name) {
+        if (name.rfind("__cudaCDP", 0) == 0 || name.rfind("cudaLaunchDevice", 0) == 0 ||
+            name.rfind("cudaGetParameterBuffer", 0) == 0)
+            return "a device-side kernel launch (dynamic parallelism)";
+        if (name.rfind("cudaGraph", 0) == 0) return "a device-side graph call (graph-conditional nodes, device graph launch)";
+        return nullptr;
     }
 
     static bool is_device_runtime(const std::string& name) { return name == "vprintf" || name == "__assertfail"; }

@@ -2197,7 +2197,9 @@ private:
             f != function_index_.end() && !find_symbol(name) && inst.op == ir::Opcode::mov && spec.role == Role::src_data) {
             // `mov.u64 %rd, f;`: the function's address (ptx::function_address), a possible indirect-call target.
             if (functions_[f->second].is_entry)
-                fail(*raw.name, "the address of the kernel '" + std::string(name) + "' cannot be taken");
+                fail(*raw.name, "the address of the kernel '" + std::string(name) +
+                                    "' is taken, as for a device-side kernel launch: dynamic parallelism is out of "
+                                    "scope for gpuarch");
             if (ir::size_bytes(spec.type) != 8 || ir::is_float(spec.type) || raw.offset != 0 || raw.negated)
                 fail(*raw.name, where + ": the function address '" + std::string(name) + "' needs mov.u64 or mov.b64");
             functions_[f->second].address_taken = true;
