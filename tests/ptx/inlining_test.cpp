@@ -163,6 +163,18 @@ TEST_CASE("recursive functions stay out of line, once per kernel, reached by rea
     CHECK(ptx::parse(self, "test.ptx").kernels.at(0).call_frames.size() == 1);
 }
 
+TEST_CASE("recursion through an indirect call is an error naming the cycle") {
+    const std::string text = header +
+                             ".func (.param .b32 r) f(.param .b32 x)\n{\n\t.reg .b64 %rd<2>;\n\tmov.u64 %rd1, f;\n"
+                             "\t{\n\t.param .b32 a;\n\t.param .b32 b;\n"
+                             "\tproto: .callprototype (.param .b32 _) _ (.param .b32 _);\n\tcall (b), %rd1, (a), proto;\n\t}\n"
+                             "\tret;\n}\n"
+                             ".visible .entry k()\n{\n\t{\n\t.param .b32 a;\n\t.param .b32 b;\n\tcall.uni (b), f, (a);\n\t}\n"
+                             "\tret;\n}\n";
+    CHECK(parse_error_of(text) == "test.ptx:12:2: recursive call cycle f -> f cannot be inlined (recursion through an "
+                                  "indirect call is not supported)");
+}
+
 TEST_CASE("exit inside a recursive function is an error at the exit") {
     const std::string text = header + ".func self()\n{\n\texit;\n\tcall.uni self;\n\tret;\n}\n"
                                       ".visible .entry k()\n{\n\tcall.uni self;\n\tret;\n}\n";

@@ -138,30 +138,36 @@ private:
                 if (found == index_.end()) continue; // reported when the call is emitted
                 callees.push_back(&functions_[found->second]);
             }
-            for (const Function* callee_ptr : callees) {
-            const Function& callee = *callee_ptr;
-            if (site.target == ir::no_reg && recursive_.count(&callee) != 0) {
-                t.instructions = std::min(limit, t.instructions + 1); // a real call; the copy is counted once
-                continue;
-            }
-            for (std::size_t i = 0; i < stack.size(); ++i) {
-                if (stack[i] != &callee) continue;
-                std::string cycle;
-                for (std::size_t j = i; j < stack.size(); ++j) cycle += stack[j]->body.name + " -> ";
-                cycle += callee.body.name;
-                fail(site.line, site.column, "recursive call cycle " + cycle + " cannot be inlined (recursion through an indirect call is not supported)");
-            }
-            if (stack.size() >= max_call_depth)
-                fail(site.line, site.column, "calls nested deeper than " + std::to_string(max_call_depth) + " levels");
-            stack.push_back(&callee);
-            const Totals inner = totals(callee, stack);
-            stack.pop_back();
-            t.instructions = std::min(limit, t.instructions + inner.instructions + 3); // + guard/dispatch branches
-            t.registers = std::min(limit, t.registers + inner.registers + 1);
+            for (const Function* callee : callees) {
+                if (site.target == ir::no_reg && recursive_.count(callee) != 0) {
+                    t.instructions = std::min(limit, t.instructions + 1); // a real call; the copy is counted once
+                    continue;
+                }
+                check_no_cycle(stack, *callee, site);
+                if (stack.size() >= max_call_depth)
+                    fail(site.line, site.column, "calls nested deeper than " + std::to_string(max_call_depth) + " levels");
+                stack.push_back(callee);
+                const Totals inner = totals(*callee, stack);
+                stack.pop_back();
+                t.instructions = std::min(limit, t.instructions + inner.instructions + 3); // + guard/dispatch branches
+                t.registers = std::min(limit, t.registers + inner.registers + 1);
             }
         }
         totals_.emplace(&f, t);
         return t;
+    }
+
+    // A cycle left after the recursive functions went out of line passes through an indirect call: an error naming
+    // it at the call that closes it.
+    void check_no_cycle(const std::vector<const Function*>& stack, const Function& callee, const CallSite& site) const {
+        for (std::size_t i = 0; i < stack.size(); ++i) {
+            if (stack[i] != &callee) continue;
+            std::string cycle;
+            for (std::size_t j = i; j < stack.size(); ++j) cycle += stack[j]->body.name + " -> ";
+            cycle += callee.body.name;
+            fail(site.line, site.column,
+                 "recursive call cycle " + cycle + " cannot be inlined (recursion through an indirect call is not supported)");
+        }
     }
 
     struct Maps {
@@ -544,13 +550,7 @@ private:
     // Inlines `callee` for the call `site` (checked for recursion, arity and argument sizes first).
     void inline_callee(ir::Kernel& kernel, const CallSite& site, const Function& callee, const ir::Instruction& call,
                        const Maps& maps) {
-        for (std::size_t i = 0; i < stack_.size(); ++i) {
-            if (stack_[i] != &callee) continue;
-            std::string cycle;
-            for (std::size_t j = i; j < stack_.size(); ++j) cycle += stack_[j]->body.name + " -> ";
-            cycle += callee.body.name;
-            fail(site.line, site.column, "recursive call cycle " + cycle + " cannot be inlined (recursion through an indirect call is not supported)");
-        }
+        check_no_cycle(stack_, callee, site);
         Maps inner;
         inner.params = bind_parameters(kernel, site, callee, maps);
         if (!callee.defined) return emit_device_runtime_call(kernel, site, callee, call, inner.params);

@@ -2440,14 +2440,7 @@ private:
                                 std::to_string(site.returns.size()) + " return value(s); its prototype '" +
                                 std::string(proto.text) + "' has " + std::to_string(site.prototype.args.size()) + " and " +
                                 std::to_string(site.prototype.returns.size()));
-            expect_punct(';', "after a call");
-            inst.op = ir::Opcode::call;
-            inst.num_operands = 1;
-            inst.operands[0].kind = ir::OperandKind::imm;
-            inst.operands[0].imm_bits = function_->calls.size();
-            function_->calls.push_back(std::move(site));
-            function_->body.code.push_back(inst);
-            return;
+            return add_call(inst, std::move(site));
         }
         if (callee.text.front() == '%') fail(callee, "undeclared register '" + std::string(callee.text) + "'");
         auto it = function_index_.find(callee.text);
@@ -2459,6 +2452,11 @@ private:
             else fail(peek(), "expected '(' to open the call's argument list, found " + describe(peek()));
             if (peek().is_punct(',')) fail(peek(), "indirect calls with a prototype are not supported");
         }
+        add_call(inst, std::move(site));
+    }
+
+    // Ends a call statement: Opcode::call whose immediate indexes the function's call sites (ptx/function.hpp).
+    void add_call(ir::Instruction& inst, CallSite site) {
         expect_punct(';', "after a call");
         inst.op = ir::Opcode::call;
         inst.num_operands = 1;
