@@ -61,6 +61,13 @@ TEST_CASE("dp4a, dp2a, sad, vabsdiff4 and redux.sync under timing on every machi
 
 TEST_CASE("prefetch under timing on every machine: values unchanged") { on_every_machine(check_prefetch); }
 
+TEST_CASE("tex, suld and sust under timing on every machine give the functional engine's values and errors") {
+    on_every_machine(check_textures_2d);
+    on_every_machine(check_textures_other);
+    on_every_machine(check_surfaces);
+    on_every_machine(check_texture_errors);
+}
+
 namespace {
 // One warp loads a[tid] and b[tid] (one 128-byte block each) and stores their sum; with `prefetches` it first
 // prefetches a's block into the L1, b's into the L2 only, and a shared address (a no-op, PTX ISA).
