@@ -2412,6 +2412,8 @@ private:
         } else {
             inst.type = type_part({ScalarType::b8, ScalarType::b16, ScalarType::b32, ScalarType::b64},
                                   "an element type (.b8, .b16, .b32, .b64)");
+            if (inst.vector_width == 4 && inst.type == ScalarType::b64)
+                fail(op_token, "'" + opname + "': .v4 with .b64 is not allowed (PTX ISA 9.0, Sec. 9.7.10.7)");
             const Part& m = part();
             if (m.text == "trap") inst.surface_clamp = ir::SurfaceClamp::trap;
             else if (m.text == "clamp") inst.surface_clamp = ir::SurfaceClamp::clamp;
