@@ -1261,6 +1261,7 @@ private:
             access.width = warp_width;
             access.active = rec.result.accessed;
             access.prefetch = ir::prefetch_level(inst);
+            access.texture = inst.op_class == ir::OpClass::texture;
             access.addresses = rec.result.addresses.data();
             l1_.accept(access, now_);
         }

@@ -536,6 +536,7 @@ private:
         access.access_bytes = result.access_bytes;
         access.width = simd_width;
         access.prefetch = ir::prefetch_level(inst);
+        access.texture = inst.op_class == ir::OpClass::texture;
         bool first = true;
         for (std::size_t lane : rec.sw.lanes.set_lanes()) {
             const std::size_t t = rec.sw.thread(lane);

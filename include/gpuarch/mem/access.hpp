@@ -30,6 +30,9 @@ struct WarpAccess {
     // A prefetch (kind load, no register written): CacheLevel::L1 fills the L1 as a load does; L2 and the L2
     // eviction priorities fetch the lines through the L2 without allocating them in the L1. none: not a prefetch.
     ir::CacheLevel prefetch = ir::CacheLevel::none;
+    // A texture-unit access (tex, suld, sust; op class texture): loads follow L1Config::cache_texture_loads and are
+    // counted as texture loads; the addresses are the texels' device addresses in global space.
+    bool texture = false;
 };
 
 // A finished warp memory instruction. The fields after `pc` describe how the L1 served it; a scheduler that

@@ -2372,7 +2372,7 @@ private:
                 ++i; // .base: level 0, the default
             }
         } else {
-            if (part().text == "p") fail_part(op_token, part(), "formatted surface access (." + std::string(ir::name(inst.op)) + ".p) is not supported; ." + std::string(ir::name(inst.op)) + ".b is");
+            if (part().text == "p") fail_part(op_token, part(), "formatted surface access (" + std::string(ir::name(inst.op)) + ".p) is not supported; " + std::string(ir::name(inst.op)) + ".b is");
             if (part().text != "b") fail_part(op_token, part(), "expected .b after '" + std::string(ir::name(inst.op)) + "'");
             ++i;
         }
