@@ -1262,6 +1262,7 @@ private:
             access.active = rec.result.accessed;
             access.prefetch = ir::prefetch_level(inst);
             access.coherent = ir::needs_coherent_load(inst);
+            access.texture = inst.op_class == ir::OpClass::texture;
             access.addresses = rec.result.addresses.data();
             l1_.accept(access, now_);
         }

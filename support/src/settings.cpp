@@ -58,6 +58,7 @@ const std::vector<SettingKey>& setting_keys() {
         {"l1.line_bytes", Type::unsigned_integer, "", "", "L1 line size in bytes"},
         {"l1.allocation", Type::choice, "", "on_fill|on_miss", "L1 line allocation policy"},
         {"l1.cache_global_loads", Type::boolean, "", "", "whether global loads are cached in the L1"},
+        {"l1.cache_texture_loads", Type::boolean, "", "", "whether texture fetches and surface loads are cached in the L1 (the texture cache)"},
         {"l1.reexecution_entries", Type::unsigned_integer, "", "",
          "MASCAR cache-access re-execution queue entries (0: none)"},
         {"l2.sets", Type::unsigned_integer, "", "", "sets of one L2 slice"},

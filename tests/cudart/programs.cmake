@@ -33,6 +33,7 @@ gpuarch_cuda_program(two_files SOURCES two_files/main.cu two_files/gemm.cu FLAGS
 gpuarch_cuda_program(faults SOURCES faults.cu FLAGS ${nvcc_flags})
 gpuarch_cuda_program(device_printf SOURCES device_printf.cu FLAGS ${nvcc_flags})
 gpuarch_cuda_program(cooperative SOURCES cooperative.cu FLAGS ${nvcc_flags})
+gpuarch_cuda_program(textures SOURCES textures.cu FLAGS ${nvcc_flags})
 # PTX only, no cubin: registers come from ptxas on the extracted PTX.
 gpuarch_cuda_program(vector_ops_ptx_only SOURCES vector_ops.cu
                      FLAGS -O2 -std=c++17 -gencode arch=compute_75,code=compute_75 -cudart shared)
@@ -61,6 +62,16 @@ foreach(machine fermi kepler southern_islands)
         -- "${run}" --machine ${machine} --quiet -- "${programs_out}/device_printf")
     gpuarch_program_test(cooperative.${machine} "${expect}" 0 - "cooperative: [0-9]+ CTAs \\([0-9]+ per SM\\), sum -?[0-9]+"
         -- "${run}" --machine ${machine} -- "${programs_out}/cooperative")
+    # Texture and surface objects over arrays, linear and pitched memory (stdout "textures: ok" after every check);
+    # fetches through a destroyed or never-created object: cudaErrorIllegalAddress and the object in the message.
+    gpuarch_program_test(textures.${machine} "${expect}" 0 - "\\[gpuarch\\] total: 7 launches"
+        -- "${run}" --machine ${machine} -- "${programs_out}/textures")
+    gpuarch_program_test(fault.texture_destroyed.${machine} "${expect}" 0 -
+        "kernel '_Z8sample2d.*tex through texture object 0x[0-9a-f]+ was destroyed"
+        -- "${run}" --machine ${machine} -- "${programs_out}/textures" destroyed)
+    gpuarch_program_test(fault.texture_unbound.${machine} "${expect}" 0 -
+        "kernel '_Z8sample2d.*tex through texture object 0x[0-9a-f]+ was never created \\(unbound\\)"
+        -- "${run}" --machine ${machine} -- "${programs_out}/textures" unbound)
     gpuarch_program_test(fault.oob.${machine} "${expect}" 0 -
         "out-of-bounds global store of 4 bytes.*(runs past the end|no live allocation)"
         -- "${run}" --machine ${machine} -- "${programs_out}/faults" oob)

@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <functional>
 #include <string>
@@ -330,6 +331,424 @@ inline void check_prefetch(const Launcher& launch) {
         const int t = i % 64;
         CHECK(got[static_cast<std::size_t>(i)] == 3 * in[static_cast<std::size_t>(i)] + ((t * 5) & 7) * t + (t + 1) % 64);
     }
+}
+
+// ---- texture.cu: texture and surface objects --------------------------------------------------------------------
+// References written from the CUDA Programming Guide's "Texture Fetching" appendix, independently of
+// func/texture.hpp: point sampling reads T[floor(x)]; linear filtering mixes T[i], T[i + 1] at xB = x - 0.5 with
+// alpha = frac(xB) rounded to 8 fractional bits; address modes act on texel indices.
+namespace tex_ref {
+
+inline int address(int i, int n, AddressMode m, bool& inside) {
+    switch (m) {
+    case AddressMode::wrap: return ((i % n) + n) % n;
+    case AddressMode::mirror: {
+        const int k = ((i % (2 * n)) + 2 * n) % (2 * n);
+        return k < n ? k : 2 * n - 1 - k;
+    }
+    case AddressMode::border:
+        inside = inside && i >= 0 && i < n;
+        return i;
+    case AddressMode::clamp: break;
+    }
+    return std::clamp(i, 0, n - 1);
+}
+inline float alpha(float xb) { return std::nearbyint((xb - std::floor(xb)) * 256.0F) / 256.0F; }
+
+// One channel of a 1D/2D/3D float texture `t` (w x h x d, channel-interleaved with `channels`) at (x, y, z).
+inline float sample(const std::vector<float>& t, unsigned channels, unsigned channel, int w, int h, int d, unsigned dims,
+                    const TextureDesc& desc, float x, float y, float z) {
+    const std::array<int, 3> n{w, h, d};
+    std::array<float, 3> c{x, y, z};
+    for (unsigned k = 0; k < dims; ++k)
+        if (desc.normalized_coords) c[k] *= static_cast<float>(n[k]);
+    auto texel = [&](std::array<int, 3> at) {
+        bool inside = true;
+        for (unsigned k = 0; k < dims; ++k) {
+            // Wrap and mirror "are only supported for normalized texture coordinates"; otherwise they clamp.
+            AddressMode m = desc.address[k];
+            if (!desc.normalized_coords && (m == AddressMode::wrap || m == AddressMode::mirror)) m = AddressMode::clamp;
+            at[k] = address(at[k], n[k], m, inside);
+        }
+        if (!inside) return desc.border[channel];
+        return t[((static_cast<std::size_t>(at[2]) * h + at[1]) * w + at[0]) * channels + channel];
+    };
+    if (desc.filter == FilterMode::point) {
+        std::array<int, 3> at{0, 0, 0};
+        for (unsigned k = 0; k < dims; ++k) at[k] = static_cast<int>(std::floor(c[k]));
+        return texel(at);
+    }
+    std::array<int, 3> base{0, 0, 0};
+    std::array<float, 3> a{0, 0, 0};
+    for (unsigned k = 0; k < dims; ++k) {
+        base[k] = static_cast<int>(std::floor(c[k] - 0.5F));
+        a[k] = alpha(c[k] - 0.5F);
+    }
+    float sum = 0;
+    for (unsigned corner = 0; corner < (1U << dims); ++corner) {
+        std::array<int, 3> at = base;
+        float weight = 1;
+        for (unsigned k = 0; k < dims; ++k) {
+            const bool hi = ((corner >> k) & 1U) != 0;
+            at[k] += hi ? 1 : 0;
+            weight *= hi ? a[k] : 1 - a[k];
+        }
+        sum += weight * texel(at);
+    }
+    return sum;
+}
+
+} // namespace tex_ref
+
+inline std::uint64_t make_array(Device& device, ChannelFormat format, unsigned dims, std::uint32_t w, std::uint32_t h,
+                                std::uint32_t d, std::uint32_t layers, const void* data, bool surface = false) {
+    CudaArray a;
+    a.format = format;
+    a.dims = dims;
+    a.width = w;
+    a.height = h;
+    a.depth = d;
+    a.layers = layers;
+    a.surface_load_store = surface;
+    const std::uint64_t handle = device.create_array(a);
+    const CudaArray* made = device.textures().array(handle);
+    device.copy_in(made->data, data, made->bytes());
+    return handle;
+}
+inline std::uint64_t texture_over(Device& device, std::uint64_t array, const TextureDesc& desc) {
+    TextureObject t;
+    t.resource.kind = ResourceKind::array;
+    t.resource.array = array;
+    t.desc = desc;
+    return device.textures().create_texture(t);
+}
+inline TextureDesc tex_desc(FilterMode filter, AddressMode mode, bool normalized, ReadMode read = ReadMode::element_type) {
+    TextureDesc d;
+    d.filter = filter;
+    d.address = {mode, mode, mode};
+    d.normalized_coords = normalized;
+    d.read = read;
+    d.border = {-1.5F, -2.5F, -3.5F, -4.5F};
+    return d;
+}
+inline ChannelFormat channels(unsigned bits, unsigned n, ChannelKind kind) {
+    ChannelFormat f;
+    for (unsigned c = 0; c < n; ++c) f.bits[c] = static_cast<std::uint8_t>(bits);
+    f.kind = kind;
+    return f;
+}
+inline float as_float(std::uint32_t bits) {
+    float f;
+    std::memcpy(&f, &bits, 4);
+    return f;
+}
+
+// texture.cu, 2D entries: a 6 x 5 float4 array under every filter / address-mode / coordinate combination at points
+// inside, on texel edges and outside; int4 and 16-bit uint2 arrays read as elements; tex.level reads level 0.
+inline void check_textures_2d(const Launcher& launch) {
+    Device device;
+    const Module module = load("texture");
+    const int w = 6, h = 5, n = 64;
+    std::vector<float> rgba(static_cast<std::size_t>(w * h * 4));
+    for (int i = 0; i < w * h * 4; ++i) rgba[static_cast<std::size_t>(i)] = static_cast<float>((i * 29) % 53) * 0.5F - 7.0F;
+    const std::uint64_t array = make_array(device, channels(32, 4, ChannelKind::floating), 2, w, h, 1, 0, rgba.data());
+    std::vector<float> at(2 * n);
+    for (int i = 0; i < n; ++i) { // unnormalised: x in [-3, 9), y in [-2, 7.5); the normalised run divides by w, h
+        at[static_cast<std::size_t>(2 * i)] = -3.0F + 0.1875F * static_cast<float>(i);
+        at[static_cast<std::size_t>(2 * i + 1)] = 7.5F - 0.15F * static_cast<float>(i);
+    }
+    const DevPtr p_out = device.malloc(n * 16);
+    for (const FilterMode filter : {FilterMode::point, FilterMode::linear})
+        for (const AddressMode mode : {AddressMode::clamp, AddressMode::wrap, AddressMode::mirror, AddressMode::border})
+            for (const bool normalized : {false, true}) {
+                CAPTURE(static_cast<int>(filter));
+                CAPTURE(static_cast<int>(mode));
+                CAPTURE(normalized);
+                const TextureDesc desc = tex_desc(filter, mode, normalized);
+                const std::uint64_t t = texture_over(device, array, desc);
+                std::vector<float> coords = at;
+                if (normalized)
+                    for (int i = 0; i < n; ++i) {
+                        coords[static_cast<std::size_t>(2 * i)] /= static_cast<float>(w);
+                        coords[static_cast<std::size_t>(2 * i + 1)] /= static_cast<float>(h);
+                    }
+                const DevPtr p_at = upload(device, coords);
+                launch(device, module, "tex2d_float4", LaunchConfig{Dim3{2, 1, 1}, Dim3{32, 1, 1}, 0},
+                       Args(static_cast<unsigned long long>(t), p_at, p_out));
+                const std::vector<float> got = download<float>(device, p_out, 4 * n);
+                for (int i = 0; i < n; ++i)
+                    for (unsigned c = 0; c < 4; ++c) {
+                        const float want = tex_ref::sample(rgba, 4, c, w, h, 1, 2, desc, coords[static_cast<std::size_t>(2 * i)],
+                                                           coords[static_cast<std::size_t>(2 * i + 1)], 0);
+                        CAPTURE(i);
+                        CAPTURE(c);
+                        CHECK(got[static_cast<std::size_t>(4 * i + c)] == want);
+                    }
+            }
+    // tex.level on a texture without mipmaps reads level 0 whatever the level of detail.
+    {
+        const std::uint64_t one = make_array(device, channels(32, 1, ChannelKind::floating), 2, w, h, 1, 0,
+                                             std::vector<float>(rgba.begin(), rgba.begin() + w * h).data());
+        const TextureDesc desc = tex_desc(FilterMode::linear, AddressMode::clamp, false);
+        const std::uint64_t t = texture_over(device, one, desc);
+        const DevPtr p_at = upload(device, at);
+        for (const float lod : {0.0F, 2.5F}) {
+            launch(device, module, "tex2d_lod", LaunchConfig{Dim3{2, 1, 1}, Dim3{32, 1, 1}, 0},
+                   Args(static_cast<unsigned long long>(t), p_at, p_out, lod));
+            const std::vector<float> got = download<float>(device, p_out, n);
+            launch(device, module, "tex2d_float", LaunchConfig{Dim3{2, 1, 1}, Dim3{32, 1, 1}, 0},
+                   Args(static_cast<unsigned long long>(t), p_at, p_out));
+            CHECK(download<float>(device, p_out, n) == got);
+        }
+    }
+    // Integer texels read as elements: int4 (.s32 results, signed 8-bit channels sign-extended) and uint2 from 16-bit
+    // unsigned channels; missing channels read 0 and the missing fourth 1.
+    {
+        std::vector<std::int8_t> s8(static_cast<std::size_t>(w * h * 4));
+        for (std::size_t i = 0; i < s8.size(); ++i) s8[i] = static_cast<std::int8_t>(static_cast<int>(i * 37 % 256) - 128);
+        const std::uint64_t a8 = make_array(device, channels(8, 4, ChannelKind::signed_int), 2, w, h, 1, 0, s8.data());
+        std::vector<std::uint16_t> u16(static_cast<std::size_t>(w * h * 2));
+        for (std::size_t i = 0; i < u16.size(); ++i) u16[i] = static_cast<std::uint16_t>(i * 4099);
+        const std::uint64_t a16 = make_array(device, channels(16, 2, ChannelKind::unsigned_int), 2, w, h, 1, 0, u16.data());
+        const TextureDesc desc = tex_desc(FilterMode::point, AddressMode::clamp, false);
+        const std::uint64_t t8 = texture_over(device, a8, desc), t16 = texture_over(device, a16, desc);
+        const DevPtr p_at = upload(device, at);
+        launch(device, module, "tex2d_int", LaunchConfig{Dim3{2, 1, 1}, Dim3{32, 1, 1}, 0},
+               Args(static_cast<unsigned long long>(t8), p_at, p_out));
+        const std::vector<int> got8 = download<int>(device, p_out, 4 * n);
+        launch(device, module, "tex2d_uint", LaunchConfig{Dim3{2, 1, 1}, Dim3{32, 1, 1}, 0},
+               Args(static_cast<unsigned long long>(t16), p_at, p_out));
+        const std::vector<unsigned> got16 = download<unsigned>(device, p_out, 2 * n);
+        for (int i = 0; i < n; ++i) {
+            const int x = std::clamp(static_cast<int>(std::floor(at[static_cast<std::size_t>(2 * i)])), 0, w - 1);
+            const int y = std::clamp(static_cast<int>(std::floor(at[static_cast<std::size_t>(2 * i + 1)])), 0, h - 1);
+            const std::size_t texel = static_cast<std::size_t>(y * w + x);
+            CAPTURE(i);
+            for (std::size_t c = 0; c < 4; ++c) CHECK(got8[static_cast<std::size_t>(4 * i) + c] == s8[texel * 4 + c]);
+            for (std::size_t c = 0; c < 2; ++c) CHECK(got16[static_cast<std::size_t>(2 * i) + c] == u16[texel * 2 + c]);
+        }
+    }
+}
+
+// texture.cu, 1D, 3D and layered entries: tex1D with linear filtering, tex1Dfetch over linear memory (float and int,
+// zero outside), trilinear tex3D, tex2DLayered / tex1DLayered (layer clamped to the array's layers).
+inline void check_textures_other(const Launcher& launch) {
+    Device device;
+    const Module module = load("texture");
+    const int n = 64;
+    const LaunchConfig two_warps{Dim3{2, 1, 1}, Dim3{32, 1, 1}, 0};
+    {
+        const int w = 9;
+        std::vector<float> line(w);
+        for (int i = 0; i < w; ++i) line[static_cast<std::size_t>(i)] = static_cast<float>(i * i) * 0.75F;
+        const std::uint64_t a = make_array(device, channels(32, 1, ChannelKind::floating), 1, w, 1, 1, 0, line.data());
+        const TextureDesc desc = tex_desc(FilterMode::linear, AddressMode::mirror, true);
+        const std::uint64_t t = texture_over(device, a, desc);
+        std::vector<float> at(n);
+        for (int i = 0; i < n; ++i) at[static_cast<std::size_t>(i)] = -1.1F + 0.05F * static_cast<float>(i);
+        const DevPtr p_at = upload(device, at), p_out = device.malloc(n * 4);
+        launch(device, module, "tex1d_float", two_warps, Args(static_cast<unsigned long long>(t), p_at, p_out));
+        const std::vector<float> got = download<float>(device, p_out, n);
+        for (int i = 0; i < n; ++i)
+            CHECK(got[static_cast<std::size_t>(i)] == tex_ref::sample(line, 1, 0, w, 1, 1, 1, desc, at[static_cast<std::size_t>(i)], 0, 0));
+    }
+    {
+        const int count = 50;
+        std::vector<float> values(count);
+        std::vector<int> ints(count);
+        for (int i = 0; i < count; ++i) {
+            values[static_cast<std::size_t>(i)] = 1.0F / static_cast<float>(i + 1);
+            ints[static_cast<std::size_t>(i)] = -i * 1001;
+        }
+        const DevPtr pv = upload(device, values), pi = upload(device, ints);
+        TextureObject tf, ti;
+        tf.resource.kind = ti.resource.kind = ResourceKind::linear;
+        tf.resource.base = pv;
+        tf.resource.bytes = count * 4;
+        tf.resource.format = channels(32, 1, ChannelKind::floating);
+        ti.resource.base = pi;
+        ti.resource.bytes = count * 4;
+        ti.resource.format = channels(32, 1, ChannelKind::signed_int);
+        const std::uint64_t hf = device.textures().create_texture(tf), hi = device.textures().create_texture(ti);
+        std::vector<int> at(n);
+        for (int i = 0; i < n; ++i) at[static_cast<std::size_t>(i)] = i - 7;
+        const DevPtr p_at = upload(device, at), p_out = device.malloc(n * 4), p_int = device.malloc(n * 4);
+        launch(device, module, "tex1d_fetch", two_warps,
+               Args(static_cast<unsigned long long>(hf), p_at, p_out, static_cast<unsigned long long>(hi), p_int));
+        const std::vector<float> got = download<float>(device, p_out, n);
+        const std::vector<int> got_int = download<int>(device, p_int, n);
+        for (int i = 0; i < n; ++i) {
+            const int k = i - 7;
+            const bool inside = k >= 0 && k < count;
+            CHECK(got[static_cast<std::size_t>(i)] == (inside ? values[static_cast<std::size_t>(k)] : 0.0F));
+            CHECK(got_int[static_cast<std::size_t>(i)] == (inside ? ints[static_cast<std::size_t>(k)] : 0));
+        }
+    }
+    {
+        const int w = 4, h = 3, d = 5;
+        std::vector<float> vol(static_cast<std::size_t>(w * h * d));
+        for (std::size_t i = 0; i < vol.size(); ++i) vol[i] = static_cast<float>((i * 13) % 17) - 4.0F;
+        const std::uint64_t a = make_array(device, channels(32, 1, ChannelKind::floating), 3, w, h, d, 0, vol.data());
+        const TextureDesc desc = tex_desc(FilterMode::linear, AddressMode::border, false);
+        const std::uint64_t t = texture_over(device, a, desc);
+        std::vector<float> at(4 * n);
+        for (int i = 0; i < n; ++i) {
+            at[static_cast<std::size_t>(4 * i)] = -0.7F + 0.09F * static_cast<float>(i);
+            at[static_cast<std::size_t>(4 * i + 1)] = 3.3F - 0.06F * static_cast<float>(i);
+            at[static_cast<std::size_t>(4 * i + 2)] = 0.2F + 0.083F * static_cast<float>(i);
+        }
+        const DevPtr p_at = upload(device, at), p_out = device.malloc(n * 4);
+        launch(device, module, "tex3d_float", two_warps, Args(static_cast<unsigned long long>(t), p_at, p_out));
+        const std::vector<float> got = download<float>(device, p_out, n);
+        for (int i = 0; i < n; ++i)
+            CHECK(got[static_cast<std::size_t>(i)] ==
+                  tex_ref::sample(vol, 1, 0, w, h, d, 3, desc, at[static_cast<std::size_t>(4 * i)],
+                                  at[static_cast<std::size_t>(4 * i + 1)], at[static_cast<std::size_t>(4 * i + 2)]));
+    }
+    {
+        const int w = 5, h = 4, layers = 3;
+        std::vector<float> l2(static_cast<std::size_t>(w * h * layers)), l1(static_cast<std::size_t>(w * layers));
+        for (std::size_t i = 0; i < l2.size(); ++i) l2[i] = static_cast<float>(i) * 1.5F;
+        for (std::size_t i = 0; i < l1.size(); ++i) l1[i] = 100.0F - static_cast<float>(i);
+        const std::uint64_t a2 = make_array(device, channels(32, 1, ChannelKind::floating), 2, w, h, 1, layers, l2.data());
+        const std::uint64_t a1 = make_array(device, channels(32, 1, ChannelKind::floating), 1, w, 1, 1, layers, l1.data());
+        const TextureDesc desc = tex_desc(FilterMode::point, AddressMode::clamp, false);
+        const std::uint64_t t2 = texture_over(device, a2, desc), t1 = texture_over(device, a1, desc);
+        std::vector<float> at(4 * n);
+        for (int i = 0; i < n; ++i) {
+            at[static_cast<std::size_t>(4 * i)] = static_cast<float>(i % 7) - 0.5F;
+            at[static_cast<std::size_t>(4 * i + 1)] = static_cast<float>(i % 5);
+            at[static_cast<std::size_t>(4 * i + 3)] = static_cast<float>(i % 6 - 1); // layers -1 .. 4: clamped
+        }
+        const DevPtr p_at = upload(device, at), p_out = device.malloc(2 * n * 4);
+        launch(device, module, "tex_layered", two_warps,
+               Args(static_cast<unsigned long long>(t2), static_cast<unsigned long long>(t1), p_at, p_out));
+        const std::vector<float> got = download<float>(device, p_out, 2 * n);
+        for (int i = 0; i < n; ++i) {
+            const int layer = std::clamp(i % 6 - 1, 0, layers - 1);
+            const int x = std::clamp(static_cast<int>(std::floor(at[static_cast<std::size_t>(4 * i)])), 0, w - 1);
+            const int y = std::clamp(i % 5, 0, h - 1);
+            CAPTURE(i);
+            CHECK(got[static_cast<std::size_t>(2 * i)] == l2[static_cast<std::size_t>((layer * h + y) * w + x)]);
+            CHECK(got[static_cast<std::size_t>(2 * i + 1)] == l1[static_cast<std::size_t>(layer * w + x)]);
+        }
+    }
+}
+
+// texture.cu, surface entries: surf2Dread/surf2Dwrite of floats with trap, clamp and zero out-of-range modes, and
+// uchar4 (.v4.b8), short2 (.v2.b16, 1D), 8-byte, float4 (.v4.b32) and 3D elements.
+inline void check_surfaces(const Launcher& launch) {
+    Device device;
+    const Module module = load("texture");
+    {
+        const int w = 8, h = 3;
+        std::vector<float> in(static_cast<std::size_t>(w * h));
+        for (std::size_t i = 0; i < in.size(); ++i) in[i] = static_cast<float>(i) - 2.25F;
+        const std::uint64_t a_in = make_array(device, channels(32, 1, ChannelKind::floating), 2, w, h, 1, 0, in.data(), true);
+        const std::uint64_t a_out = make_array(device, channels(32, 1, ChannelKind::floating), 2, w, h, 1, 0,
+                                               std::vector<float>(in.size(), 0.0F).data(), true);
+        const std::uint64_t s_in = device.textures().create_surface(a_in), s_out = device.textures().create_surface(a_out);
+        const DevPtr edge = device.malloc(2 * w * h * 4);
+        launch(device, module, "surf2d_float", LaunchConfig{Dim3{h, 1, 1}, Dim3{w, 1, 1}, 0},
+               Args(static_cast<unsigned long long>(s_in), static_cast<unsigned long long>(s_out), edge, w));
+        const std::vector<float> out = download<float>(device, device.textures().array(a_out)->data, in.size());
+        const std::vector<float> got_edge = download<float>(device, edge, 2 * in.size());
+        for (int y = 0; y < h; ++y)
+            for (int x = 0; x < w; ++x) {
+                const std::size_t i = static_cast<std::size_t>(y * w + x);
+                CHECK(out[i] == 2.0F * in[i]);
+                const int right = std::min(x + 1, w - 1);
+                CHECK(got_edge[2 * i] == in[static_cast<std::size_t>(y * w + right)]);
+                CHECK(got_edge[2 * i + 1] == (x + 1 < w ? in[i + 1] : 0.0F));
+            }
+    }
+    {
+        const int w = 32;
+        std::vector<std::uint8_t> b8(static_cast<std::size_t>(w * 4 * 2), 0);
+        for (int i = 0; i < w * 4; ++i) b8[static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(i * 7);
+        std::vector<std::int16_t> b16(static_cast<std::size_t>(w * 2));
+        for (std::size_t i = 0; i < b16.size(); ++i) b16[i] = static_cast<std::int16_t>(static_cast<int>(i) * 300 - 9000);
+        std::vector<std::uint64_t> b64(w);
+        for (std::size_t i = 0; i < b64.size(); ++i) b64[i] = 0x0123456789abcdefULL * (i + 1);
+        std::vector<float> b128(static_cast<std::size_t>(w * 4));
+        for (std::size_t i = 0; i < b128.size(); ++i) b128[i] = static_cast<float>(i) * 0.5F;
+        std::vector<int> vol(static_cast<std::size_t>(w * 2 * 3));
+        for (std::size_t i = 0; i < vol.size(); ++i) vol[i] = static_cast<int>(i) + 11;
+        const auto surface = [&](ChannelFormat f, unsigned dims, std::uint32_t hh, std::uint32_t dd, const void* data) {
+            const std::uint64_t a = make_array(device, f, dims, w, hh, dd, 0, data, true);
+            return std::pair{a, device.textures().create_surface(a)};
+        };
+        const auto s8 = surface(channels(8, 4, ChannelKind::unsigned_int), 2, 2, 1, b8.data());
+        const auto s16 = surface(channels(16, 2, ChannelKind::signed_int), 1, 1, 1, b16.data());
+        const auto s64 = surface(channels(32, 2, ChannelKind::unsigned_int), 2, 1, 1, b64.data());
+        const auto s128 = surface(channels(32, 4, ChannelKind::floating), 2, 1, 1, b128.data());
+        const auto s3d = surface(channels(32, 1, ChannelKind::signed_int), 3, 2, 3, vol.data());
+        launch(device, module, "surf_elements", LaunchConfig{Dim3{1, 1, 1}, Dim3{w, 1, 1}, 0},
+               Args(static_cast<unsigned long long>(s8.second), static_cast<unsigned long long>(s16.second),
+                    static_cast<unsigned long long>(s64.second), static_cast<unsigned long long>(s128.second),
+                    static_cast<unsigned long long>(s3d.second)));
+        const auto bytes_of = [&](std::uint64_t a, std::size_t n) {
+            return download<std::uint8_t>(device, device.textures().array(a)->data, n);
+        };
+        const std::vector<std::uint8_t> o8 = bytes_of(s8.first, b8.size());
+        std::vector<std::int16_t> o16(b16.size());
+        std::memcpy(o16.data(), bytes_of(s16.first, b16.size() * 2).data(), b16.size() * 2);
+        std::vector<std::uint64_t> o64(b64.size());
+        std::memcpy(o64.data(), bytes_of(s64.first, b64.size() * 8).data(), b64.size() * 8);
+        std::vector<float> o128(b128.size());
+        std::memcpy(o128.data(), bytes_of(s128.first, b128.size() * 4).data(), b128.size() * 4);
+        std::vector<int> o3(vol.size());
+        std::memcpy(o3.data(), bytes_of(s3d.first, vol.size() * 4).data(), vol.size() * 4);
+        for (std::size_t x = 0; x < static_cast<std::size_t>(w); ++x) {
+            CAPTURE(x);
+            for (std::size_t c = 0; c < 4; ++c) {
+                CHECK(o8[x * 4 + c] == b8[x * 4 + c]);                          // row 0 unchanged
+                CHECK(o8[static_cast<std::size_t>(w) * 4 + x * 4 + c] == b8[x * 4 + 3 - c]); // row 1: reversed
+                CHECK(o128[x * 4 + c] == b128[x * 4 + 3 - c]);
+            }
+            CHECK(o16[2 * x] == static_cast<std::int16_t>(b16[2 * x + 1] + 1));
+            CHECK(o16[2 * x + 1] == static_cast<std::int16_t>(b16[2 * x] - 1));
+            CHECK(o64[x] == (b64[x] ^ 0xffff0000ffff0000ULL));
+            CHECK(o3[x] == 3 * vol[(2 * 2 + 1) * static_cast<std::size_t>(w) + x]); // (x, 1, 2) tripled into (x, 0, 0)
+        }
+    }
+}
+
+// Fetches through objects that are not there: each stops the launch naming the object and the kernel.
+inline void check_texture_errors(const Launcher& launch) {
+    const Module module = load("texture");
+    const LaunchConfig one_warp{Dim3{1, 1, 1}, Dim3{32, 1, 1}, 0};
+    Device device;
+    const std::vector<float> texels(16, 1.0F);
+    const std::uint64_t a = make_array(device, channels(32, 1, ChannelKind::floating), 2, 4, 4, 1, 0, texels.data(), true);
+    const std::uint64_t t = texture_over(device, a, tex_desc(FilterMode::point, AddressMode::clamp, false));
+    const std::uint64_t s = device.textures().create_surface(a);
+    const DevPtr out = device.malloc(32 * 4);
+    launch(device, module, "tex_through", one_warp, Args(static_cast<unsigned long long>(t), out));
+    CHECK(download<float>(device, out, 32) == std::vector<float>(32, 1.0F));
+    device.textures().destroy_texture(t);
+    const auto message = [&](const char* entry, std::uint64_t handle, int x = 0) {
+        const KernelError e = error_of([&] {
+            if (std::string_view(entry) == "tex_through")
+                launch(device, module, entry, one_warp, Args(static_cast<unsigned long long>(handle), out));
+            else
+                launch(device, module, entry, one_warp, Args(static_cast<unsigned long long>(handle), x));
+        });
+        CHECK(e.kind() == KernelErrorKind::illegal_address);
+        CHECK(e.site().line > 0);
+        CHECK(std::string(e.what()).find(std::string("kernel '") + entry + "'") != std::string::npos);
+        return std::string(e.what());
+    };
+    char hex[32];
+    std::snprintf(hex, sizeof hex, "0x%llx", static_cast<unsigned long long>(t));
+    CHECK(message("tex_through", t).find(std::string("tex through texture object ") + hex + " was destroyed") != std::string::npos);
+    CHECK(message("tex_through", 0x777).find("texture object 0x777 was never created (unbound)") != std::string::npos);
+    CHECK(message("tex_through", 0).find("texture object 0x0 is the null handle") != std::string::npos);
+    CHECK(message("tex_through", s).find("is not one: the handle names a surface object") != std::string::npos);
+    // surf_through writes at byte x = 4 * its argument with .trap: element 100 of a 4-wide surface is out of range.
+    CHECK(message("surf_through", s, 100).find("sust.trap out of range through surface object") != std::string::npos);
+    device.textures().destroy_surface(s);
+    CHECK(message("surf_through", s).find("was destroyed") != std::string::npos);
 }
 
 } // namespace gpuarch::func::test::features

@@ -65,3 +65,17 @@ TEST_CASE("recursive and mutually recursive functions run with a frame per call;
     check_recursion(functional);
     check_recursion(functional_with_width(64));
 }
+
+TEST_CASE("tex through texture objects matches the Programming Guide's point and 9-bit linear filtering in every address mode") {
+    check_textures_2d(functional);
+    check_textures_other(functional);
+    check_textures_2d(functional_with_width(64));
+}
+
+TEST_CASE("suld.b and sust.b move raw elements of every size through surface objects with .trap, .clamp and .zero") {
+    check_surfaces(functional);
+}
+
+TEST_CASE("a fetch through a destroyed, never-created or wrong-kind object stops the launch naming the object and kernel") {
+    check_texture_errors(functional);
+}

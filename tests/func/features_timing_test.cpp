@@ -83,6 +83,13 @@ TEST_CASE("grid.sync() under timing on every machine; a cooperative grid that ca
     CHECK(device.bytes_in_use() == 8); // nothing ran, no workspace left behind
 }
 
+TEST_CASE("tex, suld and sust under timing on every machine give the functional engine's values and errors") {
+    on_every_machine(check_textures_2d);
+    on_every_machine(check_textures_other);
+    on_every_machine(check_surfaces);
+    on_every_machine(check_texture_errors);
+}
+
 namespace {
 // One warp loads a[tid] and b[tid] (one 128-byte block each) and stores their sum; with `prefetches` it first
 // prefetches a's block into the L1, b's into the L2 only, and a shared address (a no-op, PTX ISA).
@@ -145,3 +152,63 @@ TEST_CASE("prefetch.L1 fills the L1 ahead of a load, prefetch.L2 bypasses it, a 
 TEST_CASE("indirect calls under timing on every machine") { on_every_machine(check_indirect_calls); }
 
 TEST_CASE("recursion under timing on every machine") { on_every_machine(check_recursion); }
+
+namespace {
+// One warp fetches texel tid of a texture over linear memory twice (tex1Dfetch), then stores the sum: the texture
+// cache is the L1 (CacheTextureLoads), so the second fetch finds the first one's lines (hit or MSHR merge) even on
+// Kepler, whose global loads bypass the L1; with l1.cache_texture_loads = false both go around the L1.
+const char* texture_probe_ptx =
+    ".version 8.0\n.target sm_75\n.address_size 64\n"
+    ".visible .entry probe(.param .u64 pt, .param .u64 pout) {\n"
+    ".reg .b32 %r<4>; .reg .f32 %f<12>; .reg .b64 %rd<6>;\n"
+    "ld.param.u64 %rd1, [pt]; ld.param.u64 %rd2, [pout];\nmov.u32 %r1, %tid.x;\n"
+    "tex.1d.v4.f32.s32 {%f1, %f2, %f3, %f4}, [%rd1, {%r1}];\n"
+    "tex.1d.v4.f32.s32 {%f5, %f6, %f7, %f8}, [%rd1, {%r1}];\n"
+    "add.f32 %f9, %f1, %f5;\nmul.wide.u32 %rd3, %r1, 4; add.s64 %rd4, %rd2, %rd3; st.global.f32 [%rd4], %f9;\nret;\n}\n";
+
+template <class Machine>
+LaunchResult run_texture_probe(bool cache_texture_loads) {
+    func::Device device;
+    const func::Module module = func::Module::from_string(texture_probe_ptx, "probe.ptx");
+    std::vector<float> values(32);
+    for (int i = 0; i < 32; ++i) values[static_cast<std::size_t>(i)] = 0.5F * static_cast<float>(i);
+    func::TextureObject t;
+    t.resource.kind = func::ResourceKind::linear;
+    t.resource.base = upload(device, values);
+    t.resource.bytes = 32 * sizeof(float);
+    t.resource.format = func::test::features::channels(32, 1, func::ChannelKind::floating);
+    const std::uint64_t handle = device.textures().create_texture(t);
+    const func::DevPtr out = device.malloc(32 * sizeof(float));
+    using Gpu = typename Machine::template gpu<sched::GTO>;
+    auto config = Machine::template config<Gpu>();
+    config.l1.cache_texture_loads = cache_texture_loads;
+    auto gpu = std::make_unique<Gpu>(config);
+    TimingOptions options;
+    options.registers_per_thread = 16;
+    const LaunchResult r = gpu->launch(device, module, "probe", func::LaunchConfig{func::Dim3{1, 1, 1}, func::Dim3{32, 1, 1}, 0},
+                                       func::Args(static_cast<unsigned long long>(handle), out), options);
+    const std::vector<float> got = download<float>(device, out, 32);
+    for (int i = 0; i < 32; ++i) CHECK(got[static_cast<std::size_t>(i)] == static_cast<float>(i));
+    return r;
+}
+
+template <class Machine>
+void check_texture_cache() {
+    const LaunchResult cached = run_texture_probe<Machine>(true), bypassed = run_texture_probe<Machine>(false);
+    const auto& c = cached.stats;
+    const auto& b = bypassed.stats;
+    CHECK(c.counter("sm.l1.texture_loads") == 2);
+    CHECK(b.counter("sm.l1.texture_loads") == 2);
+    // 32 lanes x 4 bytes: one 128-byte line, missed once and found by the second fetch.
+    CHECK(c.counter("sm.l1.texture_misses") == 1);
+    CHECK(c.counter("sm.l1.hits") + c.counter("sm.l1.mshr_merges") == 1);
+    CHECK(c.counter("sm.l1.bypass_requests") == 0);
+    CHECK(b.counter("sm.l1.texture_misses") == 0);
+    CHECK(b.counter("sm.l1.bypass_requests") > 0);
+}
+} // namespace
+
+TEST_CASE("the texture cache is the L1: a repeated tex fetch finds its line on Fermi and Kepler; the knob sends it around") {
+    check_texture_cache<machines::Fermi>();
+    check_texture_cache<machines::Kepler>();
+}

@@ -48,9 +48,10 @@ TEST_CASE("unsupported instruction families are named with their reason") {
         {"mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 {%f0}, {%r0}, {%r1}, {%f1};", "tensor-core matrix instructions are not supported"},
         {"ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%r0, %r1, %r2, %r3}, [%r4];", "tensor-core matrix instructions are not supported"},
         {"cp.async.ca.shared.global [%r1], [%rd1], 16;", "asynchronous copies are not supported"},
-        {"tex.2d.v4.f32.f32 {%f0, %f1, %f2, %f3}, [t, {%f4, %f5}];", "texture and surface instructions are not supported"},
-        {"suld.b.2d.v4.b32.trap {%r0, %r1, %r2, %r3}, [s, {%r4, %r5}];", "texture and surface instructions are not supported"},
-        {"sust.b.2d.v4.b32.trap [s, {%r4, %r5}], {%r0, %r1, %r2, %r3};", "texture and surface instructions are not supported"},
+        {"tld4.r.2d.v4.f32.f32 {%f0, %f1, %f2, %f3}, [%rd1, {%f4, %f5}];", "texture gathers (tld4) are not supported; tex, suld.b and sust.b are"},
+        {"txq.width.b32 %r1, [%rd1];", "texture queries (txq) are not supported; tex, suld.b and sust.b are"},
+        {"suq.width.b32 %r1, [%rd1];", "surface queries (suq) are not supported; tex, suld.b and sust.b are"},
+        {"sured.b.add.2d.u32.trap [%rd1, {%r1, %r2}], %r3;", "surface reductions (sured) are not supported; tex, suld.b and sust.b are"},
         {"elect.sync %r1|%p1, -1;", "elect.sync (sm_90) is not supported"},
         {"setmaxnreg.inc.sync.aligned.u32 64;", "setmaxnreg (sm_90) is not supported"},
         {"griddepcontrol.wait;", "programmatic dependent launch (griddepcontrol) is not supported"},
@@ -63,6 +64,32 @@ TEST_CASE("unsupported instruction families are named with their reason") {
         std::string op = opcode.back() == ';' ? opcode.substr(0, opcode.size() - 1) : opcode;
         check_body_error(body, 1, op, "unsupported instruction '" + op + "': " + reason);
     }
+}
+
+TEST_CASE("tex, suld and sust forms outside the supported set are rejected at the cause") {
+    const std::string v4 = "tex.grad.2d.v4.f32.f32 {%f0, %f1, %f2, %f3}, [%rd1, {%f4, %f5}], {%f6, %f7}, {%f8, %f9};";
+    check_body_error(v4, 1, "grad", "tex.grad (explicit gradients) is not supported; tex and tex.level are");
+    check_body_error("tex.cube.v4.f32.f32 {%f0, %f1, %f2, %f3}, [%rd1, {%f4, %f5, %f6, %f7}];", 1, "cube",
+                     "cube-map textures (.cube) are not supported");
+    check_body_error("tex.2dms.v4.f32.s32 {%f0, %f1, %f2, %f3}, [%rd1, {%r4, %r5, %r6, %r7}];", 1, "2dms",
+                     "multisample textures (.2dms) are not supported");
+    check_body_error("tex.2d.v2.f16x2.f32 {%r0, %r1}, [%rd1, {%f4, %f5}];", 1, "v2",
+                     "tex.v2 (half-precision results) is not supported; tex.v4 is");
+    check_body_error("tex.2d.v4.f32.f32 {%f0, %f1, %f2, %f3}, [%rd1, {%f4}];", 1, "{%f4}", ".2d takes 2 coordinates, found 1");
+    check_body_error("tex.2d.v4.f32.f32 {%f0, %f1, %f2, %f3}, [t, {%f4, %f5}];", 1, "t, {", "undeclared register 't'");
+    check_body_error("tex.2d.v4.f32.f32 {%f0, %f1, %f2, %f3}, [%r1, {%f4, %f5}];", 1, "%r1",
+                     "operand 2 of 'tex.2d.v4.f32.f32': register %r1 has type .b32, which does not fit .b64");
+    check_body_error("tex.2d.v4.f64.f32 {%f0, %f1, %f2, %f3}, [%rd1, {%f4, %f5}];", 1, "f64",
+                     "expected a result type (.f32, .s32, .u32), found .f64");
+    check_body_error("suld.p.2d.v4.b32.trap {%r0, %r1, %r2, %r3}, [%rd1, {%r4, %r5}];", 1, "p.2d",
+                     "formatted surface access (suld.p) is not supported; suld.b is");
+    check_body_error("suld.b.a2d.b32.trap {%r1}, [%rd1, {%r2, %r3, %r4, %r5}];", 1, "a2d",
+                     "layered surfaces (.a2d) are not supported");
+    check_body_error("suld.b.2d.v4.b64.trap {%rd1, %rd2, %rd3, %rd4}, [%rd5, {%r1, %r2}];", 1, "suld",
+                     "'suld.b.2d.v4.b64.trap': .v4 with .b64 is not allowed (PTX ISA 9.0, Sec. 9.7.10.7)");
+    check_body_error("suld.b.2d.b32 {%r1}, [%rd1, {%r2, %r3}];", 1, "suld",
+                     "'suld.b.2d.b32' is incomplete: it needs .b, a geometry, an element type and .trap, .clamp or .zero");
+    check_body_error("sust.b.2d.b32.wrap [%rd1, {%r2, %r3}], {%r1};", 1, "wrap", "expected .trap, .clamp or .zero, found .wrap");
 }
 
 TEST_CASE("an unknown opcode is rejected at its position") {

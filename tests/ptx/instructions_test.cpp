@@ -618,3 +618,37 @@ TEST_CASE("prefetch and prefetchu: state space, cache level, address; no destina
     CHECK(ir::prefetch_level(u) == ir::CacheLevel::L1);
     CHECK(ir::prefetch_level(first_instruction("ld.global.u32 %r1, [%rd1];")) == ir::CacheLevel::none);
 }
+
+TEST_CASE("tex, suld and sust through object registers: geometry, types, operands, def/use and op class texture") {
+    const auto t = first_instruction("tex.level.2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd1, {%f5, %f6}], %f7;");
+    CHECK(t.op == Opcode::tex);
+    CHECK(t.geometry == ir::TexGeometry::d2);
+    CHECK(t.tex_level);
+    CHECK(t.type == ir::ScalarType::f32);
+    CHECK(t.src_type == ir::ScalarType::f32);
+    CHECK(t.num_operands == 4);
+    CHECK(t.operands[0].kind == OperandKind::vector);
+    CHECK(t.operands[1].reg == RD(1));
+    CHECK(t.operands[2].vector_count == 2);
+    CHECK(t.op_class == ir::OpClass::texture);
+    CHECK(ir::is_memory(t.op_class));
+    CHECK(t.num_defs == 4);
+    CHECK(t.num_uses == 4); // %rd1, %f5, %f6, %f7
+    const auto a = first_instruction("tex.a2d.v4.s32.f32 {%r1, %r2, %r3, %r4}, [%rd2, {%r5, %f6, %f7, %f7}];");
+    CHECK(a.geometry == ir::TexGeometry::a2d);
+    CHECK(a.type == ir::ScalarType::s32);
+    CHECK(a.num_uses == 4); // %rd2, %r5, %f6, %f7 (once)
+    const auto l = first_instruction("suld.b.2d.v2.b16.clamp {%rs1, %rs2}, [%rd1, {%r1, %r2}];");
+    CHECK(l.op == Opcode::suld);
+    CHECK(l.surface_clamp == ir::SurfaceClamp::clamp);
+    CHECK(l.vector_width == 2);
+    CHECK(l.type == ir::ScalarType::b16);
+    CHECK(l.num_defs == 2);
+    CHECK(l.op_class == ir::OpClass::texture);
+    const auto s = first_instruction("sust.b.3d.b32.zero [%rd1, {%r1, %r2, %r3, %r3}], {%r4};");
+    CHECK(s.op == Opcode::sust);
+    CHECK(s.geometry == ir::TexGeometry::d3);
+    CHECK(s.num_defs == 0);
+    CHECK(s.num_uses == 5); // %rd1, %r1, %r2, %r3, %r4
+    CHECK(s.op_class == ir::OpClass::texture);
+}

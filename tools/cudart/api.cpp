@@ -632,3 +632,400 @@ cudaError_t CUDARTAPI cudaProfilerStart(void) { return cudaSuccess; }
 cudaError_t CUDARTAPI cudaProfilerStop(void) { return cudaSuccess; }
 
 } // extern "C"
+
+// ------------------------------------------------------------------------------ CUDA arrays, textures, surfaces
+// Texture and surface objects (CUDA 12 removed texture references) over CUDA arrays, linear and pitched memory;
+// func/texture.hpp holds the objects and the texel arithmetic. A cudaArray_t is the array's handle in the
+// Device's TextureTable cast to a pointer; texture and surface objects are their handles. Mipmapped arrays,
+// cube maps, resource views and sRGB reads are refused with a message (docs/cuda_runtime.md).
+
+namespace {
+
+cudaArray_t array_pointer(std::uint64_t handle) { return reinterpret_cast<cudaArray_t>(static_cast<std::uintptr_t>(handle)); }
+std::uint64_t array_handle(cudaArray_const_t a) { return static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(a)); }
+
+// The runtime's refusal of a texture feature gpuarch does not model: one line, then the error code.
+cudaError_t refuse(Runtime& rt, const char* function, const std::string& what, cudaError_t code = cudaErrorNotSupported) {
+    std::fflush(stdout);
+    std::fprintf(stderr, "gpuarch: %s: %s\n", function, what.c_str());
+    return rt.result(code);
+}
+
+func::ChannelFormat channel_format(const cudaChannelFormatDesc& d) {
+    func::ChannelFormat f;
+    f.bits = {static_cast<std::uint8_t>(std::clamp(d.x, 0, 255)), static_cast<std::uint8_t>(std::clamp(d.y, 0, 255)),
+              static_cast<std::uint8_t>(std::clamp(d.z, 0, 255)), static_cast<std::uint8_t>(std::clamp(d.w, 0, 255))};
+    switch (d.f) {
+    case cudaChannelFormatKindSigned: f.kind = func::ChannelKind::signed_int; break;
+    case cudaChannelFormatKindUnsigned: f.kind = func::ChannelKind::unsigned_int; break;
+    case cudaChannelFormatKindFloat: f.kind = func::ChannelKind::floating; break;
+    default:
+        throw gpuarch::Error("channel format kind " + std::to_string(static_cast<int>(d.f)) +
+                             " is not supported (only cudaChannelFormatKindSigned, Unsigned and Float are)");
+    }
+    const std::string reason = f.invalid_reason();
+    if (!reason.empty()) throw gpuarch::Error(reason);
+    return f;
+}
+
+cudaChannelFormatDesc channel_desc(const func::ChannelFormat& f) {
+    cudaChannelFormatDesc d{};
+    d.x = f.bits[0];
+    d.y = f.bits[1];
+    d.z = f.bits[2];
+    d.w = f.bits[3];
+    d.f = f.kind == func::ChannelKind::signed_int     ? cudaChannelFormatKindSigned
+          : f.kind == func::ChannelKind::unsigned_int ? cudaChannelFormatKindUnsigned
+                                                      : cudaChannelFormatKindFloat;
+    return d;
+}
+
+cudaError_t make_array(Runtime& rt, cudaArray_t* array, const cudaChannelFormatDesc* desc, unsigned dims,
+                       std::size_t width, std::size_t height, std::size_t depth, std::size_t layers, unsigned flags,
+                       const char* function) {
+    if (array == nullptr || desc == nullptr) return rt.result(cudaErrorInvalidValue);
+    if ((flags & cudaArrayCubemap) != 0) return refuse(rt, function, "cube-map arrays are not supported");
+    if ((flags & ~static_cast<unsigned>(cudaArrayLayered | cudaArraySurfaceLoadStore | cudaArrayTextureGather)) != 0)
+        return refuse(rt, function, "array flags " + std::to_string(flags) + " are not supported (cudaArrayLayered, cudaArraySurfaceLoadStore and cudaArrayTextureGather are)");
+    const auto limit = std::size_t{1} << 20;
+    if (width == 0 || width > limit || height > limit || depth > limit || layers > limit)
+        return rt.result(cudaErrorInvalidValue);
+    return rt.guarded(cudaErrorInvalidValue, [&] {
+        func::CudaArray a;
+        a.format = channel_format(*desc);
+        a.dims = dims;
+        a.width = static_cast<std::uint32_t>(width);
+        a.height = static_cast<std::uint32_t>(std::max<std::size_t>(height, 1));
+        a.depth = static_cast<std::uint32_t>(std::max<std::size_t>(depth, 1));
+        a.layers = static_cast<std::uint32_t>(layers);
+        a.surface_load_store = (flags & cudaArraySurfaceLoadStore) != 0;
+        *array = array_pointer(rt.device().create_array(a));
+        return cudaSuccess;
+    });
+}
+
+// One side of an array copy: a CUDA array, or memory (host or device) with a row pitch and rows per slice.
+struct CopySide {
+    const func::CudaArray* array = nullptr;
+    char* ptr = nullptr;
+    std::size_t pitch = 0, rows = 0;
+    // The address of byte x of row y of slice z (a layer counts as a slice), and whether a row of `bytes` fits.
+    char* at(std::size_t x, std::size_t y, std::size_t z) const {
+        if (array != nullptr)
+            return reinterpret_cast<char*>(array->data + z * array->slice_bytes() + y * array->row_bytes() + x);
+        return ptr + (z * rows + y) * pitch + x;
+    }
+    bool fits(std::size_t x, std::size_t y, std::size_t z, std::size_t bytes, std::size_t height, std::size_t depth) const {
+        if (array == nullptr) return true; // host memory cannot be checked; device memory is checked by copy()
+        const std::size_t slices = std::size_t{array->depth} * std::max<std::uint32_t>(array->layers, 1);
+        return x + bytes <= array->row_bytes() && y + height <= array->height && z + depth <= slices;
+    }
+};
+
+const func::CudaArray* live_array(Runtime& rt, cudaArray_const_t a) { return rt.device().textures().array(array_handle(a)); }
+
+cudaError_t copy_box(Runtime& rt, const CopySide& dst, const CopySide& src, std::size_t dx, std::size_t dy,
+                     std::size_t dz, std::size_t sx, std::size_t sy, std::size_t sz, std::size_t bytes,
+                     std::size_t height, std::size_t depth, cudaMemcpyKind kind) {
+    if (!dst.fits(dx, dy, dz, bytes, height, depth) || !src.fits(sx, sy, sz, bytes, height, depth))
+        return rt.result(cudaErrorInvalidValue);
+    return rt.guarded(cudaErrorInvalidValue, [&] {
+        for (std::size_t z = 0; z < depth; ++z)
+            for (std::size_t y = 0; y < height; ++y) {
+                const cudaError_t e = copy(rt, dst.at(dx, dy + y, dz + z), src.at(sx, sy + y, sz + z), bytes, kind);
+                if (e != cudaSuccess) return e;
+            }
+        return cudaSuccess;
+    });
+}
+
+cudaError_t resource(Runtime& rt, const cudaResourceDesc* d, func::Resource& r, const char* function) {
+    if (d == nullptr) return rt.result(cudaErrorInvalidValue);
+    if (d->flags != 0) return rt.result(cudaErrorInvalidValue);
+    switch (d->resType) {
+    case cudaResourceTypeArray:
+        r.kind = func::ResourceKind::array;
+        r.array = array_handle(d->res.array.array);
+        if (rt.device().textures().array(r.array) == nullptr) return rt.result(cudaErrorInvalidResourceHandle);
+        return cudaSuccess;
+    case cudaResourceTypeLinear:
+        r.kind = func::ResourceKind::linear;
+        r.base = dev(d->res.linear.devPtr);
+        r.bytes = d->res.linear.sizeInBytes;
+        break;
+    case cudaResourceTypePitch2D:
+        r.kind = func::ResourceKind::pitch2d;
+        r.base = dev(d->res.pitch2D.devPtr);
+        r.width = static_cast<std::uint32_t>(d->res.pitch2D.width);
+        r.height = static_cast<std::uint32_t>(d->res.pitch2D.height);
+        r.pitch = d->res.pitch2D.pitchInBytes;
+        break;
+    case cudaResourceTypeMipmappedArray:
+        return refuse(rt, function, "mipmapped arrays are not supported");
+    default: return rt.result(cudaErrorInvalidValue);
+    }
+    try {
+        r.format = channel_format(d->resType == cudaResourceTypeLinear ? d->res.linear.desc : d->res.pitch2D.desc);
+    } catch (const std::exception& e) {
+        return refuse(rt, function, e.what(), cudaErrorInvalidChannelDescriptor);
+    }
+    const std::size_t bytes = r.kind == func::ResourceKind::linear ? r.bytes : r.pitch * r.height;
+    if (r.base == 0 || !rt.is_device_pointer(reinterpret_cast<const void*>(r.base), bytes))
+        return refuse(rt, function, "the resource's memory is not a live device allocation of that size",
+                      cudaErrorInvalidValue);
+    return cudaSuccess;
+}
+
+} // namespace
+
+extern "C" {
+
+struct cudaChannelFormatDesc CUDARTAPI cudaCreateChannelDesc(int x, int y, int z, int w, enum cudaChannelFormatKind f) {
+    cudaChannelFormatDesc d{};
+    d.x = x;
+    d.y = y;
+    d.z = z;
+    d.w = w;
+    d.f = f;
+    return d;
+}
+
+cudaError_t CUDARTAPI cudaMallocArray(cudaArray_t* array, const struct cudaChannelFormatDesc* desc, size_t width,
+                                      size_t height, unsigned int flags) {
+    GPUARCH_LOCK;
+    if ((flags & cudaArrayLayered) != 0) return refuse(rt, "cudaMallocArray", "layered arrays are made by cudaMalloc3DArray");
+    return make_array(rt, array, desc, height == 0 ? 1 : 2, width, height, 1, 0, flags, "cudaMallocArray");
+}
+
+cudaError_t CUDARTAPI cudaMalloc3DArray(cudaArray_t* array, const struct cudaChannelFormatDesc* desc,
+                                        struct cudaExtent extent, unsigned int flags) {
+    GPUARCH_LOCK;
+    // cudaMalloc3DArray's shapes: {w, 0, 0} 1D, {w, h, 0} 2D, {w, h, d} 3D; layered: {w, 0, layers} 1D layered,
+    // {w, h, layers} 2D layered.
+    if ((flags & cudaArrayLayered) != 0) {
+        if (extent.depth == 0) return rt.result(cudaErrorInvalidValue);
+        return make_array(rt, array, desc, extent.height == 0 ? 1 : 2, extent.width, extent.height, 1, extent.depth,
+                          flags, "cudaMalloc3DArray");
+    }
+    if (extent.height == 0 && extent.depth != 0) return rt.result(cudaErrorInvalidValue);
+    const unsigned dims = extent.depth != 0 ? 3 : extent.height != 0 ? 2 : 1;
+    return make_array(rt, array, desc, dims, extent.width, extent.height, extent.depth, 0, flags, "cudaMalloc3DArray");
+}
+
+cudaError_t CUDARTAPI cudaFreeArray(cudaArray_t array) {
+    GPUARCH_LOCK;
+    if (array == nullptr) return cudaSuccess;
+    return rt.guarded(cudaErrorInvalidValue, [&] {
+        rt.device().free_array(array_handle(array));
+        return cudaSuccess;
+    });
+}
+
+cudaError_t CUDARTAPI cudaGetChannelDesc(struct cudaChannelFormatDesc* desc, cudaArray_const_t array) {
+    GPUARCH_LOCK;
+    const func::CudaArray* a = live_array(rt, array);
+    if (desc == nullptr || a == nullptr) return rt.result(cudaErrorInvalidValue);
+    *desc = channel_desc(a->format);
+    return cudaSuccess;
+}
+
+cudaError_t CUDARTAPI cudaArrayGetInfo(struct cudaChannelFormatDesc* desc, struct cudaExtent* extent,
+                                       unsigned int* flags, cudaArray_t array) {
+    GPUARCH_LOCK;
+    const func::CudaArray* a = live_array(rt, array);
+    if (a == nullptr) return rt.result(cudaErrorInvalidValue);
+    if (desc != nullptr) *desc = channel_desc(a->format);
+    if (extent != nullptr) {
+        extent->width = a->width;
+        extent->height = a->dims >= 2 ? a->height : 0;
+        extent->depth = a->layers != 0 ? a->layers : a->dims == 3 ? a->depth : 0;
+    }
+    if (flags != nullptr)
+        *flags = (a->layers != 0 ? cudaArrayLayered : 0U) | (a->surface_load_store ? cudaArraySurfaceLoadStore : 0U);
+    return cudaSuccess;
+}
+
+cudaError_t CUDARTAPI cudaMemcpy2DToArray(cudaArray_t dst, size_t wOffset, size_t hOffset, const void* src,
+                                          size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind) {
+    GPUARCH_LOCK;
+    const func::CudaArray* a = live_array(rt, dst);
+    if (a == nullptr) return rt.result(cudaErrorInvalidValue);
+    if (width > spitch) return rt.result(cudaErrorInvalidPitchValue);
+    CopySide d, s;
+    d.array = a;
+    s.ptr = const_cast<char*>(static_cast<const char*>(src));
+    s.pitch = spitch;
+    s.rows = height;
+    return copy_box(rt, d, s, wOffset, hOffset, 0, 0, 0, 0, width, height, 1, kind);
+}
+
+cudaError_t CUDARTAPI cudaMemcpy2DFromArray(void* dst, size_t dpitch, cudaArray_const_t src, size_t wOffset,
+                                            size_t hOffset, size_t width, size_t height, enum cudaMemcpyKind kind) {
+    GPUARCH_LOCK;
+    const func::CudaArray* a = live_array(rt, src);
+    if (a == nullptr) return rt.result(cudaErrorInvalidValue);
+    if (width > dpitch) return rt.result(cudaErrorInvalidPitchValue);
+    CopySide d, s;
+    s.array = a;
+    d.ptr = static_cast<char*>(dst);
+    d.pitch = dpitch;
+    d.rows = height;
+    return copy_box(rt, d, s, 0, 0, 0, wOffset, hOffset, 0, width, height, 1, kind);
+}
+
+// Deprecated since CUDA 10.1 but still declared: `count` bytes from (wOffset bytes, hOffset rows), row after row.
+cudaError_t CUDARTAPI cudaMemcpyToArray(cudaArray_t dst, size_t wOffset, size_t hOffset, const void* src,
+                                        size_t count, enum cudaMemcpyKind kind) {
+    GPUARCH_LOCK;
+    const func::CudaArray* a = live_array(rt, dst);
+    if (a == nullptr) return rt.result(cudaErrorInvalidValue);
+    const std::size_t start = hOffset * a->row_bytes() + wOffset;
+    if (wOffset > a->row_bytes() || start + count > a->bytes()) return rt.result(cudaErrorInvalidValue);
+    return rt.guarded(cudaErrorInvalidValue,
+                      [&] { return copy(rt, reinterpret_cast<void*>(a->data + start), src, count, kind); });
+}
+
+cudaError_t CUDARTAPI cudaMemcpyFromArray(void* dst, cudaArray_const_t src, size_t wOffset, size_t hOffset,
+                                          size_t count, enum cudaMemcpyKind kind) {
+    GPUARCH_LOCK;
+    const func::CudaArray* a = live_array(rt, src);
+    if (a == nullptr) return rt.result(cudaErrorInvalidValue);
+    const std::size_t start = hOffset * a->row_bytes() + wOffset;
+    if (wOffset > a->row_bytes() || start + count > a->bytes()) return rt.result(cudaErrorInvalidValue);
+    return rt.guarded(cudaErrorInvalidValue,
+                      [&] { return copy(rt, dst, reinterpret_cast<const void*>(a->data + start), count, kind); });
+}
+
+// The array cases and pitched-to-pitched copies: with an array on either side, extent.width and the array's
+// position x count elements of that array; otherwise bytes (cudaMemcpy3D's documented rule).
+cudaError_t CUDARTAPI cudaMemcpy3D(const struct cudaMemcpy3DParms* p) {
+    GPUARCH_LOCK;
+    if (p == nullptr) return rt.result(cudaErrorInvalidValue);
+    if ((p->srcArray != nullptr) == (p->srcPtr.ptr != nullptr) || (p->dstArray != nullptr) == (p->dstPtr.ptr != nullptr))
+        return rt.result(cudaErrorInvalidValue);
+    CopySide d, s;
+    if (p->srcArray != nullptr && (s.array = live_array(rt, p->srcArray)) == nullptr) return rt.result(cudaErrorInvalidValue);
+    if (p->dstArray != nullptr && (d.array = live_array(rt, p->dstArray)) == nullptr) return rt.result(cudaErrorInvalidValue);
+    const func::CudaArray* any = s.array != nullptr ? s.array : d.array;
+    const std::size_t element = any != nullptr ? any->format.texel_bytes() : 1;
+    if (s.array != nullptr && d.array != nullptr && s.array->format.texel_bytes() != d.array->format.texel_bytes())
+        return rt.result(cudaErrorInvalidValue);
+    if (s.array == nullptr) {
+        s.ptr = static_cast<char*>(p->srcPtr.ptr);
+        s.pitch = p->srcPtr.pitch;
+        s.rows = p->srcPtr.ysize;
+    }
+    if (d.array == nullptr) {
+        d.ptr = static_cast<char*>(p->dstPtr.ptr);
+        d.pitch = p->dstPtr.pitch;
+        d.rows = p->dstPtr.ysize;
+    }
+    const std::size_t bytes = p->extent.width * element;
+    if ((s.array == nullptr && bytes > s.pitch) || (d.array == nullptr && bytes > d.pitch))
+        return rt.result(cudaErrorInvalidPitchValue);
+    const std::size_t sx = p->srcPos.x * (s.array != nullptr ? element : 1);
+    const std::size_t dx = p->dstPos.x * (d.array != nullptr ? element : 1);
+    return copy_box(rt, d, s, dx, p->dstPos.y, p->dstPos.z, sx, p->srcPos.y, p->srcPos.z, bytes,
+                    std::max<std::size_t>(p->extent.height, 1), std::max<std::size_t>(p->extent.depth, 1), p->kind);
+}
+
+cudaError_t CUDARTAPI cudaCreateTextureObject(cudaTextureObject_t* pTexObject, const struct cudaResourceDesc* pResDesc,
+                                              const struct cudaTextureDesc* pTexDesc,
+                                              const struct cudaResourceViewDesc* pResViewDesc) {
+    GPUARCH_LOCK;
+    if (pTexObject == nullptr || pTexDesc == nullptr) return rt.result(cudaErrorInvalidValue);
+    if (pResViewDesc != nullptr) return refuse(rt, "cudaCreateTextureObject", "resource views are not supported");
+    if (pTexDesc->sRGB != 0) return refuse(rt, "cudaCreateTextureObject", "sRGB reads are not supported");
+    func::TextureObject object;
+    if (const cudaError_t e = resource(rt, pResDesc, object.resource, "cudaCreateTextureObject"); e != cudaSuccess) return e;
+    for (unsigned d = 0; d < 3; ++d) {
+        switch (pTexDesc->addressMode[d]) {
+        case cudaAddressModeWrap: object.desc.address[d] = func::AddressMode::wrap; break;
+        case cudaAddressModeClamp: object.desc.address[d] = func::AddressMode::clamp; break;
+        case cudaAddressModeMirror: object.desc.address[d] = func::AddressMode::mirror; break;
+        case cudaAddressModeBorder: object.desc.address[d] = func::AddressMode::border; break;
+        default: return rt.result(cudaErrorInvalidValue);
+        }
+    }
+    if (pTexDesc->filterMode != cudaFilterModePoint && pTexDesc->filterMode != cudaFilterModeLinear)
+        return rt.result(cudaErrorInvalidValue);
+    object.desc.filter = pTexDesc->filterMode == cudaFilterModeLinear ? func::FilterMode::linear : func::FilterMode::point;
+    if (pTexDesc->readMode != cudaReadModeElementType && pTexDesc->readMode != cudaReadModeNormalizedFloat)
+        return rt.result(cudaErrorInvalidValue);
+    object.desc.read = pTexDesc->readMode == cudaReadModeNormalizedFloat ? func::ReadMode::normalized_float
+                                                                          : func::ReadMode::element_type;
+    object.desc.normalized_coords = pTexDesc->normalizedCoords != 0;
+    for (unsigned c = 0; c < 4; ++c) object.desc.border[c] = pTexDesc->borderColor[c];
+    try {
+        *pTexObject = rt.device().textures().create_texture(object);
+        return cudaSuccess;
+    } catch (const std::exception& e) {
+        return refuse(rt, "cudaCreateTextureObject", e.what(), cudaErrorInvalidValue);
+    }
+}
+
+cudaError_t CUDARTAPI cudaDestroyTextureObject(cudaTextureObject_t texObject) {
+    GPUARCH_LOCK;
+    if (texObject == 0) return cudaSuccess;
+    try {
+        rt.device().textures().destroy_texture(texObject);
+        return cudaSuccess;
+    } catch (const std::exception& e) {
+        return refuse(rt, "cudaDestroyTextureObject", e.what(), cudaErrorInvalidValue);
+    }
+}
+
+cudaError_t CUDARTAPI cudaGetTextureObjectResourceDesc(struct cudaResourceDesc* pResDesc, cudaTextureObject_t texObject) {
+    GPUARCH_LOCK;
+    const func::TextureObject* t = rt.device().textures().texture(texObject);
+    if (pResDesc == nullptr || t == nullptr) return rt.result(cudaErrorInvalidValue);
+    *pResDesc = cudaResourceDesc{};
+    const func::Resource& r = t->resource;
+    switch (r.kind) {
+    case func::ResourceKind::array:
+        pResDesc->resType = cudaResourceTypeArray;
+        pResDesc->res.array.array = array_pointer(r.array);
+        break;
+    case func::ResourceKind::linear:
+        pResDesc->resType = cudaResourceTypeLinear;
+        pResDesc->res.linear.devPtr = reinterpret_cast<void*>(r.base);
+        pResDesc->res.linear.desc = channel_desc(r.format);
+        pResDesc->res.linear.sizeInBytes = r.bytes;
+        break;
+    case func::ResourceKind::pitch2d:
+        pResDesc->resType = cudaResourceTypePitch2D;
+        pResDesc->res.pitch2D.devPtr = reinterpret_cast<void*>(r.base);
+        pResDesc->res.pitch2D.desc = channel_desc(r.format);
+        pResDesc->res.pitch2D.width = r.width;
+        pResDesc->res.pitch2D.height = r.height;
+        pResDesc->res.pitch2D.pitchInBytes = r.pitch;
+        break;
+    }
+    return cudaSuccess;
+}
+
+cudaError_t CUDARTAPI cudaCreateSurfaceObject(cudaSurfaceObject_t* pSurfObject, const struct cudaResourceDesc* pResDesc) {
+    GPUARCH_LOCK;
+    if (pSurfObject == nullptr || pResDesc == nullptr) return rt.result(cudaErrorInvalidValue);
+    if (pResDesc->resType != cudaResourceTypeArray)
+        return refuse(rt, "cudaCreateSurfaceObject", "a surface object needs a CUDA array resource", cudaErrorInvalidValue);
+    try {
+        *pSurfObject = rt.device().textures().create_surface(array_handle(pResDesc->res.array.array));
+        return cudaSuccess;
+    } catch (const std::exception& e) {
+        return refuse(rt, "cudaCreateSurfaceObject", e.what(), cudaErrorInvalidValue);
+    }
+}
+
+cudaError_t CUDARTAPI cudaDestroySurfaceObject(cudaSurfaceObject_t surfObject) {
+    GPUARCH_LOCK;
+    if (surfObject == 0) return cudaSuccess;
+    try {
+        rt.device().textures().destroy_surface(surfObject);
+        return cudaSuccess;
+    } catch (const std::exception& e) {
+        return refuse(rt, "cudaDestroySurfaceObject", e.what(), cudaErrorInvalidValue);
+    }
+}
+
+} // extern "C"

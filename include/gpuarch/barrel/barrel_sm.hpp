@@ -537,6 +537,7 @@ private:
         access.width = simd_width;
         access.prefetch = ir::prefetch_level(inst);
         access.coherent = ir::needs_coherent_load(inst);
+        access.texture = inst.op_class == ir::OpClass::texture;
         bool first = true;
         for (std::size_t lane : rec.sw.lanes.set_lanes()) {
             const std::size_t t = rec.sw.thread(lane);

@@ -311,6 +311,13 @@ private:
             decode_address(inst, inst.operands[0], d);
             first_source = inst.num_operands;
             break;
+        // tex/suld/sust read their object, coordinate and data registers from the instruction's operands
+        // (KernelExecution::texture_fetch, surface_access): up to nine registers, more than `sources` holds.
+        case Opcode::tex:
+        case Opcode::suld:
+        case Opcode::sust:
+            first_source = inst.num_operands;
+            break;
         case Opcode::bra:
             if (inst.operands[0].kind != ir::OperandKind::label || inst.operands[0].target == ir::no_pc)
                 fail(inst, "the branch target is not a resolved label");

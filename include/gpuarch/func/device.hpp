@@ -26,6 +26,7 @@
 
 #include <gpuarch/core/error.hpp>
 #include <gpuarch/func/module.hpp>
+#include <gpuarch/func/texture.hpp>
 #include <gpuarch/ir/module.hpp>
 
 namespace gpuarch::func {
@@ -168,6 +169,23 @@ public:
     std::string& console() { return console_; }
     std::string take_console() { return std::exchange(console_, std::string()); }
 
+    // CUDA arrays, texture objects and surface objects (func/texture.hpp). An array's texels are one allocation of
+    // this device, made and freed by create_array / free_array.
+    TextureTable& textures() { return textures_; }
+    const TextureTable& textures() const { return textures_; }
+    std::uint64_t create_array(CudaArray array) {
+        const std::string reason = array.format.invalid_reason();
+        if (!reason.empty()) throw Error("cannot create a CUDA array: " + reason);
+        array.data = malloc(array.bytes());
+        try {
+            return textures_.add_array(array);
+        } catch (...) {
+            free(array.data);
+            throw;
+        }
+    }
+    void free_array(std::uint64_t handle) { free(textures_.remove_array(handle)); }
+
     std::uint64_t bytes_in_use() const { return in_use_; }
     // Calls f(base, bytes) for every live allocation in address order, `bytes` a std::span over its contents:
     // whole-memory comparisons (tests/pinned/parallel_sms.cpp checks that every host-thread count writes the same).
@@ -272,6 +290,7 @@ private:
     std::map<DevPtr, Allocation> allocations_;
     std::unordered_map<std::uint64_t, ModuleVariables> modules_;
     std::string console_;
+    TextureTable textures_;
     // One-entry translation cache: most consecutive accesses hit the same allocation.
     bool cache_valid_ = false;
     DevPtr cache_base_ = 0, cache_end_ = 0;

@@ -43,6 +43,8 @@ constexpr bool has_destination(const Instruction& inst) {
     // A prefetch only moves a line into a cache: its address operand is a source.
     case Opcode::prefetch:
     case Opcode::prefetchu:
+    // sust stores its data vector at texel coordinates of a surface object: every operand is a source.
+    case Opcode::sust:
         return false;
     case Opcode::bar:
         return inst.barrier == BarrierMode::red_popc || inst.barrier == BarrierMode::red_and ||

@@ -96,6 +96,11 @@ struct Instruction {
     ScalarType b_type = ScalarType::none;
     bool accumulate = false;                   // vabsdiff4.add: d = c + the sum of the byte differences
     CacheLevel cache_level = CacheLevel::none; // prefetch/prefetchu: .L1, .L2 or an L2 eviction priority
+    // Appended (issue 20, textures). tex: `type` is .dtype (f32/s32/u32), `src_type` the coordinate type .ctype
+    // (f32/s32), vector_width 4. suld/sust: `type` is the element (.b8...b64), vector_width 1, 2 or 4.
+    TexGeometry geometry = TexGeometry::none;
+    bool tex_level = false;                           // tex.level: the last operand is the level of detail
+    SurfaceClamp surface_clamp = SurfaceClamp::none;  // suld/sust .trap/.clamp/.zero
 
     Guard guard;
     std::uint8_t num_operands = 0;

@@ -130,6 +130,9 @@ constexpr std::string_view name(Opcode op) {
     case Opcode::redux: return "redux";
     case Opcode::prefetch: return "prefetch";
     case Opcode::prefetchu: return "prefetchu";
+    case Opcode::tex: return "tex";
+    case Opcode::suld: return "suld";
+    case Opcode::sust: return "sust";
     }
     return "?";
 }
@@ -295,6 +298,30 @@ constexpr std::string_view name(CacheLevel l) {
     return "?";
 }
 
+constexpr std::string_view name(TexGeometry g) {
+    switch (g) {
+    case TexGeometry::none: return "";
+    case TexGeometry::d1: return "1d";
+    case TexGeometry::d2: return "2d";
+    case TexGeometry::d3: return "3d";
+    case TexGeometry::a1d: return "a1d";
+    case TexGeometry::a2d: return "a2d";
+    case TexGeometry::cube: return "cube";
+    case TexGeometry::acube: return "acube";
+    }
+    return "?";
+}
+
+constexpr std::string_view name(SurfaceClamp c) {
+    switch (c) {
+    case SurfaceClamp::none: return "";
+    case SurfaceClamp::trap: return "trap";
+    case SurfaceClamp::clamp: return "clamp";
+    case SurfaceClamp::zero: return "zero";
+    }
+    return "?";
+}
+
 constexpr std::string_view name(PrmtMode m) {
     switch (m) {
     case PrmtMode::none: return "";
@@ -381,6 +408,7 @@ constexpr std::string_view name(OpClass c) {
     case OpClass::control: return "control";
     case OpClass::system: return "system";
     case OpClass::prefetch: return "prefetch";
+    case OpClass::texture: return "texture";
     case OpClass::nop: return "nop";
     }
     return "?";

@@ -29,6 +29,9 @@
 //              failed assert); timed by each frontend's unit_for (docs/ptx.md, "Device-side printf, assert, trap")
 //   prefetch   prefetch and prefetchu in every state space: a memory instruction (ir::is_memory) that loads a
 //              line and writes no register (docs/ptx.md, "Prefetch")
+//   texture    tex, suld and sust: memory instructions (ir::is_memory) of the texture unit, which address texels
+//              of a texture or surface object rather than bytes of a state space (docs/ptx.md, "Textures and
+//              surfaces")
 #include <gpuarch/ir/instruction.hpp>
 #include <gpuarch/ir/types.hpp>
 
@@ -71,6 +74,8 @@ constexpr OpClass classify(const Instruction& inst) {
         return OpClass::int_mul;
     case Opcode::prefetch: case Opcode::prefetchu:
         return OpClass::prefetch;
+    case Opcode::tex: case Opcode::suld: case Opcode::sust:
+        return OpClass::texture;
     case Opcode::mul: case Opcode::mad: case Opcode::fma: case Opcode::mul24: case Opcode::mad24:
     case Opcode::madc: case Opcode::rem:
         return by_float_type(t, OpClass::int_mul);

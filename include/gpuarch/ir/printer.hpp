@@ -160,6 +160,24 @@ inline std::string opcode_text(const Instruction& inst) {
         mod(name(inst.atom_op));
         mod(name(inst.type));
         return out;
+    // tex.{level.}geom.v4.dtype.ctype, suld.b.geom{.v2|.v4}.btype.clamp, sust.b.geom{.v2|.v4}.btype.clamp.
+    case Opcode::tex:
+        out = "tex";
+        if (inst.tex_level) mod("level");
+        mod(name(inst.geometry));
+        mod("v4");
+        mod(name(inst.type));
+        mod(name(inst.src_type));
+        return out;
+    case Opcode::suld:
+    case Opcode::sust:
+        out = std::string(name(inst.op));
+        mod("b");
+        mod(name(inst.geometry));
+        if (inst.vector_width > 1) mod(inst.vector_width == 2 ? "v2" : "v4");
+        mod(name(inst.type));
+        mod(name(inst.surface_clamp));
+        return out;
     case Opcode::prefetch:
     case Opcode::prefetchu:
         out = std::string(name(inst.op));
@@ -219,6 +237,22 @@ inline std::string to_string(const Instruction& inst, const Kernel& kernel, cons
         return out;
     }
     out += opcode_text(inst);
+    if (inst.op == Opcode::tex || inst.op == Opcode::suld || inst.op == Opcode::sust) {
+        // The object register and its coordinate vector print as one operand, [object, {coordinates}] (operand
+        // table in ptx/parser.hpp).
+        const std::uint8_t object = inst.op == Opcode::sust ? 0 : 1;
+        for (std::uint8_t i = 0; i < inst.num_operands; ++i) {
+            if (i == object + 1) continue;
+            out += i == 0 ? " " : ", ";
+            if (i == object)
+                out += "[" + detail::operand_text(inst.operands[i], kernel, module) + ", " +
+                       detail::operand_text(inst.operands[i + 1], kernel, module) + "]";
+            else
+                out += detail::operand_text(inst.operands[i], kernel, module);
+        }
+        out += ';';
+        return out;
+    }
     for (std::uint8_t i = 0; i < inst.num_operands; ++i) {
         out += i == 0 ? " " : ", ";
         const Operand& op = inst.operands[i];

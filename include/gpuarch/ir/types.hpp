@@ -67,6 +67,11 @@ enum class Opcode : std::uint16_t {
     // sad d, a, b, c), the warp reduction redux.sync (sm_80), and cache prefetches (prefetch to the data caches,
     // prefetchu to the uniform cache), which change no value (PTX ISA 9.0, Secs. 9.7.1.x, 9.7.13.x, 9.7.9.15).
     vabsdiff4, dp4a, dp2a, sad, redux, prefetch, prefetchu,
+    // appended (issue 20, textures and surfaces): tex (texture fetch through a 64-bit texture-object register, the
+    // unified mode; .level reads an explicit level of detail), suld.b (surface load) and sust.b (surface store)
+    // through a surface-object register (PTX ISA 9.0, Secs. 9.7.10.3, 9.7.10.7, 9.7.10.8). Operands are in the
+    // table of ptx/parser.hpp, "Texture and surface instructions".
+    tex, suld, sust,
 };
 
 enum class CompareOp : std::uint8_t {
@@ -89,6 +94,12 @@ enum class TestKind : std::uint8_t { none, finite, infinite, number, notanumber,
 // The cache level of a prefetch (.L1, .L2), and the L2 eviction priorities prefetch.global accepts
 // (.L2::evict_last, .L2::evict_normal), which are hints only.
 enum class CacheLevel : std::uint8_t { none, L1, L2, L2_evict_last, L2_evict_normal };
+// The geometry of a tex/suld/sust (PTX ISA 9.0, Sec. 9.7.10.3): how many coordinates it has and whether the first
+// is an array layer index (a1d, a2d).
+enum class TexGeometry : std::uint8_t { none, d1, d2, d3, a1d, a2d, cube, acube };
+// What suld/sust do with an out-of-range coordinate (PTX ISA 9.0, Sec. 9.7.10.7): .trap faults, .clamp uses the
+// nearest element, .zero loads zero and drops stores.
+enum class SurfaceClamp : std::uint8_t { none, trap, clamp, zero };
 // prmt modes (default, f4e, b4e, rc8, ecl, ecr, rc16).
 enum class PrmtMode : std::uint8_t { none, f4e, b4e, rc8, ecl, ecr, rc16 };
 
@@ -118,10 +129,11 @@ enum class OpClass : std::uint8_t {
     branch, barrier, warp_level, control,
     system, // device-runtime calls (vprintf, __assertfail) and trap; inserted before nop, which stays last
     prefetch, // prefetch / prefetchu: a load into a cache that writes no register; inserted before nop
+    texture,  // tex, suld and sust: the texture unit's loads and surface stores; inserted before nop
     nop,
 };
 constexpr bool is_memory(OpClass c) {
-    return (c >= OpClass::load_global && c <= OpClass::atomic_generic) || c == OpClass::prefetch;
+    return (c >= OpClass::load_global && c <= OpClass::atomic_generic) || c == OpClass::prefetch || c == OpClass::texture;
 }
 
 } // namespace gpuarch::ir

@@ -33,6 +33,9 @@ struct WarpAccess {
     // A load that must see other SMs' writes (ir::needs_coherent_load: volatile, or relaxed/acquire at .gpu/.sys
     // scope): served by the L2 like an uncached global load, never by the L1.
     bool coherent = false;
+    // A texture-unit access (tex, suld, sust; op class texture): loads follow L1Config::cache_texture_loads and are
+    // counted as texture loads; the addresses are the texels' device addresses in global space.
+    bool texture = false;
 };
 
 // A finished warp memory instruction. The fields after `pc` describe how the L1 served it; a scheduler that

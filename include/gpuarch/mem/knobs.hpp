@@ -83,6 +83,7 @@ struct JoinNames<K, K2, Rest...> {
 enum class KnobKind : std::uint8_t {
     mshr_entries, mshr_merges, sets, ways, line_bytes, sector_bytes, miss_queue, hit_latency, lsu_queue,
     allocation, indexing, shared_banks, shared_lanes_per_cycle, global_load_caching, reexecution_queue,
+    texture_load_caching, // appended (issue 20)
 };
 
 enum class AllocationPolicy : std::uint8_t {
@@ -169,6 +170,25 @@ struct CacheGlobalLoads {
     static constexpr std::string_view name = name_storage.view();
 };
 
+// The texture cache (issue 20): tex fetches and suld surface loads are looked up in the L1's tag array, the
+// unified L1/texture cache of Maxwell and later, and with CacheTextureLoads (the default) they allocate there even
+// where global loads bypass the L1 (BypassL1ForGlobalLoads: Kepler serves texture and read-only loads from its
+// texture cache, not from L2). BypassL1ForTextureLoads sends them around the L1 as sector requests. GPGPU-Sim
+// models a separate read-only texture cache beside the L1D (its GTX480 configuration: `-tex_cache_l1
+// N:128:5,L:R:m:N:L,F:128:4,128:2`, 4 KB per SM); a separate array is not modelled here (docs/memory.md).
+struct CacheTextureLoads {
+    static constexpr KnobKind kind = KnobKind::texture_load_caching;
+    static constexpr bool value = true;
+    static constexpr detail::FixedString name_storage{"CacheTextureLoads"};
+    static constexpr std::string_view name = name_storage.view();
+};
+struct BypassL1ForTextureLoads {
+    static constexpr KnobKind kind = KnobKind::texture_load_caching;
+    static constexpr bool value = false;
+    static constexpr detail::FixedString name_storage{"BypassL1ForTextureLoads"};
+    static constexpr std::string_view name = name_storage.view();
+};
+
 template <class K>
 concept L1Knob = requires {
     { K::kind } -> std::convertible_to<KnobKind>;
@@ -193,7 +213,7 @@ struct KnobValue<Kind, Fallback, K, Rest...> {
 
 template <class... Knobs>
 constexpr bool knob_kinds_unique() {
-    for (int k = 0; k <= static_cast<int>(KnobKind::reexecution_queue); ++k) {
+    for (int k = 0; k <= static_cast<int>(KnobKind::texture_load_caching); ++k) {
         const std::size_t n = ((static_cast<int>(Knobs::kind) == k ? std::size_t{1} : std::size_t{0}) + ... + std::size_t{0});
         if (n > 1) return false;
     }

@@ -80,6 +80,7 @@ struct L1Config {
     std::uint32_t lsu_queue = 1;           // documented default: one dispatch register in front of the LSU
     AllocationPolicy allocation = AllocationPolicy::on_fill; // Wang 2016 Sec. 5 runs allocate-on-fill
     bool cache_global_loads = true;
+    bool cache_texture_loads = true; // texture fetches and surface loads allocate in the L1 (knobs.hpp, CacheTextureLoads)
     std::uint32_t coherent_max_lines = 2;  // Wang 2016 Sec. 2.1: coherent = 1-2 cache lines
     std::uint32_t reexecution_entries = 0; // MASCAR re-execution queue (line accesses); 0: none (Wang 2016 Sec. 5
                                            // gives MASCAR 32)
@@ -127,6 +128,8 @@ inline std::string l1_differences(const L1Config& effective, const L1Config& dec
         add("l1.allocation", effective.allocation == AllocationPolicy::on_fill ? "on_fill" : "on_miss");
     if (effective.cache_global_loads != declared.cache_global_loads)
         add("l1.cache_global_loads", effective.cache_global_loads ? "true" : "false");
+    if (effective.cache_texture_loads != declared.cache_texture_loads)
+        add("l1.cache_texture_loads", effective.cache_texture_loads ? "true" : "false");
     if (effective.reexecution_entries != declared.reexecution_entries)
         add("l1.reexecution_entries", num(effective.reexecution_entries));
     return out;
@@ -169,6 +172,7 @@ public:
         const std::uint32_t index = new_pending();
         Pending& p = pending_[index];
         p.info = Completion{};
+        p.texture = access.texture;
         p.info.warp = access.warp;
         p.info.token = access.token;
         p.info.pc = access.pc;
@@ -217,7 +221,11 @@ public:
                 // sectors through the L2 without allocating in the L1, like an uncached global load.
                 const bool l2_only = access.prefetch != ir::CacheLevel::none && access.prefetch != ir::CacheLevel::L1;
                 if (access.prefetch != ir::CacheLevel::none) ++prefetches_;
-                if (l2_only || (!local && (!config_.cache_global_loads || access.coherent))) {
+                if (access.texture) ++texture_loads_;
+                // A coherent load (ir::needs_coherent_load) never takes its data from the L1.
+                const bool cached = access.texture ? config_.cache_texture_loads
+                                                   : config_.cache_global_loads && !access.coherent;
+                if (l2_only || (!local && !cached)) {
                     slot.path = Path::bypass_load;
                     coalesce(access, config_.sector_bytes, config_.sector_bytes, slot.accesses);
                 } else {
@@ -338,6 +346,8 @@ public:
         v.counter("cycles", cycles_, "core cycles simulated");
         v.counter("loads", loads_, "global and local warp loads");
         v.counter("prefetches", prefetches_, "of those loads, prefetch/prefetchu instructions (no register written)");
+        v.counter("texture_loads", texture_loads_, "of those loads, tex fetches and suld surface loads");
+        v.counter("texture_misses", texture_misses_, "line accesses of texture loads that allocated an MSHR entry");
         v.counter("stores", stores_, "global and local warp stores");
         v.counter("atomics", atomics_, "global warp atomics");
         v.counter("shared_accesses", shared_accesses_, "shared-memory warp accesses");
@@ -416,6 +426,7 @@ private:
         bool live = false;
         Path path = Path::data_load;
         std::uint32_t access_bytes = 4;
+        bool texture = false; // a texture-unit load (WarpAccess::texture)
     };
     struct Timed {
         core::Cycle at;
@@ -699,6 +710,7 @@ private:
         miss_queue_.push(MemPacket{line, config_.geometry.line_bytes, MemPacket::read, sm_,
                                    make_id(IdClass::data_fill, entry), false, 0});
         ++misses_;
+        if (p.texture) ++texture_misses_;
         ++p.outstanding;
         ++p.info.misses;
         if (config_.duplicate_tracker != nullptr) config_.duplicate_tracker->record(sm_, line, now);
@@ -875,6 +887,7 @@ private:
     core::Cycle last_cycle_ = 0;
 
     std::uint64_t prefetches_ = 0;
+    std::uint64_t texture_loads_ = 0, texture_misses_ = 0;
     std::uint64_t cycles_ = 0, loads_ = 0, stores_ = 0, atomics_ = 0, shared_accesses_ = 0, shared_bank_cycles_ = 0,
                   constant_accesses_ = 0, accesses_ = 0, hits_ = 0, misses_ = 0, merges_ = 0, evictions_ = 0,
                   write_evictions_ = 0, bypass_requests_ = 0, write_requests_ = 0, atomic_requests_ = 0,
@@ -895,7 +908,7 @@ class L1 : public L1Unit {
                   "every argument of L1<...> must be an L1 knob: MSHR<N>, Merges<N>, Sets<N>, Ways<N>, LineBytes<N>, "
                   "SectorBytes<N>, MissQueue<N>, HitLatency<N>, LsuQueue<N>, SharedBanks<N>, SharedLanesPerCycle<N>, "
                   "AllocOnFill or AllocOnMiss, HashedIndex or LinearIndex, CacheGlobalLoads or BypassL1ForGlobalLoads, "
-                  "ReexecutionQueue<N>");
+                  "ReexecutionQueue<N>, CacheTextureLoads or BypassL1ForTextureLoads");
     static_assert(detail::knob_kinds_unique<Knobs...>(), "each kind of L1 knob may be given at most once");
 
     template <KnobKind Kind, auto Fallback>
@@ -922,6 +935,7 @@ public:
     static_assert(indexing != SetIndexing::fermi_hash || sets == 32 || sets == 64,
                   "the Fermi hashed set index (HashedIndex) is defined for 32 or 64 sets only");
     static constexpr bool cache_global_loads = knob<KnobKind::global_load_caching, defaults.cache_global_loads>;
+    static constexpr bool cache_texture_loads = knob<KnobKind::texture_load_caching, defaults.cache_texture_loads>;
     static constexpr std::uint32_t reexecution_entries =
         knob<KnobKind::reexecution_queue, defaults.reexecution_entries>;
 
@@ -941,6 +955,7 @@ public:
         c.lsu_queue = lsu_queue;
         c.allocation = allocation;
         c.cache_global_loads = cache_global_loads;
+        c.cache_texture_loads = cache_texture_loads;
         c.reexecution_entries = reexecution_entries;
         c.shared.banks = shared_banks;
         c.shared.lanes_per_cycle = shared_lanes_per_cycle;

@@ -105,14 +105,12 @@ inline std::string_view unsupported_reason(std::string_view head) {
         {"tcgen05", "tensor-core matrix instructions are not supported"},
         {"cp", "asynchronous copies are not supported"},
         {"mbarrier", "asynchronous barriers are not supported"},
-        {"tex", "texture and surface instructions are not supported"},
-        {"tld4", "texture and surface instructions are not supported"},
-        {"txq", "texture and surface instructions are not supported"},
-        {"suld", "texture and surface instructions are not supported"},
-        {"sust", "texture and surface instructions are not supported"},
-        {"sured", "texture and surface instructions are not supported"},
-        {"suq", "texture and surface instructions are not supported"},
-        {"istypep", "texture and surface instructions are not supported"},
+        // tex, suld.b and sust.b through texture and surface objects are supported (parse_texture).
+        {"tld4", "texture gathers (tld4) are not supported; tex, suld.b and sust.b are"},
+        {"txq", "texture queries (txq) are not supported; tex, suld.b and sust.b are"},
+        {"sured", "surface reductions (sured) are not supported; tex, suld.b and sust.b are"},
+        {"suq", "surface queries (suq) are not supported; tex, suld.b and sust.b are"},
+        {"istypep", "istypep is not supported; tex, suld.b and sust.b are"},
         {"elect", "elect.sync (sm_90) is not supported"},
         {"setmaxnreg", "setmaxnreg (sm_90) is not supported"},
         {"griddepcontrol", "programmatic dependent launch (griddepcontrol) is not supported"},
@@ -145,7 +143,8 @@ inline std::optional<ir::Opcode> opcode_from_head(std::string_view head) {
         ir::Opcode::shfl,  ir::Opcode::vote,  ir::Opcode::activemask, ir::Opcode::match, ir::Opcode::bra,
         ir::Opcode::call,  ir::Opcode::ret,   ir::Opcode::exit,     ir::Opcode::nanosleep, ir::Opcode::shf,
         ir::Opcode::trap,  ir::Opcode::vabsdiff4, ir::Opcode::dp4a, ir::Opcode::dp2a, ir::Opcode::sad,
-        ir::Opcode::redux, ir::Opcode::prefetch, ir::Opcode::prefetchu,
+        ir::Opcode::redux, ir::Opcode::prefetch, ir::Opcode::prefetchu, ir::Opcode::tex, ir::Opcode::suld,
+        ir::Opcode::sust,
     };
     if (head == "barrier") return ir::Opcode::bar;
     for (ir::Opcode op : all)
@@ -1242,6 +1241,10 @@ private:
             parse_call(inst, op_token, parts);
             return;
         }
+        if (inst.op == ir::Opcode::tex || inst.op == ir::Opcode::suld || inst.op == ir::Opcode::sust) {
+            parse_texture(inst, op_token, parts);
+            return;
+        }
         std::vector<std::pair<ir::ScalarType, Part>> types;
         for (std::size_t i = first_modifier; i < parts.size(); ++i) apply_modifier(inst, op_token, head, parts[i], types);
         finish_modifiers(inst, op_token, head, parts, types);
@@ -1860,6 +1863,10 @@ private:
             break;
         case Opcode::vprintf: case Opcode::assertfail: // made by the inliner from a call, never parsed by name
             fail_here("'" + opname + "' is a device-runtime function: call it (call.uni (r), vprintf, (a, b);)");
+            break;
+        case Opcode::tex: case Opcode::suld: case Opcode::sust: // parse_texture reads these
+            fail_here("internal error: '" + opname + "' reached the generic modifier rules");
+            break;
         }
     }
 
@@ -2058,13 +2065,18 @@ private:
         case Opcode::prefetch: case Opcode::prefetchu:
             return {{Role::address, ScalarType::none}};
         case Opcode::call: case Opcode::vprintf: case Opcode::assertfail:
+        case Opcode::tex: case Opcode::suld: case Opcode::sust:
             break;
         }
         fail(op_token, "internal error: no operand roles for '" + std::string(op_token.text) + "'");
     }
 
     // Which instructions accept registers wider than their type (PTX ISA 9.0, Sec. 6.4.2.1: ld, st, cvt).
-    static bool relaxed_sizes(ir::Opcode op) { return op == ir::Opcode::ld || op == ir::Opcode::st || op == ir::Opcode::cvt; }
+    // suld/sust move raw .b8/.b16 elements through wider registers as ld/st do (nvcc uses %rs for .b8).
+    static bool relaxed_sizes(ir::Opcode op) {
+        return op == ir::Opcode::ld || op == ir::Opcode::st || op == ir::Opcode::cvt || op == ir::Opcode::suld ||
+               op == ir::Opcode::sust;
+    }
 
     std::string operand_label(const Token& op_token, std::size_t index) const {
         return "operand " + std::to_string(index + 1) + " of '" + std::string(op_token.text) + "'";
@@ -2389,6 +2401,165 @@ private:
         if (inst.op == ir::Opcode::setp && inst.operands[0].kind == ir::OperandKind::sink)
             fail(*raw[0].at, "setp needs a destination predicate");
         (void)op_token;
+    }
+
+    // ---- texture and surface instructions (issue 20)
+    // Unified mode only: the texture or surface is a 64-bit object handle in a register (CUDA 12 removed texture
+    // references, so nvcc emits no .texref/.surfref operands). Operands (PTX ISA 9.0, Secs. 9.7.10.3, .7, .8):
+    //   tex{.level}.geom.v4.dtype.ctype d, [t, c]{, lod}  -> operands d (vector of 4 .dtype registers), t (a 64-bit
+    //                                                        register), c (vector), lod (.f32 register, .level only)
+    //   suld.b.geom{.v2|.v4}.btype.mode d, [s, c]         -> operands d (vector of vector_width), s, c
+    //   sust.b.geom{.v2|.v4}.btype.mode [s, c], a         -> operands s, c, a (vector of vector_width)
+    // Coordinates: 1d {x}, 2d {x, y}, 3d {x, y, z, _}, a1d {layer, x}, a2d {layer, x, y, _}; the layer is .s32, the
+    // others .ctype (tex) or .s32 byte/element coordinates (suld/sust, x in bytes). The fourth element of a 3d or a2d
+    // vector is ignored, as in the ISA. Rejected with a reason: tex.grad, cube maps, .v2 half forms, multisample
+    // geometries, formatted surface access (.p), layered surfaces, tld4, txq, suq, sured.
+    void parse_texture(ir::Instruction& inst, const Token& op_token, const std::vector<Part>& parts) {
+        using ir::ScalarType;
+        using ir::TexGeometry;
+        const bool is_tex = inst.op == ir::Opcode::tex;
+        const std::string opname(op_token.text);
+        std::size_t i = 1;
+        const auto part = [&]() -> const Part& {
+            if (i >= parts.size()) fail(op_token, "'" + opname + "' is incomplete: it needs " +
+                                                      (is_tex ? "a geometry, .v4, a result type and a coordinate type"
+                                                              : ".b, a geometry, an element type and .trap, .clamp or .zero"));
+            return parts[i];
+        };
+        if (is_tex) {
+            if (part().text == "level") {
+                inst.tex_level = true;
+                ++i;
+            } else if (part().text == "grad") {
+                fail_part(op_token, part(), "tex.grad (explicit gradients) is not supported; tex and tex.level are");
+            } else if (part().text == "base") {
+                ++i; // .base: level 0, the default
+            }
+        } else {
+            if (part().text == "p") fail_part(op_token, part(), "formatted surface access (" + std::string(ir::name(inst.op)) + ".p) is not supported; " + std::string(ir::name(inst.op)) + ".b is");
+            if (part().text != "b") fail_part(op_token, part(), "expected .b after '" + std::string(ir::name(inst.op)) + "'");
+            ++i;
+        }
+        {
+            const Part& g = part();
+            static constexpr std::pair<std::string_view, TexGeometry> geometries[] = {
+                {"1d", TexGeometry::d1}, {"2d", TexGeometry::d2}, {"3d", TexGeometry::d3}, {"a1d", TexGeometry::a1d},
+                {"a2d", TexGeometry::a2d}, {"cube", TexGeometry::cube}, {"acube", TexGeometry::acube}};
+            for (const auto& [text, geometry] : geometries)
+                if (g.text == text) inst.geometry = geometry;
+            if (g.text == "2dms" || g.text == "a2dms") fail_part(op_token, g, "multisample textures (." + std::string(g.text) + ") are not supported");
+            if (inst.geometry == TexGeometry::none) fail_part(op_token, g, "expected a geometry (.1d, .2d, .3d, .a1d, .a2d), found ." + std::string(g.text));
+            if (inst.geometry == TexGeometry::cube || inst.geometry == TexGeometry::acube)
+                fail_part(op_token, g, "cube-map textures (." + std::string(g.text) + ") are not supported");
+            if (!is_tex && (inst.geometry == TexGeometry::a1d || inst.geometry == TexGeometry::a2d))
+                fail_part(op_token, g, "layered surfaces (." + std::string(g.text) + ") are not supported");
+            ++i;
+        }
+        if (part().text == "v4" || part().text == "v2") {
+            if (is_tex && part().text == "v2") fail_part(op_token, part(), "tex.v2 (half-precision results) is not supported; tex.v4 is");
+            inst.vector_width = part().text == "v4" ? 4 : 2;
+            ++i;
+        } else if (is_tex) {
+            fail_part(op_token, part(), "tex needs .v4");
+        }
+        const auto type_part = [&](std::initializer_list<ScalarType> allowed, std::string_view what) {
+            const Part& t = part();
+            const auto found = lookup_name(t.text, all_scalar_types);
+            if (!found || std::find(allowed.begin(), allowed.end(), *found) == allowed.end())
+                fail_part(op_token, t, "expected " + std::string(what) + ", found ." + std::string(t.text));
+            ++i;
+            return *found;
+        };
+        if (is_tex) {
+            inst.type = type_part({ScalarType::f32, ScalarType::s32, ScalarType::u32}, "a result type (.f32, .s32, .u32)");
+            inst.src_type = type_part({ScalarType::f32, ScalarType::s32}, "a coordinate type (.f32, .s32)");
+        } else {
+            inst.type = type_part({ScalarType::b8, ScalarType::b16, ScalarType::b32, ScalarType::b64},
+                                  "an element type (.b8, .b16, .b32, .b64)");
+            if (inst.vector_width == 4 && inst.type == ScalarType::b64)
+                fail(op_token, "'" + opname + "': .v4 with .b64 is not allowed (PTX ISA 9.0, Sec. 9.7.10.7)");
+            const Part& m = part();
+            if (m.text == "trap") inst.surface_clamp = ir::SurfaceClamp::trap;
+            else if (m.text == "clamp") inst.surface_clamp = ir::SurfaceClamp::clamp;
+            else if (m.text == "zero") inst.surface_clamp = ir::SurfaceClamp::zero;
+            else fail_part(op_token, m, "expected .trap, .clamp or .zero, found ." + std::string(m.text));
+            ++i;
+        }
+        if (i < parts.size()) fail_part(op_token, parts[i], "unsupported modifier '." + std::string(parts[i].text) + "' on '" + std::string(ir::name(inst.op)) + "'");
+
+        const auto coordinate_count = [&]() -> unsigned {
+            switch (inst.geometry) {
+            case TexGeometry::d1: return 1;
+            case TexGeometry::d2: case TexGeometry::a1d: return 2;
+            default: return 4;
+            }
+        };
+        const auto data_vector = [&](std::size_t index, bool is_dest) {
+            RawOperand raw = parse_raw_operand();
+            if (raw.kind != RawOperand::Kind::vector) fail(*raw.at, operand_label(op_token, index) + " must be a vector {...}");
+            return convert_vector(inst, op_token, raw, RoleSpec{is_dest ? Role::dst_data : Role::src_data, inst.type}, index, is_dest);
+        };
+        // [object, {coordinates}] fills two operands.
+        const auto object_and_coordinates = [&](std::size_t index) {
+            expect_punct('[', "to open a texture or surface operand [object, {coordinates}]");
+            const Token& object = expect_word("a texture or surface object register");
+            ir::Operand h;
+            h.kind = ir::OperandKind::reg;
+            if (!find_register(object.text)) {
+                if (find_symbol(object.text))
+                    fail(object, "texture and surface references (.texref/.surfref '" + std::string(object.text) +
+                                     "') are not supported; use texture and surface objects");
+                fail(object, "undeclared register '" + std::string(object.text) + "'");
+            }
+            h.reg = resolve_register(object);
+            check_register_type(inst, op_token, object, h.reg, ScalarType::b64, index, false);
+            expect_punct(',', "between the object and its coordinates");
+            const Token& open = peek();
+            if (!open.is_punct('{')) fail(open, "expected a coordinate vector {...}, found " + describe(open));
+            RawOperand raw = parse_raw_operand();
+            if (raw.count != coordinate_count())
+                fail(open, "." + std::string(ir::name(inst.geometry)) + " takes " + std::to_string(coordinate_count()) +
+                               " coordinate" + (coordinate_count() == 1 ? "" : "s") + ", found " + std::to_string(raw.count));
+            ir::Operand c;
+            c.kind = ir::OperandKind::vector;
+            c.vector_count = raw.count;
+            const bool layered = inst.geometry == TexGeometry::a1d || inst.geometry == TexGeometry::a2d;
+            for (std::uint8_t e = 0; e < raw.count; ++e) {
+                const Token& t = *raw.elements[e];
+                if (t.kind != TokenKind::word || t.text == "_") fail(t, "a coordinate must be a register");
+                c.vector[e] = resolve_register(t);
+                const ScalarType want = !is_tex || (layered && e == 0) ? ScalarType::s32 : inst.src_type;
+                check_register_type(inst, op_token, t, c.vector[e], want, index + 1, false);
+            }
+            expect_punct(']', "to close a texture or surface operand");
+            inst.operands[index] = h;
+            inst.operands[index + 1] = c;
+        };
+        if (inst.op == ir::Opcode::sust) {
+            object_and_coordinates(0);
+            expect_punct(',', "after the surface operand");
+            inst.operands[2] = data_vector(2, false);
+            inst.num_operands = 3;
+        } else {
+            inst.operands[0] = data_vector(0, true);
+            expect_punct(',', "after the destination");
+            object_and_coordinates(1);
+            inst.num_operands = 3;
+            if (inst.tex_level) {
+                expect_punct(',', "before the level of detail of tex.level");
+                const Token& lod = expect_word("the level-of-detail register");
+                ir::Operand l;
+                l.kind = ir::OperandKind::reg;
+                l.reg = resolve_register(lod);
+                check_register_type(inst, op_token, lod, l.reg, ScalarType::f32, 3, false);
+                inst.operands[3] = l;
+                inst.num_operands = 4;
+            }
+        }
+        const Token& semi = peek();
+        if (!semi.is_punct(';')) fail(semi, "expected ';' after '" + opname + "', found " + describe(semi));
+        next();
+        function_->body.code.push_back(inst);
     }
 
     // ---- call

@@ -42,7 +42,9 @@ constexpr NextAccess access_of(ir::OpClass c) {
     case ir::OpClass::load_global:
     case ir::OpClass::load_local:
     case ir::OpClass::load_generic:
-    case ir::OpClass::prefetch: return NextAccess::cached_load; // a prefetch takes MSHR entries as a load does
+    case ir::OpClass::prefetch: // a prefetch takes MSHR entries as a load does
+    case ir::OpClass::texture:  // so do texture fetches and surface loads (the L1 serves them as global loads)
+        return NextAccess::cached_load;
     default: return ir::is_memory(c) ? NextAccess::other_memory : NextAccess::compute;
     }
 }
@@ -53,7 +55,8 @@ constexpr bool uses_data_path(ir::OpClass c) {
     switch (c) {
     case ir::OpClass::load_global: case ir::OpClass::load_local: case ir::OpClass::load_generic:
     case ir::OpClass::store_global: case ir::OpClass::store_local: case ir::OpClass::store_generic:
-    case ir::OpClass::atomic_global: case ir::OpClass::atomic_generic: case ir::OpClass::prefetch: return true;
+    case ir::OpClass::atomic_global: case ir::OpClass::atomic_generic: case ir::OpClass::prefetch:
+    case ir::OpClass::texture: return true;
     default: return false;
     }
 }
