@@ -130,6 +130,14 @@ constexpr std::string_view name(Opcode op) {
     case Opcode::redux: return "redux";
     case Opcode::prefetch: return "prefetch";
     case Opcode::prefetchu: return "prefetchu";
+    // issue 20, device heap: call targets, not PTX opcodes (printer.hpp prints the call)
+    case Opcode::device_malloc: return "malloc";
+    case Opcode::device_free: return "free";
+    // issue 20, cp.async: the whole opcode word (the parser matches head "cp" and these suffixes)
+    case Opcode::cp_async: return "cp.async";
+    case Opcode::cp_async_commit_group: return "cp.async.commit_group";
+    case Opcode::cp_async_wait_group: return "cp.async.wait_group";
+    case Opcode::cp_async_wait_all: return "cp.async.wait_all";
     }
     return "?";
 }
@@ -379,6 +387,7 @@ constexpr std::string_view name(OpClass c) {
     case OpClass::control: return "control";
     case OpClass::system: return "system";
     case OpClass::prefetch: return "prefetch";
+    case OpClass::async_copy: return "async_copy";
     case OpClass::nop: return "nop";
     }
     return "?";

@@ -67,6 +67,14 @@ enum class Opcode : std::uint16_t {
     // sad d, a, b, c), the warp reduction redux.sync (sm_80), and cache prefetches (prefetch to the data caches,
     // prefetchu to the uniform cache), which change no value (PTX ISA 9.0, Secs. 9.7.1.x, 9.7.13.x, 9.7.9.15).
     vabsdiff4, dp4a, dp2a, sad, redux, prefetch, prefetchu,
+    // appended (issue 20, device heap): the CUDA device-runtime functions malloc and free, which nvcc declares
+    // `.extern .func` like vprintf. The inliner turns `call malloc`/`call free` into these; their operands are the
+    // call's .param symbols (the input, then malloc's return; see the operand table in ptx/parser.hpp).
+    device_malloc, device_free,
+    // appended (issue 20, asynchronous copies, sm_80; PTX ISA 9.0, Sec. 9.7.9.25): cp.async.{ca,cg}.shared.global
+    // [dst], [src], cp-size [, src-size | ignore-src]; cp.async.commit_group; cp.async.wait_group N;
+    // cp.async.wait_all.
+    cp_async, cp_async_commit_group, cp_async_wait_group, cp_async_wait_all,
 };
 
 enum class CompareOp : std::uint8_t {
@@ -114,10 +122,14 @@ enum class OpClass : std::uint8_t {
     branch, barrier, warp_level, control,
     system, // device-runtime calls (vprintf, __assertfail) and trap; inserted before nop, which stays last
     prefetch, // prefetch / prefetchu: a load into a cache that writes no register; inserted before nop
+    // appended (issue 20, cp.async): an asynchronous global-to-shared copy, timed as a global load that writes
+    // no register (its commit and wait instructions are control); inserted before nop
+    async_copy,
     nop,
 };
 constexpr bool is_memory(OpClass c) {
-    return (c >= OpClass::load_global && c <= OpClass::atomic_generic) || c == OpClass::prefetch;
+    return (c >= OpClass::load_global && c <= OpClass::atomic_generic) || c == OpClass::prefetch ||
+           c == OpClass::async_copy;
 }
 
 } // namespace gpuarch::ir

@@ -206,6 +206,8 @@ inline std::optional<InstrClass> teg_instruction_class(const ir::Kernel& kernel,
         detail::teg_adapter_reject(kernel, pc, "device-runtime calls (printf, assert) and trap have no timing in Lai 2013's TEG");
     case OpClass::prefetch:
         detail::teg_adapter_reject(kernel, pc, "prefetch has no timing in Lai 2013's TEG (GT200 has no prefetch instruction)");
+    case OpClass::async_copy: // issue 20
+        detail::teg_adapter_reject(kernel, pc, "cp.async has no timing in Lai 2013's TEG (GT200 has no asynchronous copies)");
     case OpClass::nop:
         return std::nullopt;
     }

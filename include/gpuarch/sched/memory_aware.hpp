@@ -43,6 +43,7 @@ constexpr NextAccess access_of(ir::OpClass c) {
     case ir::OpClass::load_local:
     case ir::OpClass::load_generic:
     case ir::OpClass::prefetch: return NextAccess::cached_load; // a prefetch takes MSHR entries as a load does
+    case ir::OpClass::async_copy: return NextAccess::cached_load; // cp.async: a global load (issue 20)
     default: return ir::is_memory(c) ? NextAccess::other_memory : NextAccess::compute;
     }
 }
@@ -53,7 +54,8 @@ constexpr bool uses_data_path(ir::OpClass c) {
     switch (c) {
     case ir::OpClass::load_global: case ir::OpClass::load_local: case ir::OpClass::load_generic:
     case ir::OpClass::store_global: case ir::OpClass::store_local: case ir::OpClass::store_generic:
-    case ir::OpClass::atomic_global: case ir::OpClass::atomic_generic: case ir::OpClass::prefetch: return true;
+    case ir::OpClass::atomic_global: case ir::OpClass::atomic_generic: case ir::OpClass::prefetch:
+    case ir::OpClass::async_copy: return true;
     default: return false;
     }
 }
