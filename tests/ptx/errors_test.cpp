@@ -249,5 +249,5 @@ TEST_CASE("cp.async forms outside the PTX ISA's rules are rejected at the offend
                      "'cp.async.ca.shared.global' expects 3 or 4 operands ([dst], [src], cp-size[, src-size or ignore-src]), found 2");
     check_body_error("cp.async.wait_group %r1;", 1, "%r1",
                      "cp.async.wait_group takes an integer constant (the number of groups left pending)");
-    check_body_error("cp.async.commit_group.sync;", 1, "sync", "unsupported modifier '.sync' on 'cp.async.commit_group'");
+    check_body_error("cp.async.commit_group.sync;", 1, "sync;", "unsupported modifier '.sync' on 'cp.async.commit_group'");
 }
