@@ -348,6 +348,9 @@ public:
         v.counter("lsu.stalled_mshr", stats_.lsu[2], "cycles the LSU replayed for lack of an MSHR (LDST_MSHR)");
         v.counter("lsu.stalled_icnt", stats_.lsu[3], "cycles the LSU waited on the miss queue (LDST_ICNT)");
         v.counter("ctas", stats_.ctas, "CTAs completed");
+        v.counter("device_mallocs", stats_.device_mallocs, "device-side malloc calls issued (threads)");
+        v.counter("device_frees", stats_.device_frees, "device-side free calls issued (threads)");
+        v.counter("async_copies", stats_.async_copies, "cp.async warp instructions issued");
         v.nested("rf", rf_);
         v.nested("exec", exec_);
         v.nested("l1", l1_);
@@ -444,6 +447,10 @@ private:
         std::uint8_t source_count = 0;         // distinct non-predicate source registers, found once at fetch
         std::array<ir::RegId, 12> sources{};
         [[no_unique_address]] HawsRecord haws{}; // hint mode (HAWS schedulers only)
+        // issue 20, cp.async: a cp.async's group, or a wait's threshold (every group below it must be complete);
+        // async_counted while the record still has to be accounted for at completion (note_async_fetch).
+        std::uint32_t async_group = 0;
+        bool async_counted = false;
     };
 
     struct WarpState {
@@ -460,6 +467,14 @@ private:
         // The head instruction's scoreboard hazard, valid until the head or this warp's scoreboard changes
         // (both change only through this warp's own fetch, issue and write-back, which reset it).
         mutable std::uint8_t head_hazard = hazard_unknown;
+        // issue 20, cp.async groups (PTX ISA 9.0, Sec. 9.7.9.25.3): async_open_group counts the commits fetched so
+        // far, so it names the group the next cp.async joins; async_pending holds (group, copies in flight) for
+        // every group with copies in flight, oldest first. A wait that completes before its groups do is parked
+        // in async_waiting_token until they have (async_copy_done).
+        std::uint32_t async_open_group = 0;
+        std::vector<std::pair<std::uint32_t, std::uint32_t>> async_pending;
+        bool async_waiting = false;
+        std::uint64_t async_waiting_token = 0;
 
         // Appends record r to the instruction buffer; a first entry becomes the head, whose hazard is not known yet.
         void push(std::uint32_t r) {
@@ -491,6 +506,8 @@ private:
         std::array<std::uint64_t, timing::issue_outcome_count> outcomes{};
         std::array<std::uint64_t, 3> gong{};
         std::array<std::uint64_t, 4> lsu{};
+        // issue 20: device-side malloc/free calls (threads) and cp.async warp instructions issued
+        std::uint64_t device_mallocs = 0, device_frees = 0, async_copies = 0;
     };
 
     // What the scheduler sees: readiness precomputed for this cycle.
@@ -588,6 +605,7 @@ private:
             const std::uint32_t r = free_records_.back();
             free_records_.pop_back();
             ++records_[r].generation;
+            records_[r].async_counted = false;
             return r;
         }
         records_.emplace_back(warp_width);
@@ -770,6 +788,7 @@ private:
             if constexpr (StopAtShared) execution_->step(*cta.state, ws.warp_in_cta, rec.result, private_counts_);
             else execution_->step(*cta.state, ws.warp_in_cta, rec.result);
             prepare_record(w, rec);
+            note_async_fetch(w, rec);
             ws.push(r);
             ++ws.in_flight;
             // The step may have released a barrier the CTA's other warps wait at functionally (can_fetch, blocker).
@@ -809,6 +828,54 @@ private:
             if (!seen) rec.sources[rec.source_count++] = reg;
         }
         rec.haws = HawsRecord{};
+    }
+    // issue 20, cp.async groups, kept in program order as the functional engine steps the warp: a cp.async joins
+    // the open group, commit_group closes it, and wait_all closes it and waits for every group; a wait records
+    // the oldest group that may stay pending (wait_group N: the newest N committed groups).
+    void note_async_fetch(unsigned w, InFlight& rec) {
+        WarpState& ws = warps_[w];
+        switch (rec.result.instruction->op) {
+        case ir::Opcode::cp_async:
+            rec.async_group = ws.async_open_group;
+            rec.async_counted = true;
+            if (!ws.async_pending.empty() && ws.async_pending.back().first == ws.async_open_group)
+                ++ws.async_pending.back().second;
+            else
+                ws.async_pending.emplace_back(ws.async_open_group, 1U);
+            break;
+        case ir::Opcode::cp_async_commit_group: ++ws.async_open_group; break;
+        case ir::Opcode::cp_async_wait_all:
+            ++ws.async_open_group;
+            rec.async_group = ws.async_open_group;
+            rec.async_counted = true;
+            break;
+        case ir::Opcode::cp_async_wait_group: {
+            const std::uint64_t n = rec.result.instruction->operands[0].imm_bits;
+            rec.async_group = n >= ws.async_open_group ? 0U : ws.async_open_group - static_cast<std::uint32_t>(n);
+            rec.async_counted = true;
+            break;
+        }
+        default: break;
+        }
+    }
+    // Every group older than `threshold` has completed.
+    bool async_groups_done(unsigned w, std::uint32_t threshold) const {
+        const WarpState& ws = warps_[w];
+        return ws.async_pending.empty() || ws.async_pending.front().first >= threshold;
+    }
+    // A cp.async of `group` completed: a parked wait whose groups are now complete completes too.
+    void async_copy_done(unsigned w, std::uint32_t group) {
+        WarpState& ws = warps_[w];
+        for (auto it = ws.async_pending.begin(); it != ws.async_pending.end(); ++it) {
+            if (it->first != group) continue;
+            if (--it->second == 0) ws.async_pending.erase(it);
+            break;
+        }
+        if (!ws.async_waiting) return;
+        const InFlight* wait = record(ws.async_waiting_token);
+        if (wait != nullptr && !async_groups_done(w, wait->async_group)) return;
+        ws.async_waiting = false;
+        if (wait != nullptr) complete(ws.async_waiting_token);
     }
     static bool is_long_latency(const ir::Instruction& inst, ir::StateSpace space) {
         if (inst.num_defs == 0) return false;
@@ -1232,6 +1299,12 @@ private:
         ++pending_dispatch_[kind_index(rec.unit)][s];
         ++stats_.warp_instructions;
         stats_.thread_instructions += rec.active_lanes;
+        switch (inst.op) { // issue 20
+        case ir::Opcode::device_malloc: stats_.device_mallocs += rec.active_lanes; break;
+        case ir::Opcode::device_free: stats_.device_frees += rec.active_lanes; break;
+        case ir::Opcode::cp_async: ++stats_.async_copies; break;
+        default: break;
+        }
         if constexpr (hint_assisted) haws_after_issue(w, rec);
     }
     // The register an instruction's k-th destination is written to: its own, or its rename target in hint mode.
@@ -1323,6 +1396,17 @@ private:
     void complete(std::uint64_t token) {
         InFlight& rec = *record(token);
         const ir::Instruction& inst = *rec.result.instruction;
+        if (rec.async_counted) { // issue 20: a cp.async leaves its group; a wait holds until its groups are done
+            rec.async_counted = false;
+            if (inst.op == ir::Opcode::cp_async) {
+                async_copy_done(rec.warp, rec.async_group);
+            } else if (!async_groups_done(rec.warp, rec.async_group)) {
+                WarpState& ws = warps_[rec.warp];
+                ws.async_waiting = true;
+                ws.async_waiting_token = token;
+                return;
+            }
+        }
         // A branch issued in hint mode runs on the SIMT-stack copy: in-order fetch never waited for it.
         if (rec.is_control && !haws_hinted(rec)) resolve_control(rec);
         if (inst.num_defs == 0) {
@@ -1628,6 +1712,7 @@ private:
         InFlight& rec = records_[r];
         execution_->step(*cta.state, ws.warp_in_cta, rec.result);
         prepare_record(w, rec);
+        note_async_fetch(w, rec);
         ++ws.in_flight;
         ++haws_stats(w).run_ahead_steps;
         if (rec.result.warp_finished) hw.window_done = true;

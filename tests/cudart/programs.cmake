@@ -34,6 +34,7 @@ gpuarch_cuda_program(faults SOURCES faults.cu FLAGS ${nvcc_flags})
 gpuarch_cuda_program(device_printf SOURCES device_printf.cu FLAGS ${nvcc_flags})
 gpuarch_cuda_program(cooperative SOURCES cooperative.cu FLAGS ${nvcc_flags})
 gpuarch_cuda_program(textures SOURCES textures.cu FLAGS ${nvcc_flags})
+gpuarch_cuda_program(device_malloc SOURCES device_malloc.cu FLAGS ${nvcc_flags})
 # PTX only, no cubin: registers come from ptxas on the extracted PTX.
 gpuarch_cuda_program(vector_ops_ptx_only SOURCES vector_ops.cu
                      FLAGS -O2 -std=c++17 -gencode arch=compute_75,code=compute_75 -cudart shared)
@@ -72,6 +73,8 @@ foreach(machine fermi kepler southern_islands)
     gpuarch_program_test(fault.texture_unbound.${machine} "${expect}" 0 -
         "kernel '_Z8sample2d.*tex through texture object 0x[0-9a-f]+ was never created \\(unbound\\)"
         -- "${run}" --machine ${machine} -- "${programs_out}/textures" unbound)
+    gpuarch_program_test(device_malloc.${machine} "${expect}" 0 "${programs_dir}/device_malloc.expected" -
+        -- "${run}" --machine ${machine} --quiet -- "${programs_out}/device_malloc")
     gpuarch_program_test(fault.oob.${machine} "${expect}" 0 -
         "out-of-bounds global store of 4 bytes.*(runs past the end|no live allocation)"
         -- "${run}" --machine ${machine} -- "${programs_out}/faults" oob)

@@ -894,4 +894,158 @@ inline void check_recursion(const Launcher& launch) {
     }
 }
 
+// ---- issue 20: device-side malloc/free and cp.async -----------------------------------------------------------
+
+// malloc.cu, malloc_sum: 100 threads over 4 blocks of 32 (the last 28 threads return at once). Thread i allocates
+// 4 + i % 5 ints, fills them with i * 10 + k, sums them and frees the buffer: out[i] is the sum. Every pointer is
+// non-NULL, 16-byte aligned and distinct; the lanes of one warp allocate in ascending lane order, so their
+// pointers ascend; afterwards the heap is empty again.
+inline void check_malloc_sum(const Launcher& launch) {
+    Device device;
+    const Module module = load("malloc");
+    const int n = 100;
+    const DevPtr out = device.malloc(n * sizeof(int)), where = device.malloc(n * sizeof(std::uint64_t));
+    launch(device, module, "malloc_sum", LaunchConfig{Dim3{4, 1, 1}, Dim3{32, 1, 1}, 0}, Args(out, where, n));
+    const std::vector<int> got = download<int>(device, out, n);
+    const std::vector<std::uint64_t> pointers = download<std::uint64_t>(device, where, n);
+    for (int i = 0; i < n; ++i) {
+        CAPTURE(i);
+        const int count = 4 + i % 5;
+        CHECK(got[static_cast<std::size_t>(i)] == count * i * 10 + count * (count - 1) / 2);
+        const std::uint64_t p = pointers[static_cast<std::size_t>(i)];
+        CHECK(p != 0);
+        CHECK(p % 16 == 0);
+        if (i % 32 != 0) CHECK(p > pointers[static_cast<std::size_t>(i - 1)]);
+    }
+    std::vector<std::uint64_t> sorted = pointers;
+    std::sort(sorted.begin(), sorted.end());
+    CHECK(std::adjacent_find(sorted.begin(), sorted.end()) == sorted.end());
+    CHECK(device.heap_bytes() == 0);
+    CHECK(device.heap_stats().mallocs == 100);
+    CHECK(device.heap_stats().frees == 100);
+    CHECK(device.heap_stats().failed_mallocs == 0);
+}
+
+// malloc_keep on 64 threads against a 1024-byte heap: 100-byte requests are charged 112 bytes (16-byte units), so
+// exactly 9 succeed and 55 get NULL, as CUDA's malloc returns NULL when the heap is exhausted. free_kept frees them
+// (free(NULL) does nothing), after which the heap serves 9 again; its size can no longer change.
+inline void check_malloc_exhaustion(const Launcher& launch) {
+    Device device;
+    CHECK(device.heap_limit() == std::uint64_t{8} << 20); // cudaLimitMallocHeapSize's documented default
+    device.set_heap_limit(1024);
+    const Module module = load("malloc");
+    const LaunchConfig config{Dim3{2, 1, 1}, Dim3{32, 1, 1}, 0};
+    const DevPtr where = device.malloc(64 * sizeof(std::uint64_t));
+    for (int round = 0; round < 2; ++round) {
+        CAPTURE(round);
+        launch(device, module, "malloc_keep", config, Args(where, static_cast<unsigned long long>(100)));
+        const std::vector<std::uint64_t> pointers = download<std::uint64_t>(device, where, 64);
+        CHECK(std::count_if(pointers.begin(), pointers.end(), [](std::uint64_t p) { return p != 0; }) == 9);
+        CHECK(device.heap_bytes() == 9 * 112);
+        launch(device, module, "free_kept", config, Args(where));
+        CHECK(device.heap_bytes() == 0);
+    }
+    CHECK(device.heap_stats().mallocs == 18);
+    CHECK(device.heap_stats().failed_mallocs == 110);
+    CHECK(device.heap_stats().frees == 18);
+    CHECK(device.heap_stats().peak_bytes == 9 * 112);
+    CHECK_THROWS_WITH_AS(device.set_heap_limit(4096),
+                         doctest::Contains("cannot change after device-side malloc has been called"), Error);
+}
+
+// free of anything but a live device-heap allocation stops the launch with kind illegal_address, naming the
+// kernel, thread and PTX line; free(NULL) does nothing; an overrun of a device-heap allocation faults as any
+// out-of-bounds access does; the host cannot free device-heap memory.
+inline void check_free_errors(const Launcher& launch) {
+    const Module module = load("malloc");
+    const LaunchConfig one{Dim3{1, 1, 1}, Dim3{1, 1, 1}, 0};
+    {
+        Device device;
+        launch(device, module, "free_pointer", one, Args(DevPtr{0}));
+        CHECK(device.heap_stats().frees == 0);
+    }
+    const auto free_error = [&](Device& device, DevPtr p) {
+        return error_of([&] { launch(device, module, "free_pointer", one, Args(p)); });
+    };
+    {
+        Device device;
+        const DevPtr host = device.malloc(64);
+        const KernelError e = free_error(device, host);
+        CHECK(e.kind() == KernelErrorKind::illegal_address);
+        const std::string what = e.what();
+        CHECK(what.find("kernel 'free_pointer' at PC ") == 0);
+        CHECK(what.find("thread (0,0,0)") != std::string::npos);
+        CHECK(what.find("which is not a live allocation of the device heap: it is a host allocation (cudaMalloc)") !=
+              std::string::npos);
+        CHECK(e.site().line > 0);
+        REQUIRE(e.site().address.has_value());
+        CHECK(*e.site().address == host);
+    }
+    {
+        Device device;
+        const DevPtr where = device.malloc(sizeof(std::uint64_t));
+        launch(device, module, "malloc_keep", one, Args(where, static_cast<unsigned long long>(32)));
+        const std::uint64_t p = download<std::uint64_t>(device, where, 1)[0];
+        REQUIRE(p != 0);
+        CHECK_THROWS_WITH_AS(device.free(p), doctest::Contains("which device-side malloc allocated"), Error);
+        CHECK(std::string(free_error(device, p + 16).what()).find("inside the 32-byte allocation at 0x") != std::string::npos);
+        launch(device, module, "free_kept", one, Args(where));
+        const KernelError twice = error_of([&] { launch(device, module, "free_kept", one, Args(where)); });
+        CHECK(twice.kind() == KernelErrorKind::illegal_address);
+        CHECK(std::string(twice.what()).find("not a live allocation (already freed, or never returned by malloc)") !=
+              std::string::npos);
+        CHECK(std::string(twice.what()).find("kernel 'free_kept'") != std::string::npos);
+    }
+    {
+        Device device;
+        const KernelError e = error_of([&] { launch(device, module, "malloc_overrun", one, Args()); });
+        CHECK(e.kind() == KernelErrorKind::illegal_address);
+        const std::string what = e.what();
+        CHECK(what.find("store of 4 bytes") != std::string::npos);
+        CHECK(what.find("16 bytes, ends 0 bytes before") != std::string::npos); // the word right after the allocation
+    }
+}
+
+// cp_async.cu (sm_80) on 2 blocks of 128 threads, n = 256 (see the source for what each thread copies and waits
+// for); expected values from the copies' definitions.
+inline void check_cp_async(const Launcher& launch) {
+    struct Int4 {
+        int x, y, z, w;
+        bool operator==(const Int4&) const = default;
+    };
+    Device device;
+    const Module module = load("cp_async");
+    const int n = 256, block = 128;
+    std::vector<Int4> in(2 * n);
+    for (int i = 0; i < 2 * n; ++i) in[static_cast<std::size_t>(i)] = Int4{i, -3 * i, i * i, 7 - i};
+    std::vector<long long> pair_in(n);
+    for (int i = 0; i < n; ++i) pair_in[static_cast<std::size_t>(i)] = 0x100000000LL * i + 5;
+    const DevPtr pin = upload(device, in), ppair_in = upload(device, pair_in);
+    const DevPtr out = device.malloc(2 * n * sizeof(Int4)), pair = device.malloc(n * sizeof(long long));
+    launch(device, module, "cp_async_copy", LaunchConfig{Dim3{2, 1, 1}, Dim3{128, 1, 1}, 0},
+           Args(pin, out, pair, ppair_in, n));
+    const std::vector<Int4> got = download<Int4>(device, out, 2 * n);
+    const std::vector<long long> got_pair = download<long long>(device, pair, n);
+    const auto word = [&](int base, int t) { // the t-th int of in[base...]
+        const Int4& v = in[static_cast<std::size_t>(base + t / 4)];
+        const int parts[4] = {v.x, v.y, v.z, v.w};
+        return parts[t % 4];
+    };
+    for (int b = 0; b < n / block; ++b) {
+        for (int t = 0; t < block; ++t) {
+            CAPTURE(b);
+            CAPTURE(t);
+            const int base = b * block;
+            Int4 first = in[static_cast<std::size_t>(base + t)];
+            first.x += word(base, t);
+            CHECK(got[static_cast<std::size_t>(base + t)] == first);
+            const int u = (t + 1) % block;
+            const Int4 second = u % 4 == 0 ? in[static_cast<std::size_t>(n + base + u)] : Int4{0, 0, 0, 0};
+            CHECK(got[static_cast<std::size_t>(n + base + t)] == second);
+            const long long neighbour = (t ^ 1) % 2 == 1 ? 0 : pair_in[static_cast<std::size_t>(base + (t ^ 1))];
+            CHECK(got_pair[static_cast<std::size_t>(base + t)] == neighbour);
+        }
+    }
+}
+
 } // namespace gpuarch::func::test::features

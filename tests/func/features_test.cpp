@@ -79,3 +79,23 @@ TEST_CASE("suld.b and sust.b move raw elements of every size through surface obj
 TEST_CASE("a fetch through a destroyed, never-created or wrong-kind object stops the launch naming the object and kernel") {
     check_texture_errors(functional);
 }
+
+// ---- issue 20: device-side malloc/free and cp.async ----
+
+TEST_CASE("device malloc gives every thread a distinct 16-byte-aligned buffer, lanes in ascending order, and free returns it") {
+    check_malloc_sum(functional);
+    check_malloc_sum(functional_with_width(64));
+}
+
+TEST_CASE("device malloc returns NULL once the heap set by set_heap_limit is exhausted, and freed memory is reused") {
+    check_malloc_exhaustion(functional);
+}
+
+TEST_CASE("free of a host allocation, an interior pointer or a freed pointer stops the launch with its site; free(NULL) does nothing") {
+    check_free_errors(functional);
+}
+
+TEST_CASE("cp.async copies 4, 8 and 16 bytes into shared memory, zero-fills by src-size and ignore-src, in commit groups") {
+    check_cp_async(functional);
+    check_cp_async(functional_with_width(64));
+}

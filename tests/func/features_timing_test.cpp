@@ -212,3 +212,90 @@ TEST_CASE("the texture cache is the L1: a repeated tex fetch finds its line on F
     check_texture_cache<machines::Fermi>();
     check_texture_cache<machines::Kepler>();
 }
+
+// ---- issue 20: device-side malloc/free and cp.async ----
+
+TEST_CASE("device malloc/free under timing on every machine: the functional engine's values, heap and errors") {
+    on_every_machine(check_malloc_sum);
+    on_every_machine(check_malloc_exhaustion);
+    on_every_machine(check_free_errors);
+}
+
+TEST_CASE("cp.async under timing on every machine: the functional engine's values") { on_every_machine(check_cp_async); }
+
+namespace {
+// One warp copies a[tid] into shared memory with cp.async in group 0 and b[tid] in group 1, waits (`wait`: a
+// cp.async.wait_group or wait_all line, or nothing), reads both back and stores their sum. Values never depend
+// on the wait (the copy is done when cp.async executes); only the cycles do.
+std::string async_probe_ptx(const std::string& wait) {
+    return ".version 8.0\n.target sm_80\n.address_size 64\n"
+           ".visible .entry probe(.param .u64 pa, .param .u64 pb, .param .u64 pout) {\n"
+           ".reg .b32 %r<8>; .reg .b64 %rd<10>;\n.shared .align 4 .b8 s[256];\n"
+           "ld.param.u64 %rd1, [pa]; ld.param.u64 %rd2, [pb]; ld.param.u64 %rd3, [pout];\n"
+           "mov.u32 %r1, %tid.x; mul.wide.u32 %rd4, %r1, 4;\n"
+           "add.s64 %rd5, %rd1, %rd4; add.s64 %rd6, %rd2, %rd4; add.s64 %rd7, %rd3, %rd4;\n"
+           "mov.u32 %r2, s; shl.b32 %r3, %r1, 2; add.s32 %r4, %r2, %r3; add.s32 %r5, %r4, 128;\n"
+           "cp.async.ca.shared.global [%r4], [%rd5], 4;\ncp.async.commit_group;\n"
+           "cp.async.ca.shared.global [%r5], [%rd6], 4, 4;\ncp.async.commit_group;\n" +
+           wait +
+           "ld.shared.u32 %r6, [%r4]; ld.shared.u32 %r7, [%r5];\n"
+           "add.s32 %r6, %r6, %r7; st.global.u32 [%rd7], %r6;\nret;\n}\n";
+}
+
+template <class Machine>
+LaunchResult run_async_probe(const std::string& wait) {
+    func::Device device;
+    const func::Module module = func::Module::from_string(async_probe_ptx(wait), "probe.ptx");
+    std::vector<int> a(32), b(32);
+    for (int i = 0; i < 32; ++i) a[static_cast<std::size_t>(i)] = i, b[static_cast<std::size_t>(i)] = 1000 * i;
+    const func::DevPtr pa = upload(device, a), pb = upload(device, b), out = device.malloc(32 * sizeof(int));
+    using Gpu = typename Machine::template gpu<sched::GTO>;
+    auto gpu = std::make_unique<Gpu>(Machine::template config<Gpu>());
+    func::LaunchConfig config{func::Dim3{1, 1, 1}, func::Dim3{32, 1, 1}, 0};
+    TimingOptions options;
+    options.registers_per_thread = 16;
+    const LaunchResult r = gpu->launch(device, module, "probe", config, func::Args(pa, pb, out), options);
+    const std::vector<int> got = download<int>(device, out, 32);
+    for (int i = 0; i < 32; ++i) CHECK(got[static_cast<std::size_t>(i)] == 1001 * i);
+    return r;
+}
+
+// wait_group 0 (and wait_all) hold the warp until both copies' global loads have returned, a DRAM round trip
+// after they issued; wait_group 2 leaves both groups pending and costs only its own issue, like no wait at all.
+// The two copies are counted as cp.async warp instructions and timed as L1 loads.
+template <class Machine>
+void check_async_waits() {
+    const LaunchResult none = run_async_probe<Machine>("");
+    const LaunchResult two = run_async_probe<Machine>("cp.async.wait_group 2;\n");
+    const LaunchResult one = run_async_probe<Machine>("cp.async.wait_group 1;\n");
+    const LaunchResult zero = run_async_probe<Machine>("cp.async.wait_group 0;\n");
+    const LaunchResult all = run_async_probe<Machine>("cp.async.wait_all;\n");
+    CHECK(none.stats.counter("sm.async_copies") == 2);
+    CHECK(zero.stats.counter("sm.async_copies") == 2);
+    CHECK(zero.stats.counter("sm.l1.loads") == none.stats.counter("sm.l1.loads"));
+    CHECK(two.cycles < none.cycles + 20);
+    CHECK(zero.cycles > two.cycles + 100);
+    CHECK(one.cycles > two.cycles + 100); // group 0's copy was issued first; waiting for it takes the round trip
+    CHECK(all.cycles == zero.cycles);
+    CHECK(one.cycles <= zero.cycles);
+}
+} // namespace
+
+TEST_CASE("cp.async.wait_group N holds the warp until at most N groups are pending; wait_all until none are") {
+    check_async_waits<machines::Fermi>();
+    check_async_waits<machines::Kepler>();
+    check_async_waits<machines::SouthernIslands>();
+}
+
+TEST_CASE("device malloc and free calls are counted per thread in the SM statistics") {
+    func::Device device;
+    const func::Module module = load("malloc");
+    const func::DevPtr out = device.malloc(100 * sizeof(int)), where = device.malloc(100 * sizeof(std::uint64_t));
+    using Gpu = machines::Fermi::gpu<sched::GTO>;
+    auto gpu = std::make_unique<Gpu>(machines::Fermi::config<Gpu>());
+    const LaunchResult r = gpu->launch(device, module, "malloc_sum", func::LaunchConfig{func::Dim3{4, 1, 1}, func::Dim3{32, 1, 1}, 0},
+                                       func::Args(out, where, 100));
+    CHECK(r.stats.counter("sm.device_mallocs") == 100);
+    CHECK(r.stats.counter("sm.device_frees") == 100);
+    CHECK(r.stats.counter("sm.async_copies") == 0);
+}

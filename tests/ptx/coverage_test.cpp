@@ -157,6 +157,12 @@ const std::vector<Family>& families() {
         {"control", {"ret;", "exit;", "nanosleep.u32 %r1;", "trap;"}, "tests/func/simt_test.cpp, features_test.cpp"},
         {"cooperative-groups grid workspace", {"mov.u32 %r1, <%envreg1/%envreg2>;"},
          "tests/func/features_test.cpp, features_timing_test.cpp (grid_sync)"},
+        // issue 20: asynchronous copies (sm_80)
+        {"cp.async",
+         {"cp.async.ca.shared.global [%r1], [%rd1], <4/8/16>;", "cp.async.ca.shared<./::cta.>global [%r1+16], [%rd1+8], 8, <0/4/%r2/%p1/!%p1>;",
+          "cp.async.cg.shared.global [%r1], [%rd1], 16<, 16/, %r2/, %p1>;", "cp.async.<ca/cg>.shared.global.L2::<64B/128B/256B> [%r1], [%rd1], 16;",
+          "cp.async.commit_group;", "cp.async.wait_group <0/1/7>;", "cp.async.wait_all;"},
+         "tests/func/features_test.cpp (cp_async), features_timing_test.cpp"},
     };
     return table;
 }

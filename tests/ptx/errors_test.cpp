@@ -47,11 +47,14 @@ TEST_CASE("unsupported instruction families are named with their reason") {
         {"wmma.load.a.sync.aligned.row.m16n16k16.f16 {%r0}, [%rd1];", "tensor-core matrix instructions are not supported"},
         {"mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 {%f0}, {%r0}, {%r1}, {%f1};", "tensor-core matrix instructions are not supported"},
         {"ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%r0, %r1, %r2, %r3}, [%r4];", "tensor-core matrix instructions are not supported"},
-        {"cp.async.ca.shared.global [%r1], [%rd1], 16;", "asynchronous copies are not supported"},
         {"tld4.r.2d.v4.f32.f32 {%f0, %f1, %f2, %f3}, [%rd1, {%f4, %f5}];", "texture gathers (tld4) are not supported; tex, suld.b and sust.b are"},
         {"txq.width.b32 %r1, [%rd1];", "texture queries (txq) are not supported; tex, suld.b and sust.b are"},
         {"suq.width.b32 %r1, [%rd1];", "surface queries (suq) are not supported; tex, suld.b and sust.b are"},
         {"sured.b.add.2d.u32.trap [%rd1, {%r1, %r2}], %r3;", "surface reductions (sured) are not supported; tex, suld.b and sust.b are"},
+        {"cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%r1], [%rd1], %r2, [%r3];",
+         "bulk asynchronous copies (cp.async.bulk, sm_90) are not supported"},
+        {"cp.async.mbarrier.arrive.b64 [%rd1];", "asynchronous barriers (cp.async.mbarrier.arrive) are not supported"},
+        {"cp.reduce.async.bulk.global.shared::cta.bulk_group.add.u32 [%rd1], [%r1], 16;", "asynchronous copies are not supported"},
         {"elect.sync %r1|%p1, -1;", "elect.sync (sm_90) is not supported"},
         {"setmaxnreg.inc.sync.aligned.u32 64;", "setmaxnreg (sm_90) is not supported"},
         {"griddepcontrol.wait;", "programmatic dependent launch (griddepcontrol) is not supported"},
@@ -231,14 +234,24 @@ TEST_CASE("declarations: duplicates, textures, address-of initializers, vector r
 
 TEST_CASE("calls to functions without a body and indirect calls are rejected at the call") {
     const std::string text = ".version 9.0\n.target sm_75\n.address_size 64\n"
-                             ".extern .func (.param .b64 func_retval0) malloc(.param .b64 a);\n"
+                             ".extern .func (.param .b64 func_retval0) cudaGetParameterBuffer(.param .b64 a);\n"
                              ".visible .entry k()\n{\n"
                              "\t{\n\t.param .b64 p0;\n\t.param .b64 r;\n"
-                             "\tcall.uni (r), malloc, (p0);\n"
+                             "\tcall.uni (r), cudaGetParameterBuffer, (p0);\n"
                              "\t}\n\tret;\n}\n";
     CHECK(parse_error_of(text) ==
-          "test.ptx:10:2: call to 'malloc', which has no body in this module (of the external device functions only "
-          "vprintf and __assertfail are supported)");
+          "test.ptx:10:2: call to 'cudaGetParameterBuffer', which has no body in this module (of the external device "
+          "functions only vprintf, __assertfail, malloc and free are supported)");
+    // malloc returning 32 bits is not the device runtime's malloc (void* malloc(size_t) on a 64-bit target).
+    const std::string narrow = ".version 9.0\n.target sm_75\n.address_size 64\n"
+                               ".extern .func (.param .b32 func_retval0) malloc(.param .b64 a);\n"
+                               ".visible .entry k()\n{\n"
+                               "\t{\n\t.param .b64 p0;\n\t.param .b32 r;\n"
+                               "\tcall.uni (r), malloc, (p0);\n"
+                               "\t}\n\tret;\n}\n";
+    CHECK(parse_error_of(narrow) ==
+          "test.ptx:10:2: 'malloc' is declared with a signature the device runtime does not have (expected .extern "
+          ".func (.param .b64 r) malloc(.param .b64), as nvcc emits for a 64-bit target)");
     // vprintf declared with a 32-bit format pointer is not the device runtime's vprintf.
     const std::string wrong = ".version 9.0\n.target sm_75\n.address_size 64\n"
                               ".extern .func (.param .b32 func_retval0) vprintf(.param .b32 a, .param .b64 b);\n"
@@ -258,4 +271,21 @@ TEST_CASE("calls to functions without a body and indirect calls are rejected at 
     check_body_error("{ .param .b32 p; proto: .callprototype _ (.param .b32 _); call %r1, (p), proto; }", 1, "%r1",
                      "an indirect call's target '%r1' must be a 64-bit integer register");
     check_body_error("{ .param .b32 p; call undefined_f, (p); }", 1, "undefined_f", "call to undeclared function 'undefined_f'");
+}
+
+TEST_CASE("cp.async forms outside the PTX ISA's rules are rejected at the offending part") {
+    check_body_error("cp.async.cg.shared.global [%r1], [%rd1], 4;", 1, "4;", "cp.async.cg copies 16 bytes (cp-size 16)");
+    check_body_error("cp.async.ca.shared.global [%r1], [%rd1], 12;", 1, "12", "operand 3 of 'cp.async.ca.shared.global' (cp-size) must be 4, 8 or 16");
+    check_body_error("cp.async.ca.shared.global [%r1], [%rd1], 8, 9;", 1, "9",
+                     "operand 4 of 'cp.async.ca.shared.global' (src-size 9) exceeds cp-size 8");
+    check_body_error("cp.async.ca.global [%r1], [%rd1], 8;", 1, "cp.async",
+                     "'cp.async.ca.global' needs .shared.global (shared destination, global source)");
+    check_body_error("cp.async.shared.global [%r1], [%rd1], 8;", 1, "cp.async", "'cp.async.shared.global' needs .ca or .cg");
+    check_body_error("cp.async.ca.shared.global.L2::cache_hint [%r1], [%rd1], 8, %rd2;", 1, "L2::cache_hint",
+                     "cache-policy operands (.L2::cache_hint) are not supported");
+    check_body_error("cp.async.ca.shared.global [%r1], [%rd1];", 1, "cp.async",
+                     "'cp.async.ca.shared.global' expects 3 or 4 operands ([dst], [src], cp-size[, src-size or ignore-src]), found 2");
+    check_body_error("cp.async.wait_group %r1;", 1, "%r1",
+                     "cp.async.wait_group takes an integer constant (the number of groups left pending)");
+    check_body_error("cp.async.commit_group.sync;", 1, "sync;", "unsupported modifier '.sync' on 'cp.async.commit_group'");
 }

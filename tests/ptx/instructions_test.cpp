@@ -1,5 +1,8 @@
 // Operand mapping and modifier decoding of a representative instruction of every opcode.
 #include <bit>
+#include <string>
+
+#include <gpuarch/ir/printer.hpp>
 
 #include "ptx_test_support.hpp"
 
@@ -651,4 +654,57 @@ TEST_CASE("tex, suld and sust through object registers: geometry, types, operand
     CHECK(s.num_defs == 0);
     CHECK(s.num_uses == 5); // %rd1, %r1, %r2, %r3, %r4
     CHECK(s.op_class == ir::OpClass::texture);
+}
+
+TEST_CASE("cp.async: shared destination and global source addresses, cp-size, src-size or ignore-src; no register def") {
+    const auto c = first_instruction("cp.async.cg.shared.global [%r1+16], [%rd2+32], 16, %r3;");
+    CHECK(c.op == Opcode::cp_async);
+    CHECK(c.space == ir::StateSpace::global); // the timed access
+    CHECK(c.cache_level == ir::CacheLevel::L2);
+    CHECK(c.src_type == ScalarType::u32); // src-size
+    REQUIRE(c.num_operands == 4);
+    CHECK(c.operands[0].kind == OperandKind::address);
+    CHECK(c.operands[0].reg == R(1));
+    CHECK(c.operands[0].offset == 16);
+    CHECK(c.operands[1].reg == RD(2));
+    CHECK(c.operands[1].offset == 32);
+    CHECK(c.operands[2].kind == OperandKind::imm);
+    CHECK(c.operands[2].imm_bits == 16);
+    CHECK(c.operands[3].reg == R(3));
+    CHECK(c.op_class == ir::OpClass::async_copy);
+    CHECK(ir::is_memory(c.op_class));
+    CHECK(ir::prefetch_level(c) == ir::CacheLevel::none);
+    CHECK(c.num_defs == 0);
+    CHECK(c.num_uses == 3);
+    const auto ignore = first_instruction("cp.async.ca.shared.global [%r1], [%rd2], 8, !%p1;");
+    CHECK(ignore.cache_level == ir::CacheLevel::L1);
+    CHECK(ignore.src_type == ScalarType::pred); // ignore-src
+    CHECK(ignore.operands[3].reg == P(1));
+    CHECK(ignore.operands[3].negated);
+    CHECK(first_instruction("cp.async.ca.shared.global [%r1], [%rd2], 4;").num_operands == 3);
+    const auto wait = first_instruction("cp.async.wait_group 3;");
+    CHECK(wait.op == Opcode::cp_async_wait_group);
+    CHECK(wait.operands[0].imm_bits == 3);
+    CHECK(wait.op_class == ir::OpClass::control);
+    CHECK(first_instruction("cp.async.commit_group;").op == Opcode::cp_async_commit_group);
+    CHECK(first_instruction("cp.async.wait_all;").op == Opcode::cp_async_wait_all);
+}
+
+TEST_CASE("call malloc and call free become device_malloc and device_free with their .param operands, op class system") {
+    const std::string decls = ".extern .func (.param .b64 func_retval0) malloc(.param .b64 a);\n"
+                              ".extern .func free(.param .b64 a);\n";
+    const ir::Module m = parse_kernel("{ .param .b64 p0; .param .b64 r; call.uni (r), malloc, (p0); }\n"
+                                      "{ .param .b64 q0; call.uni free, (q0); }", decls);
+    const ir::Kernel& k = m.kernels.at(0);
+    REQUIRE(k.code.size() >= 2); // then the ret the parser appends to a body without one
+    CHECK(k.code[0].op == Opcode::device_malloc);
+    CHECK(k.code[0].num_operands == 2); // size, then the return .param
+    CHECK(k.code[0].op_class == ir::OpClass::system);
+    CHECK(k.code[0].num_defs == 0);
+    CHECK(k.code[1].op == Opcode::device_free);
+    CHECK(k.code[1].num_operands == 1);
+    const std::string malloc_text = ir::to_string(k.code[0], k, &m), free_text = ir::to_string(k.code[1], k, &m);
+    CHECK(malloc_text.rfind("call.uni (", 0) == 0);
+    CHECK(malloc_text.find("), malloc, (") != std::string::npos);
+    CHECK(free_text.rfind("call.uni free, (", 0) == 0);
 }

@@ -473,6 +473,7 @@ cudaError_t CUDARTAPI cudaDeviceGetLimit(size_t* pValue, enum cudaLimit limit) {
     switch (limit) {
     case cudaLimitPrintfFifoSize: *pValue = rt.printf_fifo_bytes; return cudaSuccess;
     case cudaLimitStackSize: *pValue = 1024; return cudaSuccess; // CUDA's documented default per-thread stack
+    case cudaLimitMallocHeapSize: *pValue = rt.device().heap_limit(); return cudaSuccess; // 8 MB by default
     default: return rt.result(cudaErrorUnsupportedLimit);
     }
 }
@@ -482,6 +483,16 @@ cudaError_t CUDARTAPI cudaDeviceSetLimit(enum cudaLimit limit, size_t value) {
     switch (limit) {
     case cudaLimitPrintfFifoSize: rt.printf_fifo_bytes = value; return cudaSuccess;
     case cudaLimitStackSize: return cudaSuccess; // inlined calls need no stack in gpuarch
+    case cudaLimitMallocHeapSize:
+        // CUDA Runtime API, cudaDeviceSetLimit: the heap size must be set before any kernel that uses malloc()
+        // or free() is launched, "otherwise cudaErrorInvalidValue will be returned".
+        try {
+            rt.device().set_heap_limit(value);
+            return cudaSuccess;
+        } catch (const std::exception& e) {
+            std::fprintf(stderr, "gpuarch: cudaDeviceSetLimit: %s\n", e.what());
+            return rt.result(cudaErrorInvalidValue);
+        }
     default: return rt.result(cudaErrorUnsupportedLimit);
     }
 }

@@ -55,6 +55,11 @@ struct DecodedInstruction {
     std::uint8_t element_bytes = 0; // ld/st/atom: bytes of one element
     std::uint8_t elements = 1;      // ld/st: vector width
     ir::Pc target = ir::no_pc;      // bra
+    // issue 20, cp.async: the shared-memory destination, address = (base register, if any) + offset within the
+    // CTA's shared memory; the global source is the memory operand above (space global).
+    ir::RegId shared_base = ir::no_reg;
+    std::uint64_t shared_offset = 0;
+    std::uint64_t shared_mask = ~std::uint64_t{0};
 };
 
 // A symbol's address in its own state space.
@@ -174,6 +179,8 @@ private:
             return index == 1 ? inst.src_type : index == 2 ? inst.b_type : t;
         case Opcode::redux: // d, a, membermask
             return index == 2 ? T::u32 : t;
+        case Opcode::cp_async: // [dst], [src], cp-size, src-size (u32) or ignore-src (pred): src_type
+            return index == 3 ? inst.src_type : T::u32;
         default: return t;
         }
     }
@@ -236,13 +243,16 @@ private:
             fail(inst, "128-bit register " + kernel_.registers[reg].name + " is not supported");
     }
 
-    void decode_address(const ir::Instruction& inst, const ir::Operand& op, DecodedInstruction& d) const {
+    // `space`: the operand's state space when it is not the instruction's (cp.async's shared destination).
+    void decode_address(const ir::Instruction& inst, const ir::Operand& op, DecodedInstruction& d,
+                        ir::StateSpace space = ir::StateSpace::none) const {
         if (op.kind != ir::OperandKind::address) fail(inst, "expected an address operand");
         d.has_address = true;
         d.address_base = op.reg;
         check_register(inst, op.reg);
         if (op.reg != ir::no_reg && register_bits(op.reg) <= 32) d.address_mask = 0xffffffffU;
-        d.space = inst.space == ir::StateSpace::none ? ir::StateSpace::generic : inst.space;
+        if (space == ir::StateSpace::none) space = inst.space;
+        d.space = space == ir::StateSpace::none ? ir::StateSpace::generic : space;
         std::uint64_t offset = static_cast<std::uint64_t>(op.offset);
         if (op.symbol != ir::no_symbol) {
             const SymbolAddress a = symbol_address(op, inst);
@@ -318,6 +328,16 @@ private:
         case Opcode::sust:
             first_source = inst.num_operands;
             break;
+        case Opcode::cp_async: { // [dst] (shared), [src] (global), cp-size, [src-size | ignore-src]
+            DecodedInstruction shared;
+            decode_address(inst, inst.operands[0], shared, ir::StateSpace::shared);
+            d.shared_base = shared.address_base;
+            d.shared_offset = shared.address_offset;
+            d.shared_mask = shared.address_mask;
+            decode_address(inst, inst.operands[1], d);
+            first_source = 2;
+            break;
+        }
         case Opcode::bra:
             if (inst.operands[0].kind != ir::OperandKind::label || inst.operands[0].target == ir::no_pc)
                 fail(inst, "the branch target is not a resolved label");

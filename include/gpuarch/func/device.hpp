@@ -9,6 +9,14 @@
 //   does can reach host memory outside the allocation's own buffer.
 // - New allocations read as zero (cudaMalloc leaves them undefined; zero keeps runs deterministic).
 // - A Device is not thread-safe: one launch or host copy at a time.
+// - Device heap (device-side malloc/free, CUDA C++ Programming Guide, "Dynamic Global Memory Allocation and
+//   Operations"): device_malloc makes ordinary allocations (so the same bounds checks apply) charged against a
+//   heap of heap_limit() bytes, by default CUDA's documented 8 MB (cudaLimitMallocHeapSize). Each allocation is
+//   charged its size rounded up to 16 bytes, the alignment CUDA guarantees for it (ours are 256-byte aligned).
+//   An allocation that does not fit returns 0 (NULL), as CUDA's does. device_free(0) is a no-op; freeing
+//   anything that is not a live device-heap allocation returns false for the caller to report. The host cannot
+//   free device-heap memory (free() throws), and the heap size can change only while no device-heap memory has
+//   ever been allocated (CUDA fixes it once a kernel that calls malloc has run).
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -50,6 +58,11 @@ inline constexpr std::uint64_t call_param_base = std::uint64_t{1} << 31;
 
 inline constexpr std::uint64_t allocation_alignment = 256;
 inline constexpr std::uint64_t allocation_guard_bytes = 256;
+// CUDA C++ Programming Guide, "Heap Memory Allocation": "The device heap has a default size of 8 megabytes";
+// "Dynamic Global Memory Allocation and Operations": the pointer malloc returns "is guaranteed to be aligned to a
+// 16-byte boundary".
+inline constexpr std::uint64_t default_device_heap_bytes = std::uint64_t{8} << 20;
+inline constexpr std::uint64_t device_heap_alignment = 16;
 
 class Device {
 public:
@@ -87,9 +100,83 @@ public:
         auto it = allocations_.find(ptr);
         if (it == allocations_.end())
             throw Error("free of 0x" + hex(ptr) + ", which is not the start of a live device allocation");
+        if (heap_allocations_.count(ptr) != 0)
+            throw Error("free of 0x" + hex(ptr) + ", which device-side malloc allocated (only a kernel's free() "
+                        "releases device-heap memory)");
         in_use_ -= it->second.size;
         allocations_.erase(it);
         cache_valid_ = false;
+    }
+
+    // ---- device heap (device-side malloc/free; see the contract above) ----
+    struct HeapStats {
+        std::uint64_t mallocs = 0;        // successful device_malloc calls
+        std::uint64_t failed_mallocs = 0; // calls that returned NULL (heap exhausted)
+        std::uint64_t frees = 0;          // device_free calls that released an allocation (free(NULL) not counted)
+        std::uint64_t peak_bytes = 0;     // most heap bytes charged at once
+    };
+
+    // NULL when `bytes` (rounded up to 16) does not fit in what is left of the heap or of device memory.
+    DevPtr device_malloc(std::uint64_t bytes) {
+        heap_used_ever_ = true;
+        const std::uint64_t charge = round_up(bytes == 0 ? 1 : bytes, device_heap_alignment);
+        if (bytes > heap_limit_ || charge > heap_limit_ - heap_bytes_) {
+            ++heap_stats_.failed_mallocs;
+            return 0;
+        }
+        DevPtr p = 0;
+        try {
+            p = malloc(bytes);
+        } catch (const Error&) { // device memory or address space exhausted: NULL as well
+            ++heap_stats_.failed_mallocs;
+            return 0;
+        }
+        heap_allocations_.emplace(p, charge);
+        heap_bytes_ += charge;
+        heap_stats_.peak_bytes = std::max(heap_stats_.peak_bytes, heap_bytes_);
+        ++heap_stats_.mallocs;
+        return p;
+    }
+    // False when `ptr` is neither 0 nor the start of a live device-heap allocation.
+    bool device_free(DevPtr ptr) {
+        if (ptr == 0) return true;
+        const auto it = heap_allocations_.find(ptr);
+        if (it == heap_allocations_.end()) return false;
+        heap_bytes_ -= it->second;
+        heap_allocations_.erase(it);
+        auto a = allocations_.find(ptr);
+        in_use_ -= a->second.size;
+        allocations_.erase(a);
+        cache_valid_ = false;
+        ++heap_stats_.frees;
+        return true;
+    }
+    // Why device_free(ptr) failed, as a phrase for the error message.
+    std::string describe_heap_free(DevPtr ptr) const {
+        if (allocations_.count(ptr) != 0)
+            return "a host allocation (cudaMalloc), which only the host may free";
+        if (ptr >= global_heap_base && ptr < next_) {
+            auto it = allocations_.upper_bound(ptr);
+            if (it != allocations_.begin()) {
+                --it;
+                if (ptr - it->first < std::max<std::uint64_t>(it->second.size, 1))
+                    return "inside the " + std::to_string(it->second.size) + "-byte allocation at 0x" + hex(it->first) +
+                           ", not its start";
+            }
+            return "not a live allocation (already freed, or never returned by malloc)";
+        }
+        return "not a device-heap address";
+    }
+    std::uint64_t heap_limit() const { return heap_limit_; }
+    std::uint64_t heap_bytes() const { return heap_bytes_; }
+    const HeapStats& heap_stats() const { return heap_stats_; }
+    // Throws once device-side malloc has been called on this Device (CUDA: cudaErrorInvalidValue after a kernel
+    // that uses malloc ran).
+    void set_heap_limit(std::uint64_t bytes) {
+        if (heap_used_ever_)
+            throw Error("the device heap size cannot change after device-side malloc has been called (CUDA fixes "
+                        "cudaLimitMallocHeapSize once a kernel that uses malloc has run)");
+        heap_limit_ = bytes;
     }
 
     void copy_in(DevPtr dst, const void* src, std::size_t bytes) {
@@ -291,6 +378,12 @@ private:
     std::unordered_map<std::uint64_t, ModuleVariables> modules_;
     std::string console_;
     TextureTable textures_;
+    // The device heap: live device-side malloc allocations and the bytes each is charged.
+    std::unordered_map<DevPtr, std::uint64_t> heap_allocations_;
+    std::uint64_t heap_limit_ = default_device_heap_bytes;
+    std::uint64_t heap_bytes_ = 0;
+    bool heap_used_ever_ = false;
+    HeapStats heap_stats_;
     // One-entry translation cache: most consecutive accesses hit the same allocation.
     bool cache_valid_ = false;
     DevPtr cache_base_ = 0, cache_end_ = 0;

@@ -414,6 +414,10 @@ private:
         // They read strings from device memory, and vprintf appends to the Device's console.
         case ir::Opcode::vprintf:
         case ir::Opcode::assertfail: return false;
+        // issue 20: malloc and free change the Device's heap; cp.async reads global memory.
+        case ir::Opcode::device_malloc:
+        case ir::Opcode::device_free:
+        case ir::Opcode::cp_async: return false;
         default: return true;
         }
     }
@@ -823,6 +827,15 @@ private:
                              "cudaLaunchCooperativeKernel"
                            : ""),
                   std::nullopt, KernelErrorKind::trap);
+        // issue 20, device heap and asynchronous copies
+        case Opcode::device_malloc: device_malloc(c); break;
+        case Opcode::device_free: device_free(c); break;
+        case Opcode::cp_async: async_copy<Record>(c, out); break;
+        // The copy is done when cp.async executes, so its data is in shared memory before any later instruction
+        // of the thread runs; committing and waiting change no value (their cost is the timing model's).
+        case Opcode::cp_async_commit_group:
+        case Opcode::cp_async_wait_group:
+        case Opcode::cp_async_wait_all: break;
         case Opcode::bra:
         case Opcode::ret:
         case Opcode::exit:
@@ -1615,7 +1628,10 @@ private:
                 }
             }
         }
-        const char* what = c.d.op == ir::Opcode::ld ? "load" : c.d.op == ir::Opcode::st ? "store" : "atomic";
+        const char* what = c.d.op == ir::Opcode::ld         ? "load"
+                           : c.d.op == ir::Opcode::st       ? "store"
+                           : c.d.op == ir::Opcode::cp_async ? "cp.async read"
+                                                            : "atomic";
         auto describe = [&] {
             return std::string(ir::name(space)) + " " + what + " of " + std::to_string(bytes) + " bytes";
         };
@@ -2081,6 +2097,101 @@ private:
                   std::to_string(c.w.tid_y[l]) + "," + std::to_string(c.w.tid_z[l]) + "] Assertion `" + message +
                   "` failed.",
               std::nullopt, KernelErrorKind::assertion);
+    }
+
+    // ---- device heap: malloc and free (issue 20) ------------------------------------------------------------
+
+    // malloc(size): each executing lane in ascending order allocates from the Device's heap (func/device.hpp) and
+    // receives the pointer, or NULL when the heap is exhausted, in the return .param (when the call names one).
+    void device_malloc(const Ctx& c) {
+        lanes(c, [&](unsigned l) {
+            const std::uint64_t bytes = detail::load_le(call_param(c, l, 0, 8), 8);
+            const DevPtr p = device_->device_malloc(bytes);
+            if (c.d.num_sources > 1) detail::store_le(call_param(c, l, 1, 8), p, 8);
+        });
+    }
+
+    // free(ptr): each executing lane in ascending order; free(NULL) does nothing. A pointer that is not a live
+    // device-heap allocation stops the launch at the first lane that passes one (CUDA leaves this undefined).
+    void device_free(const Ctx& c) {
+        lanes(c, [&](unsigned l) {
+            const std::uint64_t p = detail::load_le(call_param(c, l, 0, 8), 8);
+            if (!device_->device_free(p))
+                fault(c.cta, c.w, c.pc, static_cast<int>(l),
+                      "free of 0x" + detail::hex(p) + ", which is not a live allocation of the device heap: it is " +
+                          device_->describe_heap_free(p),
+                      p, KernelErrorKind::illegal_address);
+        });
+    }
+
+    // ---- cp.async (issue 20) --------------------------------------------------------------------------------
+
+    // cp.async.{ca,cg}.shared.global [dst], [src], cp-size [, src-size | ignore-src] (PTX ISA 9.0, Sec.
+    // 9.7.9.25.3): each executing lane in ascending order copies the first src-size bytes of [src] (all cp-size
+    // bytes without the operand; none when ignore-src is true) to [dst] and zero-fills the rest of the cp-size
+    // bytes. The copy happens here, at execution, so the data is in shared memory by the time any later
+    // cp.async.wait_group or wait_all completes, as the PTX ISA requires (docs/ptx.md, "Asynchronous copies").
+    // Both addresses must be aligned to cp-size and in bounds; a src-size above cp-size is an error (the PTX ISA
+    // leaves it undefined). With Record, the lanes that read at least one byte are the global load timing sees.
+    template <bool Record>
+    void async_copy(const Ctx& c, StepResult* out) {
+        const DecodedInstruction& d = c.d;
+        const unsigned size = static_cast<unsigned>(d.sources[0].imm);
+        const detail::Source src = d.address_base == ir::no_reg ? detail::Source{&zero_, 0U, false}
+                                                                : detail::Source{c.w.row(d.address_base), ~0U, false};
+        const detail::Source dst = d.shared_base == ir::no_reg ? detail::Source{&zero_, 0U, false}
+                                                               : detail::Source{c.w.row(d.shared_base), ~0U, false};
+        const bool has_fourth = d.num_sources > 1;
+        const bool ignore_src = has_fourth && d.inst->src_type == ir::ScalarType::pred;
+        const detail::Source fourth = has_fourth ? source(c.cta, c.w, d, 1) : detail::Source{&zero_, 0U, false};
+        core::WarpMask accessed;
+        lanes(c, [&](unsigned l) {
+            std::uint64_t n = size;
+            if (ignore_src) n = fourth.pred(l) ? 0 : size;
+            else if (has_fourth) n = fourth[l] & 0xffffffffU;
+            if (n > size)
+                fault(c.cta, c.w, c.pc, static_cast<int>(l),
+                      "cp.async src-size " + std::to_string(n) + " exceeds cp-size " + std::to_string(size), std::nullopt,
+                      KernelErrorKind::illegal_instruction);
+            const std::uint64_t to = (dst[l] + d.shared_offset) & d.shared_mask;
+            if (to % size != 0)
+                fault(c.cta, c.w, c.pc, static_cast<int>(l),
+                      "misaligned cp.async shared-memory destination (the address must be a multiple of " +
+                          std::to_string(size) + ")",
+                      shared_window_base + to, KernelErrorKind::misaligned_address);
+            if (to > c.cta.shared.size() || size > c.cta.shared.size() - to)
+                fault(c.cta, c.w, c.pc, static_cast<int>(l),
+                      "out-of-bounds cp.async shared-memory destination of " + std::to_string(size) +
+                          " bytes: the CTA has " + std::to_string(c.cta.shared.size()) + " bytes of shared memory",
+                      shared_window_base + to, KernelErrorKind::illegal_address);
+            std::uint8_t* target = c.cta.shared.data() + to;
+            const std::uint64_t from = (src[l] + d.address_offset) & d.address_mask;
+            if (n > 0) {
+                if (from % size != 0)
+                    fault(c.cta, c.w, c.pc, static_cast<int>(l),
+                          "misaligned cp.async global source (the address must be a multiple of " + std::to_string(size) +
+                              ")",
+                          from, KernelErrorKind::misaligned_address);
+                ir::StateSpace space{};
+                std::uint64_t space_address = 0;
+                const std::uint8_t* p = resolve(c, l, from, static_cast<unsigned>(n), false, space, space_address);
+                std::memmove(target, p, n);
+                accessed.set(l);
+                if constexpr (Record) {
+                    out->addresses[l] = from;
+                    out->lane_spaces[l] = ir::StateSpace::global;
+                }
+            }
+            std::memset(target + n, 0, size - n);
+        });
+        if constexpr (Record) {
+            if (accessed.none()) return; // every lane zero-fills only: nothing for the caches to do
+            out->is_memory = true;
+            out->is_load = true;
+            out->space = ir::StateSpace::global;
+            out->access_bytes = size;
+            out->accessed = accessed;
+        }
     }
 
     // prefetch / prefetchu (PTX ISA 9.0, Sec. 9.7.9.15) change no value, so without Record there is nothing to do.

@@ -45,6 +45,14 @@ constexpr bool has_destination(const Instruction& inst) {
     case Opcode::prefetchu:
     // sust stores its data vector at texel coordinates of a surface object: every operand is a source.
     case Opcode::sust:
+    // issue 20: malloc and free use .param storage as vprintf does; cp.async writes shared memory, not a register
+    // (both its addresses and its src-size or ignore-src operand are sources); commit and wait name no register.
+    case Opcode::device_malloc:
+    case Opcode::device_free:
+    case Opcode::cp_async:
+    case Opcode::cp_async_commit_group:
+    case Opcode::cp_async_wait_group:
+    case Opcode::cp_async_wait_all:
         return false;
     case Opcode::bar:
         return inst.barrier == BarrierMode::red_popc || inst.barrier == BarrierMode::red_and ||

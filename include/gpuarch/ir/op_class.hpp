@@ -32,6 +32,11 @@
 //   texture    tex, suld and sust: memory instructions (ir::is_memory) of the texture unit, which address texels
 //              of a texture or surface object rather than bytes of a state space (docs/ptx.md, "Textures and
 //              surfaces")
+//   system     (issue 20, device heap) also the device-runtime calls malloc and free (docs/ptx.md, "Device-side
+//              malloc and free")
+//   async_copy cp.async (sm_80): a memory instruction timed as a global load whose data goes to shared memory
+//              and no register; cp.async.commit_group, .wait_group and .wait_all are control (docs/ptx.md,
+//              "Asynchronous copies")
 #include <gpuarch/ir/instruction.hpp>
 #include <gpuarch/ir/types.hpp>
 
@@ -114,6 +119,14 @@ constexpr OpClass classify(const Instruction& inst) {
         return OpClass::control;
     case Opcode::trap: case Opcode::vprintf: case Opcode::assertfail:
         return OpClass::system;
+    // issue 20, device heap
+    case Opcode::device_malloc: case Opcode::device_free:
+        return OpClass::system;
+    // issue 20, cp.async
+    case Opcode::cp_async:
+        return OpClass::async_copy;
+    case Opcode::cp_async_commit_group: case Opcode::cp_async_wait_group: case Opcode::cp_async_wait_all:
+        return OpClass::control;
     }
     return OpClass::control;
 }

@@ -184,6 +184,13 @@ inline std::string opcode_text(const Instruction& inst) {
         if (inst.space != StateSpace::none && inst.space != StateSpace::generic) mod(name(inst.space));
         mod(name(inst.cache_level));
         return out;
+    // issue 20: cp.async.{ca,cg}.shared.global (.cg is recorded as cache level L2: it caches in the L2 only).
+    case Opcode::cp_async:
+        out = "cp.async";
+        mod(inst.cache_level == CacheLevel::L2 ? "cg" : "ca");
+        mod("shared");
+        mod("global");
+        return out;
     default:
         break;
     }
@@ -224,10 +231,11 @@ inline std::string to_string(const Instruction& inst, const Kernel& kernel, cons
         out += detail::register_name(inst.guard.reg, kernel);
         out += ' ';
     }
-    if (inst.op == Opcode::vprintf || inst.op == Opcode::assertfail) {
+    if (inst.op == Opcode::vprintf || inst.op == Opcode::assertfail || inst.op == Opcode::device_malloc ||
+        inst.op == Opcode::device_free) {
         // The call nvcc wrote: `call.uni (retval), vprintf, (format, args);` (operands: inputs, then the optional
         // return .param; see ptx/parser.hpp).
-        const std::uint8_t inputs = inst.op == Opcode::vprintf ? 2 : 5;
+        const std::uint8_t inputs = inst.op == Opcode::vprintf ? 2 : inst.op == Opcode::assertfail ? 5 : 1;
         out += inst.uni ? "call.uni " : "call ";
         if (inst.num_operands > inputs) out += "(" + detail::operand_text(inst.operands[inputs], kernel, module) + "), ";
         out += std::string(name(inst.op)) + ", (";

@@ -72,6 +72,14 @@ enum class Opcode : std::uint16_t {
     // through a surface-object register (PTX ISA 9.0, Secs. 9.7.10.3, 9.7.10.7, 9.7.10.8). Operands are in the
     // table of ptx/parser.hpp, "Texture and surface instructions".
     tex, suld, sust,
+    // appended (issue 20, device heap): the CUDA device-runtime functions malloc and free, which nvcc declares
+    // `.extern .func` like vprintf. The inliner turns `call malloc`/`call free` into these; their operands are the
+    // call's .param symbols (the input, then malloc's return; see the operand table in ptx/parser.hpp).
+    device_malloc, device_free,
+    // appended (issue 20, asynchronous copies, sm_80; PTX ISA 9.0, Sec. 9.7.9.25): cp.async.{ca,cg}.shared.global
+    // [dst], [src], cp-size [, src-size | ignore-src]; cp.async.commit_group; cp.async.wait_group N;
+    // cp.async.wait_all.
+    cp_async, cp_async_commit_group, cp_async_wait_group, cp_async_wait_all,
 };
 
 enum class CompareOp : std::uint8_t {
@@ -130,10 +138,14 @@ enum class OpClass : std::uint8_t {
     system, // device-runtime calls (vprintf, __assertfail) and trap; inserted before nop, which stays last
     prefetch, // prefetch / prefetchu: a load into a cache that writes no register; inserted before nop
     texture,  // tex, suld and sust: the texture unit's loads and surface stores; inserted before nop
+    // appended (issue 20, cp.async): an asynchronous global-to-shared copy, timed as a global load that writes
+    // no register (its commit and wait instructions are control); inserted before nop
+    async_copy,
     nop,
 };
 constexpr bool is_memory(OpClass c) {
-    return (c >= OpClass::load_global && c <= OpClass::atomic_generic) || c == OpClass::prefetch || c == OpClass::texture;
+    return (c >= OpClass::load_global && c <= OpClass::atomic_generic) || c == OpClass::prefetch ||
+           c == OpClass::texture || c == OpClass::async_copy;
 }
 
 } // namespace gpuarch::ir

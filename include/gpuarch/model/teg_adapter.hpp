@@ -208,6 +208,8 @@ inline std::optional<InstrClass> teg_instruction_class(const ir::Kernel& kernel,
         detail::teg_adapter_reject(kernel, pc, "prefetch has no timing in Lai 2013's TEG (GT200 has no prefetch instruction)");
     case OpClass::texture:
         detail::teg_adapter_reject(kernel, pc, "texture and surface instructions have no timing in Lai 2013's TEG");
+    case OpClass::async_copy: // issue 20
+        detail::teg_adapter_reject(kernel, pc, "cp.async has no timing in Lai 2013's TEG (GT200 has no asynchronous copies)");
     case OpClass::nop:
         return std::nullopt;
     }

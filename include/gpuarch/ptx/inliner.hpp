@@ -10,8 +10,9 @@
 // - `ret` in f becomes a `bra` (same guard) to the instruction after the inlined body; `exit` stays exit. A
 //   guarded call becomes `@!p bra <after>` followed by the body.
 // - Labels of inlined bodies are recorded in Kernel::labels as "<label>$<n>"; source line/column are kept.
-// - A call of the device-runtime functions vprintf and __assertfail, which nvcc declares `.extern .func` without a
-//   body, becomes one Opcode::vprintf / Opcode::assertfail instruction (see emit_device_runtime_call).
+// - A call of the device-runtime functions vprintf, __assertfail, malloc and free, which nvcc declares
+//   `.extern .func` without a body, becomes one Opcode::vprintf / assertfail / device_malloc / device_free
+//   instruction (see emit_device_runtime_call).
 // - An indirect call `call (r), %rd, (a), proto;` becomes a dispatch over its candidates, the module's functions
 //   whose address is taken (ptx::Function::address_taken) and whose parameter sizes are the prototype's, in
 //   module order: `setp.eq.u64 %indirect$n, %rd, <address>; @%indirect$n bra <copy>` per candidate, then a
@@ -25,14 +26,15 @@
 //   returns branch to one Opcode::ret carrying the frame's index. func::KernelExecution saves and restores the
 //   frame per call. Such a function may not execute `exit` (its single return must post-dominate its code, so
 //   that its branches reconverge inside it).
-// - Errors (ParseError at the call site): a callee without a body (other than those two), argument/return count
-//   mismatch, an argument smaller than the parameter it binds, recursion (the message names the cycle
+// - Errors (ParseError at the call site): a callee without a body (other than those four), argument/return count
+//   mismatch, an argument smaller than the parameter it binds, recursion through an indirect call (the message names the cycle
 //   "a -> b -> a"), kernels that would exceed Limits::max_function_instructions or max_kernel_registers, and a
 //   module whose kernels together would exceed Limits::max_module_instructions or max_module_registers (at the
 //   first kernel that does).
 #include <algorithm>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <unordered_set>
 #include <utility>
@@ -337,8 +339,8 @@ private:
         if (!callee.defined && !is_device_runtime(site.callee))
             fail(site.line, site.column,
                  "call to '" + site.callee +
-                     "', which has no body in this module (of the external device functions only vprintf and "
-                     "__assertfail are supported)");
+                     "', which has no body in this module (of the external device functions only vprintf, "
+                     "__assertfail, malloc and free are supported)");
         if (recursive_.count(&callee) != 0) return emit_real_call(kernel, site, callee, call, maps);
         inline_callee(kernel, site, callee, call, maps);
     }
@@ -600,34 +602,52 @@ private:
         return nullptr;
     }
 
-    static bool is_device_runtime(const std::string& name) { return name == "vprintf" || name == "__assertfail"; }
 
-    // `call vprintf` / `call __assertfail` to the `.extern .func` prototype nvcc declares: one Opcode::vprintf /
-    // Opcode::assertfail instruction whose operands are the call's .param symbols (inputs, then vprintf's return),
-    // executed by the functional engine instead of an inlined body. `params` holds the kernel symbols bound to the
-    // prototype's parameters in prototype order (returns first), already checked against the formal sizes.
+    // The device-runtime functions nvcc calls through a bodiless `.extern .func`, with the parameter sizes of
+    // their CUDA declarations (crt/common_functions.h) as nvcc declares them for a 64-bit target:
+    // int vprintf(const char*, const char*); void __assertfail(const char* message, const char* file,
+    // unsigned line, const char* function, size_t charSize); void* malloc(size_t); void free(void*).
+    struct DeviceRuntimeFunction {
+        std::string_view name;
+        ir::Opcode op;
+        std::vector<std::uint32_t> inputs; // bytes of each input parameter
+        std::uint32_t return_bytes;        // 0: returns nothing
+        std::string_view prototype;        // for the error message
+    };
+    static const DeviceRuntimeFunction* device_runtime(const std::string& name) {
+        static const DeviceRuntimeFunction table[] = {
+            {"vprintf", ir::Opcode::vprintf, {8, 8}, 4, ".extern .func (.param .b32 r) vprintf(.param .b64, .param .b64)"},
+            {"__assertfail", ir::Opcode::assertfail, {8, 8, 4, 8, 8}, 0,
+             ".extern .func __assertfail(.param .b64, .param .b64, .param .b32, .param .b64, .param .b64)"},
+            // issue 20, device heap
+            {"malloc", ir::Opcode::device_malloc, {8}, 8, ".extern .func (.param .b64 r) malloc(.param .b64)"},
+            {"free", ir::Opcode::device_free, {8}, 0, ".extern .func free(.param .b64)"},
+        };
+        for (const DeviceRuntimeFunction& f : table)
+            if (f.name == name) return &f;
+        return nullptr;
+    }
+    static bool is_device_runtime(const std::string& name) { return device_runtime(name) != nullptr; }
+
+    // A call of a device-runtime function to the `.extern .func` prototype nvcc declares: one instruction of the
+    // function's opcode whose operands are the call's .param symbols (inputs, then the return .param when the call
+    // names one), executed by the functional engine instead of an inlined body. `params` holds the kernel symbols
+    // bound to the prototype's parameters in prototype order (returns first), already checked against the formal
+    // sizes. The return value is optional (a call may ignore vprintf's result).
     void emit_device_runtime_call(ir::Kernel& kernel, const CallSite& site, const Function& callee,
                                   const ir::Instruction& call, const std::vector<ir::SymbolId>& params) const {
-        const bool is_printf = site.callee == "vprintf";
-        // CUDA's declarations (crt/common_functions.h): int vprintf(const char*, const char*) and
-        // void __assertfail(const char* message, const char* file, unsigned line, const char* function,
-        // size_t charSize), as nvcc declares them for a 64-bit target.
-        const std::vector<std::uint32_t> inputs =
-            is_printf ? std::vector<std::uint32_t>{8, 8} : std::vector<std::uint32_t>{8, 8, 4, 8, 8};
-        const std::uint32_t returns = is_printf ? 1 : 0;
-        bool matches = callee.num_returns <= returns && callee.body.params.size() == callee.num_returns + inputs.size();
-        for (std::size_t i = 0; matches && i < inputs.size(); ++i)
-            matches = callee.body.params[callee.num_returns + i].size_bytes == inputs[i];
-        if (matches && callee.num_returns == 1) matches = callee.body.params[0].size_bytes == 4;
+        const DeviceRuntimeFunction& f = *device_runtime(site.callee);
+        const std::uint32_t returns = f.return_bytes != 0 ? 1 : 0;
+        bool matches = callee.num_returns <= returns && callee.body.params.size() == callee.num_returns + f.inputs.size();
+        for (std::size_t i = 0; matches && i < f.inputs.size(); ++i)
+            matches = callee.body.params[callee.num_returns + i].size_bytes == f.inputs[i];
+        if (matches && callee.num_returns == 1) matches = callee.body.params[0].size_bytes == f.return_bytes;
         if (!matches)
             fail(site.line, site.column,
                  "'" + site.callee + "' is declared with a signature the device runtime does not have (expected " +
-                     (is_printf ? std::string(".extern .func (.param .b32 r) vprintf(.param .b64, .param .b64)")
-                                : std::string(".extern .func __assertfail(.param .b64, .param .b64, .param .b32, "
-                                              ".param .b64, .param .b64)")) +
-                     ", as nvcc emits for a 64-bit target)");
+                     std::string(f.prototype) + ", as nvcc emits for a 64-bit target)");
         ir::Instruction inst;
-        inst.op = is_printf ? ir::Opcode::vprintf : ir::Opcode::assertfail;
+        inst.op = f.op;
         inst.uni = call.uni;
         inst.guard = call.guard; // already remapped by the caller's emit
         inst.line = call.line;
@@ -639,7 +659,7 @@ private:
             op.symbol = symbol;
             return op;
         };
-        for (std::size_t i = 0; i < inputs.size(); ++i) inst.operands[inst.num_operands++] = param(params[callee.num_returns + i]);
+        for (std::size_t i = 0; i < f.inputs.size(); ++i) inst.operands[inst.num_operands++] = param(params[callee.num_returns + i]);
         if (callee.num_returns == 1) inst.operands[inst.num_operands++] = param(params[0]);
         push(kernel, inst);
     }

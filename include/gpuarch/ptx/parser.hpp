@@ -3,7 +3,7 @@
 // Contract:
 // - Accepts the PTX that `nvcc -ptx` (CUDA 13) emits for sm_75+ from ordinary CUDA C++; everything accepted is
 //   listed in docs/ptx.md. Anything else (an unknown or unsupported directive, instruction, modifier, special
-//   register; wmma/mma/cp.async/tex/...; address-of initializers; indirect calls) throws ParseError naming the
+//   register; wmma/mma/cp.async.bulk/tex/...; address-of initializers; indirect calls) throws ParseError naming the
 //   construct and its line:column. Nothing is skipped silently except the debug directives .file, .loc and
 //   .section, and the cache-operator/eviction-hint modifiers of ld/st, which do not change values.
 // - Every `call` of a `.func` is inlined into its kernel (ptx/inliner.hpp), symbol offsets are assigned
@@ -48,6 +48,11 @@
 //   membar fence ret exit trap                                                (none)
 //   vprintf (from `call vprintf`)                                             format, args [, retval] (.param symbols)
 //   assertfail (from `call __assertfail`)                                     message, file, line, function, charSize
+//   device_malloc (from `call malloc`)                                        size [, retval] (.param symbols)
+//   device_free (from `call free`)                                            pointer (.param symbol)
+//   cp.async                                                                  [dst], [src], cp-size [, src-size | ignore-src]
+//   cp.async.wait_group                                                       N (immediate)
+//   cp.async.commit_group cp.async.wait_all                                   (none)
 #include <algorithm>
 #include <array>
 #include <cstdint>
@@ -1224,6 +1229,10 @@ private:
         const std::string_view head = parts[0].text;
         if (head.front() == '%' || head.front() == '$')
             fail(op_token, "expected an instruction, found " + describe(op_token));
+        if (head == "cp" && parts.size() > 1 && parts[1].text == "async") {
+            parse_cp_async(inst, op_token, parts);
+            return;
+        }
         if (auto reason = unsupported_reason(head); !reason.empty())
             fail(op_token, "unsupported instruction '" + std::string(op_token.text) + "': " + std::string(reason));
         auto op = opcode_from_head(head);
@@ -1867,6 +1876,13 @@ private:
         case Opcode::tex: case Opcode::suld: case Opcode::sust: // parse_texture reads these
             fail_here("internal error: '" + opname + "' reached the generic modifier rules");
             break;
+        // issue 20: made by the inliner (malloc, free) or by parse_cp_async, never parsed here
+        case Opcode::device_malloc: case Opcode::device_free:
+            fail_here("'" + opname + "' is a device-runtime function: call it (call.uni (r), malloc, (a);)");
+            break;
+        case Opcode::cp_async: case Opcode::cp_async_commit_group: case Opcode::cp_async_wait_group:
+        case Opcode::cp_async_wait_all:
+            fail_here("internal error: '" + opname + "' reached the generic modifier checks");
         }
     }
 
@@ -2066,6 +2082,9 @@ private:
             return {{Role::address, ScalarType::none}};
         case Opcode::call: case Opcode::vprintf: case Opcode::assertfail:
         case Opcode::tex: case Opcode::suld: case Opcode::sust:
+        // issue 20: operands set by the inliner (malloc, free) or by parse_cp_async
+        case Opcode::device_malloc: case Opcode::device_free: case Opcode::cp_async:
+        case Opcode::cp_async_commit_group: case Opcode::cp_async_wait_group: case Opcode::cp_async_wait_all:
             break;
         }
         fail(op_token, "internal error: no operand roles for '" + std::string(op_token.text) + "'");
@@ -2559,6 +2578,110 @@ private:
         const Token& semi = peek();
         if (!semi.is_punct(';')) fail(semi, "expected ';' after '" + opname + "', found " + describe(semi));
         next();
+        function_->body.code.push_back(inst);
+    }
+
+    // ---- cp.async (issue 20; PTX ISA 9.0, Sec. 9.7.9.25, sm_80)
+    // cp.async.ca.shared{::cta}.global{.L2::64B|.L2::128B|.L2::256B} [dst], [src], cp-size{, src-size | ignore-src};
+    // cp.async.cg.shared{::cta}.global... with cp-size 16; cp.async.commit_group; cp.async.wait_group N;
+    // cp.async.wait_all. The L2 prefetch sizes are hints and ignored; cache policies (.L2::cache_hint), the bulk
+    // and tensor forms (sm_90) and cp.async.mbarrier.arrive are rejected. IR: space global (the timed access),
+    // cache_level L1 (.ca) or L2 (.cg); operands [dst], [src], cp-size, then src-size (src_type u32) or ignore-src
+    // (src_type pred); wait_group's N is operand 0.
+    void parse_cp_async(ir::Instruction& inst, const Token& op_token, const std::vector<Part>& parts) {
+        const auto finish = [&](ir::Opcode op, std::size_t modifiers) {
+            if (parts.size() > modifiers)
+                fail_part(op_token, parts[modifiers], "unsupported modifier '." + std::string(parts[modifiers].text) +
+                                                          "' on '" + std::string(ir::name(op)) + "'");
+            inst.op = op;
+        };
+        const std::string_view kind = parts.size() > 2 ? parts[2].text : std::string_view();
+        if (kind == "commit_group" || kind == "wait_all") {
+            finish(kind == "commit_group" ? ir::Opcode::cp_async_commit_group : ir::Opcode::cp_async_wait_all, 3);
+            expect_punct(';', "after '" + std::string(op_token.text) + "'");
+            function_->body.code.push_back(inst);
+            return;
+        }
+        if (kind == "wait_group") {
+            finish(ir::Opcode::cp_async_wait_group, 3);
+            const RawOperand n = parse_raw_operand();
+            if (n.kind != RawOperand::Kind::integer || n.bits > 0xffffffffU)
+                fail(*n.at, "cp.async.wait_group takes an integer constant (the number of groups left pending)");
+            expect_punct(';', "after '" + std::string(op_token.text) + "'");
+            inst.num_operands = 1;
+            inst.operands[0].kind = ir::OperandKind::imm;
+            inst.operands[0].imm_bits = n.bits;
+            function_->body.code.push_back(inst);
+            return;
+        }
+        if (kind == "bulk")
+            fail(op_token, "unsupported instruction '" + std::string(op_token.text) +
+                               "': bulk asynchronous copies (cp.async.bulk, sm_90) are not supported");
+        if (kind == "mbarrier")
+            fail(op_token, "unsupported instruction '" + std::string(op_token.text) +
+                               "': asynchronous barriers (cp.async.mbarrier.arrive) are not supported");
+        inst.op = ir::Opcode::cp_async;
+        bool shared = false, global = false;
+        for (std::size_t i = 2; i < parts.size(); ++i) {
+            const Part& part = parts[i];
+            const std::string_view m = part.text;
+            if (m == "ca" || m == "cg") {
+                set_once(inst.cache_level, m == "ca" ? ir::CacheLevel::L1 : ir::CacheLevel::L2, op_token, part);
+            } else if (m == "shared" || m == "shared::cta") {
+                if (global) fail_part(op_token, part, "cp.async names the destination space before the source: .shared.global");
+                set_flag(shared, op_token, part);
+            } else if (m == "global") {
+                set_flag(global, op_token, part);
+            } else if (m == "L2::64B" || m == "L2::128B" || m == "L2::256B") {
+                // an L2 prefetch-size hint: no value depends on it
+            } else if (m == "L2::cache_hint") {
+                fail_part(op_token, part, "cache-policy operands (.L2::cache_hint) are not supported");
+            } else if (m == "shared::cluster") {
+                fail_part(op_token, part, "cp.async to another CTA's shared memory (.shared::cluster, sm_90) is not supported");
+            } else {
+                fail_part(op_token, part, "unsupported modifier '." + std::string(m) + "' on 'cp.async'");
+            }
+        }
+        if (inst.cache_level == ir::CacheLevel::none) fail(op_token, "'" + std::string(op_token.text) + "' needs .ca or .cg");
+        if (!shared || !global) fail(op_token, "'" + std::string(op_token.text) + "' needs .shared.global (shared destination, global source)");
+        std::vector<RawOperand> raw;
+        do {
+            raw.push_back(parse_raw_operand());
+        } while (accept_punct(','));
+        const Token& semi = peek();
+        if (!semi.is_punct(';'))
+            fail(semi, "expected ',' or ';' after an operand of '" + std::string(op_token.text) + "', found " + describe(semi));
+        next();
+        if (raw.size() < 3 || raw.size() > 4)
+            fail(raw.size() > 4 ? *raw[4].at : op_token,
+                 "'" + std::string(op_token.text) + "' expects 3 or 4 operands ([dst], [src], cp-size[, src-size or "
+                 "ignore-src]), found " + std::to_string(raw.size()));
+        inst.space = ir::StateSpace::shared;
+        inst.operands[0] = convert_address(inst, op_token, raw[0], 0);
+        inst.space = ir::StateSpace::global;
+        inst.operands[1] = convert_address(inst, op_token, raw[1], 1);
+        if (raw[2].kind != RawOperand::Kind::integer) fail(*raw[2].at, operand_label(op_token, 2) + " (cp-size) must be 4, 8 or 16");
+        const std::uint64_t size = raw[2].bits;
+        if (size != 4 && size != 8 && size != 16) fail(*raw[2].at, operand_label(op_token, 2) + " (cp-size) must be 4, 8 or 16");
+        if (inst.cache_level == ir::CacheLevel::L2 && size != 16) fail(*raw[2].at, "cp.async.cg copies 16 bytes (cp-size 16)");
+        inst.operands[2].kind = ir::OperandKind::imm;
+        inst.operands[2].imm_bits = size;
+        inst.num_operands = 3;
+        if (raw.size() == 4) {
+            const RawOperand& r = raw[3];
+            const auto reg = r.kind == RawOperand::Kind::name ? find_register(r.name->text) : std::nullopt;
+            if (reg && register_type(*reg) == ir::ScalarType::pred) {
+                inst.src_type = ir::ScalarType::pred; // ignore-src
+                inst.operands[3] = convert_operand(inst, op_token, r, RoleSpec{Role::pred, ir::ScalarType::pred}, 3);
+            } else {
+                inst.src_type = ir::ScalarType::u32; // src-size
+                inst.operands[3] = convert_operand(inst, op_token, r, RoleSpec{Role::src, ir::ScalarType::u32}, 3);
+                if (inst.operands[3].kind == ir::OperandKind::imm && inst.operands[3].imm_bits > size)
+                    fail(*r.at, operand_label(op_token, 3) + " (src-size " + std::to_string(inst.operands[3].imm_bits) +
+                                    ") exceeds cp-size " + std::to_string(size));
+            }
+            inst.num_operands = 4;
+        }
         function_->body.code.push_back(inst);
     }
 

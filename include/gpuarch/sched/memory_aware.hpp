@@ -45,6 +45,7 @@ constexpr NextAccess access_of(ir::OpClass c) {
     case ir::OpClass::prefetch: // a prefetch takes MSHR entries as a load does
     case ir::OpClass::texture:  // so do texture fetches and surface loads (the L1 serves them as global loads)
         return NextAccess::cached_load;
+    case ir::OpClass::async_copy: return NextAccess::cached_load; // cp.async: a global load (issue 20)
     default: return ir::is_memory(c) ? NextAccess::other_memory : NextAccess::compute;
     }
 }
@@ -57,6 +58,7 @@ constexpr bool uses_data_path(ir::OpClass c) {
     case ir::OpClass::store_global: case ir::OpClass::store_local: case ir::OpClass::store_generic:
     case ir::OpClass::atomic_global: case ir::OpClass::atomic_generic: case ir::OpClass::prefetch:
     case ir::OpClass::texture: return true;
+    case ir::OpClass::async_copy: return true;
     default: return false;
     }
 }
