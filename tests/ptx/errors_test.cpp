@@ -234,13 +234,13 @@ TEST_CASE("declarations: duplicates, textures, address-of initializers, vector r
 
 TEST_CASE("calls to functions without a body and indirect calls are rejected at the call") {
     const std::string text = ".version 9.0\n.target sm_75\n.address_size 64\n"
-                             ".extern .func (.param .b64 func_retval0) cudaGetParameterBuffer(.param .b64 a);\n"
+                             ".extern .func (.param .b64 func_retval0) external_helper(.param .b64 a);\n"
                              ".visible .entry k()\n{\n"
                              "\t{\n\t.param .b64 p0;\n\t.param .b64 r;\n"
-                             "\tcall.uni (r), cudaGetParameterBuffer, (p0);\n"
+                             "\tcall.uni (r), external_helper, (p0);\n"
                              "\t}\n\tret;\n}\n";
     CHECK(parse_error_of(text) ==
-          "test.ptx:10:2: call to 'cudaGetParameterBuffer', which has no body in this module (of the external device "
+          "test.ptx:10:2: call to 'external_helper', which has no body in this module (of the external device "
           "functions only vprintf, __assertfail, malloc and free are supported)");
     // malloc returning 32 bits is not the device runtime's malloc (void* malloc(size_t) on a 64-bit target).
     const std::string narrow = ".version 9.0\n.target sm_75\n.address_size 64\n"
