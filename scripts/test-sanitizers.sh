@@ -25,6 +25,7 @@
 #   measured end to end.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+scripts/ensure-deps.sh
 jobs=$(nproc 2>/dev/null || echo 2)
 cmake --preset debug-asan
 cmake --build --preset debug-asan -j "$jobs"
