@@ -34,6 +34,7 @@
 
 #include <gpuarch/core/error.hpp>
 #include <gpuarch/func/softfloat.hpp>
+#include <gpuarch/ir/names.hpp>
 #include <gpuarch/ir/types.hpp>
 
 namespace gpuarch::func {
