@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The fast part of the test suite under AddressSanitizer and UBSan (the debug-asan preset; CI runs it after
-# scripts/test.sh). What the preset builds and leaves out, and why:
+# The fast part of the test suite under AddressSanitizer and UBSan (the debug-asan preset; meant to run in CI
+# after scripts/test.sh, once its time is measured end to end). What the preset builds and leaves out, and why:
 #   - the library's tests and the differential fuzzer's replay tool only: GPUARCH_BUILD_EXAMPLES, _TOOLS and
 #     _BENCH are OFF (the tools' tests, sweep and cudart, and the CUDA runtime are not sanitized here; the runtime
 #     is a shared library loaded into nvcc-built programs, which would need libasan preloaded);
