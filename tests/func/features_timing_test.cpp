@@ -106,10 +106,12 @@ std::string prefetch_probe_ptx(bool prefetches) {
            "add.s32 %r2, %r2, %r3; st.global.u32 [%rd7], %r2;\nret;\n}\n";
 }
 
+// Runs a one-warp probe kernel `probe(a, b, out)` that must write out[i] = a[i] + b[i] for a[i] = i, b[i] = 1000 i
+// on a fresh Machine GPU with GTO, checks that sum and returns the launch's result.
 template <class Machine>
-LaunchResult run_prefetch_probe(bool prefetches) {
+LaunchResult run_sum_probe(const std::string& ptx) {
     func::Device device;
-    const func::Module module = func::Module::from_string(prefetch_probe_ptx(prefetches), "probe.ptx");
+    const func::Module module = func::Module::from_string(ptx, "probe.ptx");
     std::vector<int> a(32), b(32);
     for (int i = 0; i < 32; ++i) a[static_cast<std::size_t>(i)] = i, b[static_cast<std::size_t>(i)] = 1000 * i;
     const func::DevPtr pa = upload(device, a), pb = upload(device, b), out = device.malloc(32 * sizeof(int));
@@ -122,6 +124,11 @@ LaunchResult run_prefetch_probe(bool prefetches) {
     const std::vector<int> got = download<int>(device, out, 32);
     for (int i = 0; i < 32; ++i) CHECK(got[static_cast<std::size_t>(i)] == 1001 * i);
     return r;
+}
+
+template <class Machine>
+LaunchResult run_prefetch_probe(bool prefetches) {
+    return run_sum_probe<Machine>(prefetch_probe_ptx(prefetches));
 }
 
 template <class Machine>
@@ -244,20 +251,7 @@ std::string async_probe_ptx(const std::string& wait) {
 
 template <class Machine>
 LaunchResult run_async_probe(const std::string& wait) {
-    func::Device device;
-    const func::Module module = func::Module::from_string(async_probe_ptx(wait), "probe.ptx");
-    std::vector<int> a(32), b(32);
-    for (int i = 0; i < 32; ++i) a[static_cast<std::size_t>(i)] = i, b[static_cast<std::size_t>(i)] = 1000 * i;
-    const func::DevPtr pa = upload(device, a), pb = upload(device, b), out = device.malloc(32 * sizeof(int));
-    using Gpu = typename Machine::template gpu<sched::GTO>;
-    auto gpu = std::make_unique<Gpu>(Machine::template config<Gpu>());
-    func::LaunchConfig config{func::Dim3{1, 1, 1}, func::Dim3{32, 1, 1}, 0};
-    TimingOptions options;
-    options.registers_per_thread = 16;
-    const LaunchResult r = gpu->launch(device, module, "probe", config, func::Args(pa, pb, out), options);
-    const std::vector<int> got = download<int>(device, out, 32);
-    for (int i = 0; i < 32; ++i) CHECK(got[static_cast<std::size_t>(i)] == 1001 * i);
-    return r;
+    return run_sum_probe<Machine>(async_probe_ptx(wait));
 }
 
 // wait_group 0 (and wait_all) hold the warp until both copies' global loads have returned, a DRAM round trip
