@@ -264,6 +264,25 @@ private:
         return out;
     }
 
+    // Appends a fresh instance of f's registers and local symbols to the kernel (named with the instance suffix
+    // "$<n>", which it returns) and maps f's ids to them in `maps`.
+    std::string add_instance_locals(ir::Kernel& kernel, const Function& f, Maps& maps) {
+        const std::string suffix = "$" + std::to_string(++instance_);
+        maps.regs.reserve(f.body.registers.size());
+        for (const ir::RegisterInfo& r : f.body.registers) {
+            maps.regs.push_back(static_cast<ir::RegId>(kernel.registers.size()));
+            kernel.registers.push_back(ir::RegisterInfo{r.name + suffix, r.type});
+        }
+        maps.symbols.reserve(f.body.symbols.size());
+        for (const ir::Symbol& s : f.body.symbols) {
+            maps.symbols.push_back(static_cast<ir::SymbolId>(kernel.symbols.size()));
+            ir::Symbol copy = s;
+            copy.name += suffix;
+            kernel.symbols.push_back(std::move(copy));
+        }
+        return suffix;
+    }
+
     static ir::Instruction branch_to(ir::Pc target, const ir::Instruction& at, ir::Guard guard = {}) {
         ir::Instruction b;
         b.op = ir::Opcode::bra;
@@ -410,7 +429,6 @@ private:
     void emit_frame(ir::Kernel& kernel, std::size_t i) {
         const Function& f = *pending_frames_[i];
         const std::uint32_t frame = frame_of_.at(&f);
-        const std::string suffix = "$" + std::to_string(++instance_);
         const auto first_register = static_cast<ir::RegId>(kernel.registers.size());
         const auto first_symbol = static_cast<ir::SymbolId>(kernel.symbols.size());
         if (kernel.registers.size() + f.body.registers.size() > limits_.max_kernel_registers)
@@ -418,16 +436,7 @@ private:
                  "kernel '" + kernel.name + "' exceeds " + std::to_string(limits_.max_kernel_registers) +
                      " registers with the out-of-line copy of '" + f.body.name + "'");
         Maps maps;
-        for (const ir::RegisterInfo& r : f.body.registers) {
-            maps.regs.push_back(static_cast<ir::RegId>(kernel.registers.size()));
-            kernel.registers.push_back(ir::RegisterInfo{r.name + suffix, r.type});
-        }
-        for (const ir::Symbol& s : f.body.symbols) {
-            maps.symbols.push_back(static_cast<ir::SymbolId>(kernel.symbols.size()));
-            ir::Symbol copy = s;
-            copy.name += suffix;
-            kernel.symbols.push_back(std::move(copy));
-        }
+        const std::string suffix = add_instance_locals(kernel, f, maps);
         std::vector<ir::SymbolId> formals;
         for (const ir::Param& p : f.body.params) {
             ir::Symbol formal;
@@ -560,31 +569,11 @@ private:
             fail(site.line, site.column,
                  "kernel '" + kernel.name + "' exceeds " + std::to_string(limits_.max_kernel_registers) +
                      " registers after inlining");
-        const std::string suffix = "$" + std::to_string(++instance_);
-        inner.regs.reserve(callee.body.registers.size());
-        for (const ir::RegisterInfo& r : callee.body.registers) {
-            inner.regs.push_back(static_cast<ir::RegId>(kernel.registers.size()));
-            kernel.registers.push_back(ir::RegisterInfo{r.name + suffix, r.type});
-        }
-        inner.symbols.reserve(callee.body.symbols.size());
-        for (const ir::Symbol& s : callee.body.symbols) {
-            inner.symbols.push_back(static_cast<ir::SymbolId>(kernel.symbols.size()));
-            ir::Symbol copy = s;
-            copy.name += suffix;
-            kernel.symbols.push_back(std::move(copy));
-        }
+        const std::string suffix = add_instance_locals(kernel, callee, inner);
         ir::Pc skip_at = ir::no_pc;
-        if (call.guard.reg != ir::no_reg) {
-            ir::Instruction skip;
-            skip.op = ir::Opcode::bra;
-            skip.guard = call.guard; // already remapped by the caller's emit
-            skip.guard.negated = !skip.guard.negated;
-            skip.num_operands = 1;
-            skip.operands[0].kind = ir::OperandKind::label;
-            skip.line = call.line;
-            skip.column = call.column;
+        if (call.guard.reg != ir::no_reg) { // the guard is already remapped by the caller's emit
             skip_at = static_cast<ir::Pc>(kernel.code.size());
-            push(kernel, skip);
+            push(kernel, branch_to(ir::no_pc, call, ir::Guard{call.guard.reg, !call.guard.negated}));
         }
         stack_.push_back(&callee);
         emit(kernel, callee, inner, false, suffix);
