@@ -148,14 +148,20 @@ cudaError_t CUDARTAPI __cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 gridDim,
 
 // ------------------------------------------------------------------------------------------------ execution
 
-cudaError_t CUDARTAPI cudaLaunchKernel(const void* func, dim3 gridDim, dim3 blockDim, void** args, size_t sharedMem,
-                                       cudaStream_t stream) {
+// A launch by the kernel's host stub (cudaLaunchKernel, cudaLaunchCooperativeKernel).
+static cudaError_t launch_by_host_function(const void* func, dim3 gridDim, dim3 blockDim, void** args,
+                                           size_t sharedMem, cudaStream_t stream, bool cooperative) {
     GPUARCH_LOCK;
     if (rt.sticky() != cudaSuccess) return rt.sticky();
     const auto* k = rt.kernel_by_host(func);
     if (k == nullptr) return rt.result(cudaErrorInvalidDeviceFunction);
     if (!rt.valid_stream(stream)) return rt.result(cudaErrorInvalidResourceHandle);
-    return rt.launch(*k, gridDim, blockDim, args, sharedMem);
+    return rt.launch(*k, gridDim, blockDim, args, sharedMem, cooperative);
+}
+
+cudaError_t CUDARTAPI cudaLaunchKernel(const void* func, dim3 gridDim, dim3 blockDim, void** args, size_t sharedMem,
+                                       cudaStream_t stream) {
+    return launch_by_host_function(func, gridDim, blockDim, args, sharedMem, stream, false);
 }
 
 // A cooperative launch: the grid must be resident at once (checked against the machine's occupancy for the
@@ -163,12 +169,7 @@ cudaError_t CUDARTAPI cudaLaunchKernel(const void* func, dim3 gridDim, dim3 bloc
 // (func::LaunchOptions::cooperative).
 cudaError_t CUDARTAPI cudaLaunchCooperativeKernel(const void* func, dim3 gridDim, dim3 blockDim, void** args,
                                                   size_t sharedMem, cudaStream_t stream) {
-    GPUARCH_LOCK;
-    if (rt.sticky() != cudaSuccess) return rt.sticky();
-    const auto* k = rt.kernel_by_host(func);
-    if (k == nullptr) return rt.result(cudaErrorInvalidDeviceFunction);
-    if (!rt.valid_stream(stream)) return rt.result(cudaErrorInvalidResourceHandle);
-    return rt.launch(*k, gridDim, blockDim, args, sharedMem, true);
+    return launch_by_host_function(func, gridDim, blockDim, args, sharedMem, stream, true);
 }
 
 cudaError_t CUDARTAPI cudaLaunchCooperativeKernel_ptsz(const void* func, dim3 gridDim, dim3 blockDim, void** args,
