@@ -1,4 +1,4 @@
-// Texture and surface objects (CUDA 12+ has no texture references): tex.1d/2d/3d/a1d/a2d and tex.level with f32
+// Texture and surface objects (CUDA 12+ has no texture references): tex.1d/2d/3d/a1d/a2d/cube/acube and tex.level with f32
 // and s32 coordinates and f32/s32/u32 results, and suld.b/sust.b .trap/.clamp/.zero on 1D, 2D and 3D surfaces of
 // 1-, 2-, 4-, 8- and 16-byte elements. Each thread reads its coordinates from `at`, so the host picks in-range,
 // fractional and out-of-range points; tests/func/feature_kernels.hpp computes the expected texels on the CPU.
@@ -52,6 +52,13 @@ extern "C" __global__ void tex_layered(cudaTextureObject_t t2, cudaTextureObject
     const int layer = static_cast<int>(at[i].w);
     out[2 * i] = tex2DLayered<float>(t2, at[i].x, at[i].y, layer);
     out[2 * i + 1] = tex1DLayered<float>(t1, at[i].x, layer);
+}
+
+// Cube maps: at[i] is a direction (x, y, z) and, for the layered cube map, w is the cube index.
+extern "C" __global__ void tex_cube(cudaTextureObject_t cube, cudaTextureObject_t cubes, const float4* at, float* out) {
+    const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+    out[2 * i] = texCubemap<float>(cube, at[i].x, at[i].y, at[i].z);
+    out[2 * i + 1] = texCubemapLayered<float>(cubes, at[i].x, at[i].y, at[i].z, static_cast<int>(at[i].w));
 }
 
 // Surfaces: thread (x, y) of a w x h grid reads element (x, y) of `in` (4-byte floats), writes twice the value to

@@ -65,7 +65,7 @@ foreach(machine fermi kepler southern_islands)
         -- "${run}" --machine ${machine} -- "${programs_out}/cooperative")
     # Texture and surface objects over arrays, linear and pitched memory (stdout "textures: ok" after every check);
     # fetches through a destroyed or never-created object: cudaErrorIllegalAddress and the object in the message.
-    gpuarch_program_test(textures.${machine} "${expect}" 0 - "\\[gpuarch\\] total: 7 launches"
+    gpuarch_program_test(textures.${machine} "${expect}" 0 - "\\[gpuarch\\] total: 8 launches"
         -- "${run}" --machine ${machine} -- "${programs_out}/textures")
     gpuarch_program_test(fault.texture_destroyed.${machine} "${expect}" 0 -
         "kernel '_Z8sample2d.*tex through texture object 0x[0-9a-f]+ was destroyed"

@@ -8,6 +8,7 @@
 #include <gpuarch/func/host.hpp>
 
 #include <algorithm>
+#include <array>
 #include <climits>
 #include <cmath>
 #include <cstdlib>
@@ -16,8 +17,10 @@
 #include <cstring>
 #include <filesystem>
 #include <functional>
+#include <set>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <vector>
 
 #ifndef GPUARCH_KERNELS_DIR
@@ -633,6 +636,125 @@ inline void check_textures_other(const Launcher& launch) {
             CHECK(got[static_cast<std::size_t>(2 * i + 1)] == l1[static_cast<std::size_t>(layer * w + x)]);
         }
     }
+}
+
+// texture.cu, tex_cube: a 4 x 4 cube map and a layered cube map of 2 cubes, one float per texel (each value names
+// its cube, face, row and column), read in directions that select every face, on ties, on edges and corners, and
+// at the zero vector, with point and linear filtering; the reference is the Programming Guide's "Cubemap Fetch"
+// table, written here as data: for the face of axis a and sign, m = |c[a]|, s = s_sign * c[s_axis], t likewise,
+// and the face is read at ((s/m + 1)/2, (t/m + 1)/2), normalised, clamped at its edges.
+namespace tex_ref {
+struct CubeRow {
+    int face, s_axis;
+    float s_sign;
+    int t_axis;
+    float t_sign;
+};
+// Indexed by 2 * axis + (negative ? 1 : 0).
+inline constexpr std::array<CubeRow, 6> cubemap_fetch{{{0, 2, -1, 1, -1}, {1, 2, +1, 1, -1}, {2, 0, +1, 2, +1},
+                                                      {3, 0, +1, 2, -1}, {4, 0, +1, 1, -1}, {5, 0, -1, 1, -1}}};
+// The face and its (u, v); gpuarch breaks ties towards x, then y (the guide's inequalities are strict), and reads
+// a zero direction at the centre of face 0.
+inline std::tuple<int, float, float> cube_lookup(std::array<float, 3> c) {
+    int axis = 0;
+    for (int a = 1; a < 3; ++a)
+        if (std::fabs(c[static_cast<std::size_t>(a)]) > std::fabs(c[static_cast<std::size_t>(axis)])) axis = a;
+    const float m = std::fabs(c[static_cast<std::size_t>(axis)]);
+    if (m == 0.0F) return {0, 0.5F, 0.5F};
+    const CubeRow& r = cubemap_fetch[static_cast<std::size_t>(2 * axis + (c[static_cast<std::size_t>(axis)] < 0.0F ? 1 : 0))];
+    const float s = r.s_sign * c[static_cast<std::size_t>(r.s_axis)], t = r.t_sign * c[static_cast<std::size_t>(r.t_axis)];
+    return {r.face, (s / m + 1.0F) / 2.0F, (t / m + 1.0F) / 2.0F};
+}
+} // namespace tex_ref
+
+inline std::uint64_t make_cube_array(Device& device, int width, int cubes, bool layered, const std::vector<float>& texels) {
+    CudaArray a;
+    a.format = channels(32, 1, ChannelKind::floating);
+    a.dims = 2;
+    a.width = a.height = static_cast<std::uint32_t>(width);
+    a.layers = static_cast<std::uint32_t>(6 * cubes);
+    a.cube = layered ? CubeShape::cubemap_layered : CubeShape::cubemap;
+    const std::uint64_t handle = device.create_array(a);
+    const CudaArray* made = device.textures().array(handle);
+    REQUIRE(made->bytes() == texels.size() * sizeof(float));
+    device.copy_in(made->data, texels.data(), made->bytes());
+    return handle;
+}
+
+inline void check_textures_cube(const Launcher& launch) {
+    Device device;
+    const Module module = load("texture");
+    const int n = 64, w = 4, cubes = 2;
+    const LaunchConfig two_warps{Dim3{2, 1, 1}, Dim3{32, 1, 1}, 0};
+    std::vector<float> texels(static_cast<std::size_t>(6 * cubes * w * w));
+    for (std::size_t i = 0; i < texels.size(); ++i) texels[i] = static_cast<float>(i) + 0.25F; // 96 x cube + 16 x face + 4 y + x
+    const std::vector<float> one_cube(texels.begin(), texels.begin() + 6 * w * w);
+    const std::uint64_t single = make_cube_array(device, w, 1, false, one_cube);
+    const std::uint64_t layered = make_cube_array(device, w, cubes, true, texels);
+    // Components from a small set with repeats (ties), zeros, +-1 (edges when another component is +-1) and
+    // fractions; thread 0 reads the zero vector; w (the cube index) runs -1 .. 2 and is clamped.
+    constexpr std::array<float, 8> values{-2.0F, -1.25F, -1.0F, -0.3F, 0.0F, 0.4F, 1.0F, 1.7F};
+    std::vector<float> at(4 * n);
+    for (int i = 1; i < n; ++i) {
+        at[static_cast<std::size_t>(4 * i)] = values[static_cast<std::size_t>(i % 8)];
+        at[static_cast<std::size_t>(4 * i + 1)] = values[static_cast<std::size_t>((3 * i + 1) % 8)];
+        at[static_cast<std::size_t>(4 * i + 2)] = values[static_cast<std::size_t>((5 * i + 2 + i / 8) % 8)];
+        at[static_cast<std::size_t>(4 * i + 3)] = static_cast<float>(i % 4 - 1);
+    }
+    std::set<int> faces_seen;
+    for (const FilterMode filter : {FilterMode::point, FilterMode::linear}) {
+        CAPTURE(static_cast<int>(filter));
+        // Address mode wrap and unnormalised coordinates: ignored for cube maps, which clamp at the face edges.
+        const TextureDesc desc = tex_desc(filter, AddressMode::wrap, false);
+        const std::uint64_t t1 = texture_over(device, single, desc), t2 = texture_over(device, layered, desc);
+        const DevPtr p_at = upload(device, at), p_out = device.malloc(2 * n * 4);
+        launch(device, module, "tex_cube", two_warps,
+               Args(static_cast<unsigned long long>(t1), static_cast<unsigned long long>(t2), p_at, p_out));
+        const std::vector<float> got = download<float>(device, p_out, 2 * n);
+        const TextureDesc on_face = tex_desc(filter, AddressMode::clamp, true);
+        for (int i = 0; i < n; ++i) {
+            const auto k = static_cast<std::size_t>(4 * i);
+            const auto [face, u, v] = tex_ref::cube_lookup({at[k], at[k + 1], at[k + 2]});
+            faces_seen.insert(face);
+            const int cube = std::clamp(static_cast<int>(at[k + 3]), 0, cubes - 1);
+            const auto face_texels = [&](int c) {
+                const auto first = texels.begin() + (6 * c + face) * w * w;
+                return std::vector<float>(first, first + w * w);
+            };
+            CAPTURE(i);
+            CAPTURE(face);
+            CHECK(got[static_cast<std::size_t>(2 * i)] == tex_ref::sample(face_texels(0), 1, 0, w, w, 1, 2, on_face, u, v, 0));
+            CHECK(got[static_cast<std::size_t>(2 * i + 1)] ==
+                  tex_ref::sample(face_texels(cube), 1, 0, w, w, 1, 2, on_face, u, v, 0));
+        }
+    }
+    CHECK(faces_seen.size() == 6);
+    // A cube map read as the other kind of cube map stops the launch with both shapes named.
+    const std::uint64_t t1 = texture_over(device, single, tex_desc(FilterMode::point, AddressMode::clamp, false));
+    const DevPtr p_at = upload(device, at), p_out = device.malloc(2 * n * 4);
+    const KernelError e = error_of([&] {
+        launch(device, module, "tex_cube", two_warps,
+               Args(static_cast<unsigned long long>(t1), static_cast<unsigned long long>(t1), p_at, p_out));
+    });
+    CHECK(e.kind() == KernelErrorKind::illegal_instruction);
+    CHECK(std::string(e.what()).find("tex.acube reads a layered cube-map texture, but the object's resource is cube-map") !=
+          std::string::npos);
+    // Cube maps have square faces and six layers per cube, and no surfaces.
+    CudaArray bad;
+    bad.format = channels(32, 1, ChannelKind::floating);
+    bad.dims = 2;
+    bad.width = 4;
+    bad.height = 5;
+    bad.layers = 6;
+    bad.cube = CubeShape::cubemap;
+    CHECK_THROWS_WITH_AS(device.create_array(bad), doctest::Contains("a cube map has square faces and 6 layers"), Error);
+    bad.height = 4;
+    bad.layers = 12;
+    CHECK_THROWS_WITH_AS(device.create_array(bad), doctest::Contains("a cube map has square faces and 6 layers"), Error);
+    bad.layers = 6;
+    bad.surface_load_store = true;
+    const std::uint64_t surface_cube = device.create_array(bad);
+    CHECK_THROWS_WITH_AS(device.textures().create_surface(surface_cube), doctest::Contains("cube-map surfaces are not supported"), Error);
 }
 
 // texture.cu, surface entries: surf2Dread/surf2Dwrite of floats with trap, clamp and zero out-of-range modes, and

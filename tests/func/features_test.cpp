@@ -72,6 +72,11 @@ TEST_CASE("tex through texture objects matches the Programming Guide's point and
     check_textures_2d(functional_with_width(64));
 }
 
+TEST_CASE("tex.cube and tex.acube read the face the Programming Guide's Cubemap Fetch table selects") {
+    check_textures_cube(functional);
+    check_textures_cube(functional_with_width(64));
+}
+
 TEST_CASE("suld.b and sust.b move raw elements of every size through surface objects with .trap, .clamp and .zero") {
     check_surfaces(functional);
 }

@@ -72,8 +72,12 @@ TEST_CASE("unsupported instruction families are named with their reason") {
 TEST_CASE("tex, suld and sust forms outside the supported set are rejected at the cause") {
     const std::string v4 = "tex.grad.2d.v4.f32.f32 {%f0, %f1, %f2, %f3}, [%rd1, {%f4, %f5}], {%f6, %f7}, {%f8, %f9};";
     check_body_error(v4, 1, "grad", "tex.grad (explicit gradients) is not supported; tex and tex.level are");
-    check_body_error("tex.cube.v4.f32.f32 {%f0, %f1, %f2, %f3}, [%rd1, {%f4, %f5, %f6, %f7}];", 1, "cube",
-                     "cube-map textures (.cube) are not supported");
+    check_body_error("tex.cube.v4.f32.s32 {%f0, %f1, %f2, %f3}, [%rd1, {%r4, %r5, %r6, %r7}];", 1, "s32",
+                     "expected the coordinate type .f32 (a cube map reads a direction), found .s32");
+    check_body_error("tex.acube.v4.f32.f32 {%f0, %f1, %f2, %f3}, [%rd1, {%f4, %f5, %f6, %f7}];", 1, "%f4",
+                     "operand 3 of 'tex.acube.v4.f32.f32': register %f4 has type .f32, which does not fit .s32");
+    check_body_error("suld.b.cube.b32.trap {%r1}, [%rd1, {%r2, %r3, %r4, %r5}];", 1, "cube",
+                     ".cube is not a surface geometry (PTX ISA 9.0, Sec. 9.7.10.7)");
     check_body_error("tex.2dms.v4.f32.s32 {%f0, %f1, %f2, %f3}, [%rd1, {%r4, %r5, %r6, %r7}];", 1, "2dms",
                      "multisample textures (.2dms) are not supported");
     check_body_error("tex.2d.v2.f16x2.f32 {%r0, %r1}, [%rd1, {%f4, %f5}];", 1, "v2",

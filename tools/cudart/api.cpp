@@ -649,7 +649,7 @@ cudaError_t CUDARTAPI cudaProfilerStop(void) { return cudaSuccess; }
 // Texture and surface objects (CUDA 12 removed texture references) over CUDA arrays, linear and pitched memory;
 // func/texture.hpp holds the objects and the texel arithmetic. A cudaArray_t is the array's handle in the
 // Device's TextureTable cast to a pointer; texture and surface objects are their handles. Mipmapped arrays,
-// cube maps, resource views and sRGB reads are refused with a message (docs/cuda_runtime.md).
+// resource views, sRGB reads and seamless cube-map filtering are refused with a message (docs/cuda_runtime.md).
 
 namespace {
 
@@ -696,9 +696,9 @@ cudaError_t make_array(Runtime& rt, cudaArray_t* array, const cudaChannelFormatD
                        std::size_t width, std::size_t height, std::size_t depth, std::size_t layers, unsigned flags,
                        const char* function) {
     if (array == nullptr || desc == nullptr) return rt.result(cudaErrorInvalidValue);
-    if ((flags & cudaArrayCubemap) != 0) return refuse(rt, function, "cube-map arrays are not supported");
-    if ((flags & ~static_cast<unsigned>(cudaArrayLayered | cudaArraySurfaceLoadStore | cudaArrayTextureGather)) != 0)
-        return refuse(rt, function, "array flags " + std::to_string(flags) + " are not supported (cudaArrayLayered, cudaArraySurfaceLoadStore and cudaArrayTextureGather are)");
+    const auto known = static_cast<unsigned>(cudaArrayLayered | cudaArraySurfaceLoadStore | cudaArrayTextureGather | cudaArrayCubemap);
+    if ((flags & ~known) != 0)
+        return refuse(rt, function, "array flags " + std::to_string(flags) + " are not supported (cudaArrayLayered, cudaArraySurfaceLoadStore, cudaArrayTextureGather and cudaArrayCubemap are)");
     const auto limit = std::size_t{1} << 20;
     if (width == 0 || width > limit || height > limit || depth > limit || layers > limit)
         return rt.result(cudaErrorInvalidValue);
@@ -710,6 +710,8 @@ cudaError_t make_array(Runtime& rt, cudaArray_t* array, const cudaChannelFormatD
         a.height = static_cast<std::uint32_t>(std::max<std::size_t>(height, 1));
         a.depth = static_cast<std::uint32_t>(std::max<std::size_t>(depth, 1));
         a.layers = static_cast<std::uint32_t>(layers);
+        if ((flags & cudaArrayCubemap) != 0)
+            a.cube = (flags & cudaArrayLayered) != 0 ? func::CubeShape::cubemap_layered : func::CubeShape::cubemap;
         a.surface_load_store = (flags & cudaArraySurfaceLoadStore) != 0;
         *array = array_pointer(rt.device().create_array(a));
         return cudaSuccess;
@@ -805,7 +807,8 @@ struct cudaChannelFormatDesc CUDARTAPI cudaCreateChannelDesc(int x, int y, int z
 cudaError_t CUDARTAPI cudaMallocArray(cudaArray_t* array, const struct cudaChannelFormatDesc* desc, size_t width,
                                       size_t height, unsigned int flags) {
     GPUARCH_LOCK;
-    if ((flags & cudaArrayLayered) != 0) return refuse(rt, "cudaMallocArray", "layered arrays are made by cudaMalloc3DArray");
+    if ((flags & (cudaArrayLayered | cudaArrayCubemap)) != 0)
+        return refuse(rt, "cudaMallocArray", "layered and cube-map arrays are made by cudaMalloc3DArray");
     return make_array(rt, array, desc, height == 0 ? 1 : 2, width, height, 1, 0, flags, "cudaMallocArray");
 }
 
@@ -813,7 +816,14 @@ cudaError_t CUDARTAPI cudaMalloc3DArray(cudaArray_t* array, const struct cudaCha
                                         struct cudaExtent extent, unsigned int flags) {
     GPUARCH_LOCK;
     // cudaMalloc3DArray's shapes: {w, 0, 0} 1D, {w, h, 0} 2D, {w, h, d} 3D; layered: {w, 0, layers} 1D layered,
-    // {w, h, layers} 2D layered.
+    // {w, h, layers} 2D layered; cudaArrayCubemap: {w, w, 6}, and with cudaArrayLayered {w, w, 6 x cubes}.
+    if ((flags & cudaArrayCubemap) != 0) {
+        const bool layered = (flags & cudaArrayLayered) != 0;
+        if (extent.width != extent.height || extent.depth == 0 || extent.depth % 6 != 0 || (!layered && extent.depth != 6))
+            return refuse(rt, "cudaMalloc3DArray", "a cube-map array's extent is {w, w, 6} ({w, w, 6 x cubes} when layered)",
+                          cudaErrorInvalidValue);
+        return make_array(rt, array, desc, 2, extent.width, extent.height, 1, extent.depth, flags, "cudaMalloc3DArray");
+    }
     if ((flags & cudaArrayLayered) != 0) {
         if (extent.depth == 0) return rt.result(cudaErrorInvalidValue);
         return make_array(rt, array, desc, extent.height == 0 ? 1 : 2, extent.width, extent.height, 1, extent.depth,
@@ -853,7 +863,9 @@ cudaError_t CUDARTAPI cudaArrayGetInfo(struct cudaChannelFormatDesc* desc, struc
         extent->depth = a->layers != 0 ? a->layers : a->dims == 3 ? a->depth : 0;
     }
     if (flags != nullptr)
-        *flags = (a->layers != 0 ? cudaArrayLayered : 0U) | (a->surface_load_store ? cudaArraySurfaceLoadStore : 0U);
+        *flags = (a->layers != 0 && a->cube != func::CubeShape::cubemap ? cudaArrayLayered : 0U) |
+                 (a->cube != func::CubeShape::none ? cudaArrayCubemap : 0U) |
+                 (a->surface_load_store ? cudaArraySurfaceLoadStore : 0U);
     return cudaSuccess;
 }
 
@@ -948,6 +960,10 @@ cudaError_t CUDARTAPI cudaCreateTextureObject(cudaTextureObject_t* pTexObject, c
     if (pTexObject == nullptr || pTexDesc == nullptr) return rt.result(cudaErrorInvalidValue);
     if (pResViewDesc != nullptr) return refuse(rt, "cudaCreateTextureObject", "resource views are not supported");
     if (pTexDesc->sRGB != 0) return refuse(rt, "cudaCreateTextureObject", "sRGB reads are not supported");
+    // Seamless filtering mixes texels of neighbouring faces; with point filtering one texel is read, so the flag
+    // changes nothing and is accepted.
+    if (pTexDesc->seamlessCubemap != 0 && pTexDesc->filterMode == cudaFilterModeLinear)
+        return refuse(rt, "cudaCreateTextureObject", "seamless cube-map filtering (seamlessCubemap with linear filtering) is not supported");
     func::TextureObject object;
     if (const cudaError_t e = resource(rt, pResDesc, object.resource, "cudaCreateTextureObject"); e != cudaSuccess) return e;
     for (unsigned d = 0; d < 3; ++d) {

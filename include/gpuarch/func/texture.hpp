@@ -21,8 +21,16 @@
 //   read as 0, and a missing fourth channel as 1 (1.0f for float results), the Direct3D convention.
 // - A texture object over linear memory (cudaResourceTypeLinear) is read by tex1Dfetch only: integer coordinates,
 //   no filtering, and a coordinate outside [0, width) reads zero.
+// - Cube maps (Programming Guide, "Cubemap Textures", Table "Cubemap Fetch"): a cubemap array is a 2D layered
+//   array of square layers, six per cube in the order +x, -x, +y, -y, +z, -z. tex.cube reads direction (x, y, z):
+//   the face is the coordinate of largest magnitude m, and the face is read at ((s/m + 1)/2, (t/m + 1)/2) with s, t
+//   from the guide's table. Those face coordinates are normalised whatever the object's normalizedCoords says, and
+//   addressing clamps at the face's edges: filtering does not cross faces (seamlessCubemap, which would, is refused
+//   by the runtime for linear filtering). Where the guide's strict inequalities leave a tie (|x| = |y|, say), the
+//   face is the first of x, y, z among the largest. A zero or non-finite direction reads the centre of face +x.
+//   tex.acube's first coordinate selects the cube (clamped, like a layer index).
 // - Mipmapped arrays are not modelled: tex.level reads level 0, which is the only level a non-mipmapped resource
-//   has. Cube maps, gathers (tld4), queries (txq, suq) and layered surfaces are rejected by the parser.
+//   has. Gathers (tld4), queries (txq, suq) and layered surfaces are rejected by the parser.
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -71,12 +79,16 @@ struct ChannelFormat {
     }
 };
 
+// What kind of cube map an array is (cudaArrayCubemap, with or without cudaArrayLayered).
+enum class CubeShape : std::uint8_t { none, cubemap, cubemap_layered };
+
 // A CUDA array (cudaMallocArray, cudaMalloc3DArray). Extents are at least 1 in every dimension it has; `dims` is
-// 1, 2 or 3 and `layers` is 0 for an unlayered array.
+// 1, 2 or 3 and `layers` is 0 for an unlayered array. A cube map is 2D with width == height and 6 layers per cube.
 struct CudaArray {
     ChannelFormat format;
     unsigned dims = 1;
     std::uint32_t width = 1, height = 1, depth = 1, layers = 0;
+    CubeShape cube = CubeShape::none;
     bool surface_load_store = false; // cudaArraySurfaceLoadStore: a surface object may be created over it
     std::uint64_t data = 0;          // device address of texel (0, 0, 0) of layer 0
     std::uint64_t row_bytes() const { return std::uint64_t{width} * format.texel_bytes(); }
@@ -124,6 +136,7 @@ struct TexelView {
     unsigned dims = 1;
     bool linear_memory = false;
     std::uint32_t width = 1, height = 1, depth = 1, layers = 0;
+    CubeShape cube = CubeShape::none;
     std::uint64_t base = 0, row_bytes = 0, slice_bytes = 0, layer_bytes = 0;
 };
 
@@ -135,6 +148,10 @@ public:
     std::uint64_t add_array(const CudaArray& array) {
         const std::string reason = array.format.invalid_reason();
         if (!reason.empty()) throw Error("cannot create a CUDA array: " + reason);
+        if (array.cube != CubeShape::none &&
+            (array.dims != 2 || array.width != array.height || array.layers == 0 || array.layers % 6 != 0 ||
+             (array.cube == CubeShape::cubemap && array.layers != 6)))
+            throw Error("cannot create a CUDA array: a cube map has square faces and 6 layers (6 per cube when layered)");
         const std::uint64_t h = take(Kind::array);
         arrays_.emplace(h, array);
         return h;
@@ -180,7 +197,9 @@ public:
         if (a == nullptr) throw Error("cannot create a surface object: " + describe(array_handle, Kind::array));
         if (!a->surface_load_store)
             throw Error("cannot create a surface object: the CUDA array was not allocated with cudaArraySurfaceLoadStore");
-        if (a->layers != 0) throw Error("cannot create a surface object: layered surfaces are not supported");
+        if (a->layers != 0)
+            throw Error(std::string("cannot create a surface object: ") +
+                        (a->cube != CubeShape::none ? "cube-map" : "layered") + " surfaces are not supported");
         const std::uint64_t h = take(Kind::surface);
         surfaces_.emplace(h, SurfaceObject{array_handle});
         return h;
@@ -218,6 +237,7 @@ public:
             v.height = a->height;
             v.depth = a->depth;
             v.layers = a->layers;
+            v.cube = a->cube;
             v.base = a->data;
             v.row_bytes = a->row_bytes();
             v.slice_bytes = a->slice_bytes();
@@ -369,20 +389,93 @@ std::array<std::uint32_t, 4> read_texel_int(const TexelView& v, std::uint64_t ad
 // The fetch of tex.<geometry> at `coords` (f32 bits, or s32 texel indices when integer_coords; for a1d/a2d the
 // first element is the layer index, always an integer). Throws Error (the engine adds the kernel's position) when
 // the geometry does not match the resource.
+namespace texture_detail {
+
+// The face of a cube map that direction (x, y, z) points at and the normalised coordinates on it (Programming
+// Guide, Table "Cubemap Fetch"; ties and degenerate directions as the contract at the top of this file says).
+struct CubeFaceCoords {
+    unsigned face = 0;
+    float u = 0.5F, v = 0.5F;
+};
+inline CubeFaceCoords cube_face(float x, float y, float z) {
+    const float ax = std::fabs(x), ay = std::fabs(y), az = std::fabs(z);
+    if (!std::isfinite(ax) || !std::isfinite(ay) || !std::isfinite(az) || (ax == 0.0F && ay == 0.0F && az == 0.0F))
+        return {};
+    CubeFaceCoords out;
+    float m = 0.0F, s = 0.0F, t = 0.0F;
+    if (ax >= ay && ax >= az) {
+        out.face = x >= 0.0F ? 0 : 1;
+        m = ax;
+        s = x >= 0.0F ? -z : z;
+        t = -y;
+    } else if (ay >= az) {
+        out.face = y >= 0.0F ? 2 : 3;
+        m = ay;
+        s = x;
+        t = y >= 0.0F ? z : -z;
+    } else {
+        out.face = z >= 0.0F ? 4 : 5;
+        m = az;
+        s = z >= 0.0F ? x : -x;
+        t = -y;
+    }
+    out.u = (s / m + 1.0F) / 2.0F;
+    out.v = (t / m + 1.0F) / 2.0F;
+    return out;
+}
+
+inline std::string shape_name(unsigned dims, bool layered) {
+    return std::string(dims == 1 ? "1D" : dims == 2 ? "2D" : "3D") + (layered ? " layered" : "");
+}
+inline std::string shape_name(CubeShape cube) { return cube == CubeShape::cubemap ? "cube-map" : "layered cube-map"; }
+inline std::string shape_name(const TexelView& v) {
+    if (v.linear_memory) return "linear memory (1D)";
+    if (v.cube != CubeShape::none) return shape_name(v.cube);
+    return shape_name(v.dims, v.layers != 0);
+}
+
+} // namespace texture_detail
+
+// The fetch of tex.<geometry> at `coords` (f32 bits, or s32 texel indices when integer_coords; for a1d/a2d/acube
+// the first element is the layer or cube index, always an integer). Throws Error (the engine adds the kernel's
+// position) when the geometry does not match the resource.
 template <class Read>
 TexFetch fetch(const TexelView& v, const TextureDesc& desc, ir::TexGeometry geometry, bool integer_coords,
                const std::array<std::uint32_t, 4>& coords, Read&& read) {
     using ir::TexGeometry;
+    using texture_detail::shape_name;
+    const auto mismatch = [&](const std::string& wanted) {
+        return Error("tex." + std::string(ir::name(geometry)) + " reads a " + wanted +
+                     " texture, but the object's resource is " + shape_name(v));
+    };
+    if (geometry == TexGeometry::cube || geometry == TexGeometry::acube) {
+        const CubeShape want = geometry == TexGeometry::cube ? CubeShape::cubemap : CubeShape::cubemap_layered;
+        if (v.cube != want) throw mismatch(shape_name(want));
+        if (integer_coords) throw Error("tex." + std::string(ir::name(geometry)) + " reads f32 coordinates only");
+        const unsigned first = geometry == TexGeometry::acube ? 1 : 0;
+        std::uint64_t layer = 0;
+        if (geometry == TexGeometry::acube)
+            layer = 6 * static_cast<std::uint64_t>(std::clamp<std::int64_t>(static_cast<std::int32_t>(coords[0]), 0,
+                                                                            std::int64_t{v.layers / 6} - 1));
+        const texture_detail::CubeFaceCoords f =
+            texture_detail::cube_face(texture_detail::f32_of(coords[first]), texture_detail::f32_of(coords[first + 1]),
+                                      texture_detail::f32_of(coords[first + 2]));
+        TexelView face = v;
+        face.cube = CubeShape::none;
+        face.layers = 0;
+        face.base = v.base + (layer + f.face) * v.layer_bytes;
+        TextureDesc on_face = desc;
+        on_face.normalized_coords = true;
+        on_face.address = {AddressMode::clamp, AddressMode::clamp, AddressMode::clamp};
+        return fetch(face, on_face, TexGeometry::d2, false,
+                     {texture_detail::bits_of(f.u), texture_detail::bits_of(f.v), 0, 0}, read);
+    }
     const bool layered = geometry == TexGeometry::a1d || geometry == TexGeometry::a2d;
     const unsigned dims = geometry == TexGeometry::d1 || geometry == TexGeometry::a1d ? 1
                           : geometry == TexGeometry::d3                               ? 3
                                                                                       : 2;
-    const auto shape = [&](unsigned d, bool l) {
-        return std::string(d == 1 ? "1D" : d == 2 ? "2D" : "3D") + (l ? " layered" : "");
-    };
-    if (v.dims != dims || (v.layers != 0) != layered)
-        throw Error("tex." + std::string(ir::name(geometry)) + " reads a " + shape(dims, layered) +
-                    " texture, but the object's resource is " + (v.linear_memory ? "linear memory (1D)" : shape(v.dims, v.layers != 0)));
+    if (v.cube != CubeShape::none || v.dims != dims || (v.layers != 0) != layered)
+        throw mismatch(shape_name(dims, layered));
     if (v.linear_memory && !integer_coords)
         throw Error("a texture over linear memory is read with integer coordinates (tex1Dfetch), not f32 coordinates");
 

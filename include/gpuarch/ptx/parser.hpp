@@ -2429,10 +2429,11 @@ private:
     //                                                        register), c (vector), lod (.f32 register, .level only)
     //   suld.b.geom{.v2|.v4}.btype.mode d, [s, c]         -> operands d (vector of vector_width), s, c
     //   sust.b.geom{.v2|.v4}.btype.mode [s, c], a         -> operands s, c, a (vector of vector_width)
-    // Coordinates: 1d {x}, 2d {x, y}, 3d {x, y, z, _}, a1d {layer, x}, a2d {layer, x, y, _}; the layer is .s32, the
-    // others .ctype (tex) or .s32 byte/element coordinates (suld/sust, x in bytes). The fourth element of a 3d or a2d
-    // vector is ignored, as in the ISA. Rejected with a reason: tex.grad, cube maps, .v2 half forms, multisample
-    // geometries, formatted surface access (.p), layered surfaces, tld4, txq, suq, sured.
+    // Coordinates: 1d {x}, 2d {x, y}, 3d {x, y, z, _}, a1d {layer, x}, a2d {layer, x, y, _}, cube {x, y, z, _},
+    // acube {cube, x, y, z}; the layer and cube index are .s32, the others .ctype (tex; .f32 only for cube maps) or
+    // .s32 byte/element coordinates (suld/sust, x in bytes). The fourth element of a 3d, a2d or cube vector is
+    // ignored, as in the ISA. Rejected with a reason: tex.grad, .v2 half forms, multisample geometries, formatted
+    // surface access (.p), layered and cube-map surfaces, tld4, txq, suq, sured.
     void parse_texture(ir::Instruction& inst, const Token& op_token, const std::vector<Part>& parts) {
         using ir::ScalarType;
         using ir::TexGeometry;
@@ -2467,9 +2468,9 @@ private:
             for (const auto& [text, geometry] : geometries)
                 if (g.text == text) inst.geometry = geometry;
             if (g.text == "2dms" || g.text == "a2dms") fail_part(op_token, g, "multisample textures (." + std::string(g.text) + ") are not supported");
-            if (inst.geometry == TexGeometry::none) fail_part(op_token, g, "expected a geometry (.1d, .2d, .3d, .a1d, .a2d), found ." + std::string(g.text));
-            if (inst.geometry == TexGeometry::cube || inst.geometry == TexGeometry::acube)
-                fail_part(op_token, g, "cube-map textures (." + std::string(g.text) + ") are not supported");
+            if (inst.geometry == TexGeometry::none) fail_part(op_token, g, "expected a geometry (.1d, .2d, .3d, .a1d, .a2d, .cube, .acube), found ." + std::string(g.text));
+            if (!is_tex && (inst.geometry == TexGeometry::cube || inst.geometry == TexGeometry::acube))
+                fail_part(op_token, g, "." + std::string(g.text) + " is not a surface geometry (PTX ISA 9.0, Sec. 9.7.10.7)");
             if (!is_tex && (inst.geometry == TexGeometry::a1d || inst.geometry == TexGeometry::a2d))
                 fail_part(op_token, g, "layered surfaces (." + std::string(g.text) + ") are not supported");
             ++i;
@@ -2491,7 +2492,10 @@ private:
         };
         if (is_tex) {
             inst.type = type_part({ScalarType::f32, ScalarType::s32, ScalarType::u32}, "a result type (.f32, .s32, .u32)");
-            inst.src_type = type_part({ScalarType::f32, ScalarType::s32}, "a coordinate type (.f32, .s32)");
+            if (inst.geometry == TexGeometry::cube || inst.geometry == TexGeometry::acube)
+                inst.src_type = type_part({ScalarType::f32}, "the coordinate type .f32 (a cube map reads a direction)");
+            else
+                inst.src_type = type_part({ScalarType::f32, ScalarType::s32}, "a coordinate type (.f32, .s32)");
         } else {
             inst.type = type_part({ScalarType::b8, ScalarType::b16, ScalarType::b32, ScalarType::b64},
                                   "an element type (.b8, .b16, .b32, .b64)");
@@ -2542,7 +2546,8 @@ private:
             ir::Operand c;
             c.kind = ir::OperandKind::vector;
             c.vector_count = raw.count;
-            const bool layered = inst.geometry == TexGeometry::a1d || inst.geometry == TexGeometry::a2d;
+            const bool layered = inst.geometry == TexGeometry::a1d || inst.geometry == TexGeometry::a2d ||
+                                 inst.geometry == TexGeometry::acube;
             for (std::uint8_t e = 0; e < raw.count; ++e) {
                 const Token& t = *raw.elements[e];
                 if (t.kind != TokenKind::word || t.text == "_") fail(t, "a coordinate must be a register");

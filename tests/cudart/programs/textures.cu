@@ -24,6 +24,12 @@ __global__ void sample3d(cudaTextureObject_t t, float* out, int w, int h, int d)
     const int x = threadIdx.x, y = threadIdx.y, z = blockIdx.x;
     out[(z * h + y) * w + x] = tex3D<float>(t, x + 0.5f, y + 0.5f, z + 0.5f);
 }
+// dir[i] is a direction and, for the layered cube map, w is the cube index.
+__global__ void sample_cube(cudaTextureObject_t layered, cudaTextureObject_t single, const float4* dir, float* out) {
+    const int i = threadIdx.x;
+    out[2 * i] = texCubemapLayered<float>(layered, dir[i].x, dir[i].y, dir[i].z, static_cast<int>(dir[i].w));
+    out[2 * i + 1] = texCubemap<float>(single, dir[i].x, dir[i].y, dir[i].z);
+}
 // Reads `in` through a surface, writes 3 * v + x to `out` through another.
 __global__ void surface_map(cudaSurfaceObject_t in, cudaSurfaceObject_t out) {
     const int x = threadIdx.x, y = blockIdx.x;
@@ -237,6 +243,82 @@ void run_all() {
     CHECK(cudaMemcpy2DFromArray(mapped.data(), w * sizeof(int), sout, 0, 0, w * sizeof(int), h, cudaMemcpyDeviceToHost));
     for (int i = 0; i < w * h; ++i)
         EXPECT(mapped[i] == 3 * grid[i] + i % w, "surface element %d: %d, expected %d", i, mapped[i], 3 * grid[i] + i % w);
+
+    // Cube maps: a layered cube map of 2 cubes and a single one (its copy of cube 1), 8 x 8 faces, texel value
+    // 1000 cube + 100 face + 10 y + x. Each direction picks a face by its largest component; the texel follows from
+    // the Programming Guide's "Cubemap Fetch" table, worked by hand: e.g. (1, 0.5, -0.25) is face 0 (+x) at
+    // s = -z = 0.25, t = -y = -0.5, i.e. u = (s + 1) / 2 = 0.625, v = 0.25, texel (5, 2) of 8 x 8.
+    const int cw = 8;
+    std::vector<float> cube_texels(2 * 6 * cw * cw);
+    for (int c = 0; c < 2; ++c)
+        for (int f = 0; f < 6; ++f)
+            for (int y = 0; y < cw; ++y)
+                for (int x = 0; x < cw; ++x) cube_texels[((c * 6 + f) * cw + y) * cw + x] = 1000.0f * c + 100.0f * f + 10.0f * y + x;
+    cudaArray_t cubes = nullptr, cube = nullptr;
+    CHECK(cudaMalloc3DArray(&cubes, &fdesc, make_cudaExtent(cw, cw, 12), cudaArrayCubemap | cudaArrayLayered));
+    CHECK(cudaMalloc3DArray(&cube, &fdesc, make_cudaExtent(cw, cw, 6), cudaArrayCubemap));
+    cudaExtent got_extent{};
+    unsigned got_flags = 0;
+    CHECK(cudaArrayGetInfo(nullptr, &got_extent, &got_flags, cubes));
+    EXPECT(got_extent.depth == 12 && got_flags == (cudaArrayCubemap | cudaArrayLayered), "layered cube map: depth %zu, flags %u",
+           got_extent.depth, got_flags);
+    p = cudaMemcpy3DParms{};
+    p.srcPtr = make_cudaPitchedPtr(cube_texels.data(), cw * sizeof(float), cw, cw);
+    p.dstArray = cubes;
+    p.extent = make_cudaExtent(cw, cw, 12);
+    p.kind = cudaMemcpyHostToDevice;
+    CHECK(cudaMemcpy3D(&p));
+    p.srcPtr = make_cudaPitchedPtr(cube_texels.data() + 6 * cw * cw, cw * sizeof(float), cw, cw);
+    p.dstArray = cube;
+    p.extent = make_cudaExtent(cw, cw, 6);
+    CHECK(cudaMemcpy3D(&p));
+    cudaArray_t not_square = nullptr;
+    EXPECT(cudaMalloc3DArray(&not_square, &fdesc, make_cudaExtent(cw, cw + 1, 6), cudaArrayCubemap) == cudaErrorInvalidValue,
+           "a cube map with non-square faces was accepted");
+    cudaResourceDesc cres{};
+    cres.resType = cudaResourceTypeArray;
+    cres.res.array.array = cubes;
+    cudaTextureDesc ctd{};
+    ctd.filterMode = cudaFilterModeLinear;
+    ctd.seamlessCubemap = 1;
+    cudaTextureObject_t t_cubes = 0, t_cube = 0;
+    EXPECT(cudaCreateTextureObject(&t_cubes, &cres, &ctd, nullptr) == cudaErrorNotSupported,
+           "seamless linear cube-map filtering was accepted");
+    ctd.filterMode = cudaFilterModePoint;
+    CHECK(cudaCreateTextureObject(&t_cubes, &cres, &ctd, nullptr));
+    cres.res.array.array = cube;
+    CHECK(cudaCreateTextureObject(&t_cube, &cres, &ctd, nullptr));
+    struct CubeCase {
+        float x, y, z;
+        int face, u, v;
+    };
+    const CubeCase cases[6] = {{1, 0.5f, -0.25f, 0, 5, 2},   {-1, 0.5f, -0.25f, 1, 3, 2}, {0.5f, 1, -0.25f, 2, 6, 3},
+                               {0.5f, -1, -0.25f, 3, 6, 5},  {0.5f, -0.25f, 1, 4, 6, 5}, {0.5f, -0.25f, -1, 5, 2, 5}};
+    std::vector<float4> dirs(12);
+    for (int i = 0; i < 12; ++i) {
+        const CubeCase& k = cases[i % 6];
+        const float scale = i < 6 ? 1.0f : 2.0f; // the length of the direction does not matter
+        dirs[i] = make_float4(scale * k.x, scale * k.y, scale * k.z, static_cast<float>(i / 6));
+    }
+    float4* d_dirs = nullptr;
+    float* d_cube_out = nullptr;
+    CHECK(cudaMalloc(&d_dirs, dirs.size() * sizeof(float4)));
+    CHECK(cudaMalloc(&d_cube_out, 2 * dirs.size() * sizeof(float)));
+    CHECK(cudaMemcpy(d_dirs, dirs.data(), dirs.size() * sizeof(float4), cudaMemcpyHostToDevice));
+    sample_cube<<<1, 12>>>(t_cubes, t_cube, d_dirs, d_cube_out);
+    std::vector<float> cube_out(2 * dirs.size());
+    CHECK(cudaMemcpy(cube_out.data(), d_cube_out, cube_out.size() * sizeof(float), cudaMemcpyDeviceToHost));
+    for (int i = 0; i < 12; ++i) {
+        const CubeCase& k = cases[i % 6];
+        const float want = 1000.0f * (i / 6) + 100.0f * k.face + 10.0f * k.v + k.u;
+        EXPECT(cube_out[2 * i] == want, "texCubemapLayered, direction %d: %g, expected %g", i, cube_out[2 * i], want);
+        EXPECT(cube_out[2 * i + 1] == 1000.0f + 100.0f * k.face + 10.0f * k.v + k.u, "texCubemap, direction %d: %g", i,
+               cube_out[2 * i + 1]);
+    }
+    CHECK(cudaDestroyTextureObject(t_cubes));
+    CHECK(cudaDestroyTextureObject(t_cube));
+    CHECK(cudaFreeArray(cubes));
+    CHECK(cudaFreeArray(cube));
 
     CHECK(cudaDestroySurfaceObject(s_in));
     CHECK(cudaDestroySurfaceObject(s_out));
