@@ -47,6 +47,7 @@ void apply_settings(Config& c, const Settings& s, std::string_view scheduler) {
         c.l1.allocation = s.get("l1.allocation") == "on_fill" ? mem::AllocationPolicy::on_fill : mem::AllocationPolicy::on_miss;
     if (s.has("l1.cache_global_loads")) c.l1.cache_global_loads = s.get_bool("l1.cache_global_loads");
     if (s.has("l1.cache_texture_loads")) c.l1.cache_texture_loads = s.get_bool("l1.cache_texture_loads");
+    if (s.has("l1.flush_between_kernels")) c.l1.flush_between_kernels = s.get_bool("l1.flush_between_kernels");
     set("l2.sets", c.memory.partition.l2.geometry.sets);
     set("l2.ways", c.memory.partition.l2.geometry.ways);
     set("l2.latency", c.memory.partition.l2_latency);

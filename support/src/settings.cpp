@@ -59,6 +59,8 @@ const std::vector<SettingKey>& setting_keys() {
         {"l1.allocation", Type::choice, "", "on_fill|on_miss", "L1 line allocation policy"},
         {"l1.cache_global_loads", Type::boolean, "", "", "whether global loads are cached in the L1"},
         {"l1.cache_texture_loads", Type::boolean, "", "", "whether texture fetches and surface loads are cached in the L1 (the texture cache)"},
+        {"l1.flush_between_kernels", Type::boolean, "", "",
+         "whether the L1 data cache is invalidated before each launch (GPGPU-Sim's -gpgpu_flush_l1_cache)"},
         {"l1.reexecution_entries", Type::unsigned_integer, "", "",
          "MASCAR cache-access re-execution queue entries (0: none)"},
         {"l2.sets", Type::unsigned_integer, "", "", "sets of one L2 slice"},

@@ -13,6 +13,7 @@
 #include <gpuarch/sched/oaws.hpp>
 #include <gpuarch/sched/swl.hpp>
 #include <gpuarch/sched/two_level.hpp>
+#include <gpuarch/sched/two_level_active.hpp>
 #include <gpuarch/regfile/coalescing_rf.hpp>
 #include <gpuarch/regfile/ideal_rf.hpp>
 
@@ -56,7 +57,9 @@ struct OawsGroup {
 };
 struct ThrottlingGroup {
     using schedulers = boost::mp11::mp_list<Named<"swl_2", sched::SWL<2>>, Named<"swl_4", sched::SWL<4>>,
-                                            Named<"mascar", sched::MASCAR<>>>;
+                                            Named<"mascar", sched::MASCAR<>>,
+                                            // GPGPU-Sim's GTX480 configuration: two_level_active:6:0:1
+                                            Named<"two_level_active", sched::TwoLevelActive<6>>>;
     using register_files = IdealOnly;
 };
 struct HintGroup {

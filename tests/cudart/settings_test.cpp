@@ -76,7 +76,7 @@ TEST_CASE("the registry names machines, schedulers and register files, and rejec
     CHECK(machine_names() == std::vector<std::string>{"fermi", "kepler", "southern_islands"});
     const auto schedulers = scheduler_names();
     for (const char* s : {"lrr", "gto", "two_level", "oaws_static", "oaws_dynamic", "ccws", "swl_2", "swl_4", "mascar",
-                          "haws", "locality_two_level"})
+                          "two_level_active", "haws", "locality_two_level"})
         CHECK(std::find(schedulers.begin(), schedulers.end(), s) != schedulers.end());
     Settings s;
     s.set("machine", "kepler");

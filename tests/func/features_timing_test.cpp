@@ -86,6 +86,7 @@ TEST_CASE("grid.sync() under timing on every machine; a cooperative grid that ca
 TEST_CASE("tex, suld and sust under timing on every machine give the functional engine's values and errors") {
     on_every_machine(check_textures_2d);
     on_every_machine(check_textures_other);
+    on_every_machine(check_textures_cube);
     on_every_machine(check_surfaces);
     on_every_machine(check_texture_errors);
 }
@@ -279,6 +280,32 @@ TEST_CASE("cp.async.wait_group N holds the warp until at most N groups are pendi
     check_async_waits<machines::Fermi>();
     check_async_waits<machines::Kepler>();
     check_async_waits<machines::SouthernIslands>();
+}
+
+TEST_CASE("with l1.flush_between_kernels a second launch misses in the L1 as the first did; without it, it hits") {
+    const std::string ptx = ".version 8.0\n.target sm_75\n.address_size 64\n"
+                            ".visible .entry load_all(.param .u64 p)\n{\n  .reg .b32 %r<2>;\n  .reg .b64 %rd<4>;\n"
+                            "  .reg .f32 %f<2>;\n  ld.param.u64 %rd1, [p];\n  mov.u32 %r1, %tid.x;\n"
+                            "  mul.wide.u32 %rd2, %r1, 4;\n  add.s64 %rd3, %rd1, %rd2;\n  ld.global.f32 %f1, [%rd3];\n"
+                            "  ret;\n}\n";
+    const func::Module module = func::Module::from_string(ptx, "load_all.ptx");
+    using Gpu = machines::Fermi::gpu<sched::GTO, 1>;
+    for (const bool flush : {false, true}) {
+        CAPTURE(flush);
+        auto config = machines::Fermi::config<Gpu>();
+        config.l1.flush_between_kernels = flush;
+        auto gpu = std::make_unique<Gpu>(config);
+        func::Device device;
+        const func::DevPtr data = device.malloc(256 * 4);
+        const func::LaunchConfig shape{func::Dim3{1, 1, 1}, func::Dim3{256, 1, 1}, 0};
+        TimingOptions options;
+        options.registers_per_thread = 8;
+        const LaunchResult first = gpu->launch(device, module, "load_all", shape, func::Args(data), options);
+        const LaunchResult second = gpu->launch(device, module, "load_all", shape, func::Args(data), options);
+        CHECK(first.stats.counter("sm.l1.misses") == 8); // 1 KB: eight 128-byte lines
+        CHECK(second.stats.counter("sm.l1.misses") == (flush ? 8 : 0));
+        CHECK(second.stats.counter("sm.l1.hits") == (flush ? 0 : 8));
+    }
 }
 
 TEST_CASE("device malloc and free calls are counted per thread in the SM statistics") {

@@ -1,4 +1,4 @@
-// Laws of the throttling schedulers (SWL, CCWS, OAWS, MASCAR). They withhold ready warps on purpose, so the
+// Laws of the throttling schedulers (SWL, CCWS, OAWS, MASCAR, and TwoLevelActive's pending pool). They withhold ready warps on purpose, so the
 // work-conservation law of scheduler_laws.cpp ("no_warp only if no warp is ready") does not hold for them when the
 // view shows memory instructions. In its place (docs/oaws.md, "Laws"):
 //   1. select never returns a warp that is not ready;
@@ -17,6 +17,7 @@
 #include <gpuarch/sched/mascar.hpp>
 #include <gpuarch/sched/oaws.hpp>
 #include <gpuarch/sched/swl.hpp>
+#include <gpuarch/sched/two_level_active.hpp>
 
 #include <array>
 #include <cstdint>
@@ -227,8 +228,15 @@ TEST_CASE("MASCAR never issues a warp that is not ready and idles only when ever
     check_throttler_laws<sched::MASCAR<>>(false);
 }
 
+// TwoLevelActive withholds its pending warps (GPGPU-Sim's two_level_active is not work-conserving).
+TEST_CASE_TEMPLATE("TwoLevelActive never issues a warp that is not ready and idles only when every ready warp is pending",
+                   S, sched::TwoLevelActive<2>, sched::TwoLevelActive<4>) {
+    check_throttler_laws<S>(false);
+}
+
 TEST_CASE_TEMPLATE("a throttling scheduler is a deterministic function of its history and the view", S,
-                   sched::OAWSStatic<50>, sched::OAWSDynamic<>, sched::SWL<2>, sched::CCWS<>, sched::MASCAR<>) {
+                   sched::OAWSStatic<50>, sched::OAWSDynamic<>, sched::SWL<2>, sched::CCWS<>, sched::MASCAR<>,
+                   sched::TwoLevelActive<4>) {
     check_determinism<S>();
 }
 

@@ -6,7 +6,11 @@
 #include <gpuarch/sched/lrr.hpp>
 #include <gpuarch/sched/rcu.hpp>
 #include <gpuarch/sched/two_level.hpp>
+#include <gpuarch/sched/two_level_active.hpp>
 
+#include <cstdint>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -63,6 +67,69 @@ TEST_CASE("TwoLevel with one group covering the pool selects exactly like LRR") 
     std::uint64_t seed = 1;
     for (int i = 0; i < 500; ++i) {
         View v{{}, {0, 1, 2, 3, 4, 5}, {}};
+        for (int k = 0; k < 6; ++k) {
+            seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+            v.ready_.push_back((seed >> 33) % 3 == 0);
+        }
+        const unsigned a = lrr.select(v), b = two.select(v);
+        REQUIRE(a == b);
+        if (a != timing::no_warp) {
+            lrr.on_issue(a, 0);
+            two.on_issue(b, 0);
+        }
+    }
+}
+
+namespace {
+struct CounterVisitor {
+    std::uint64_t demotions = 0, withheld = 0;
+    void counter(std::string_view name, std::uint64_t value, std::string_view) {
+        if (name == "two_level_demotions") demotions = value;
+        if (name == "two_level_withheld_cycles") withheld = value;
+    }
+};
+} // namespace
+
+// GPGPU-Sim's two_level_active, traced by hand on 5 warps with an active pool of 2 (header of two_level_active.hpp).
+TEST_CASE("TwoLevelActive demotes waiting warps to the back of the pending queue and refills from its front") {
+    sched::TwoLevelActive<2> s(timing::SchedulerConfig{5, 0});
+    const auto step = [&](std::vector<bool> ready, std::vector<bool> long_latency, std::vector<bool> occupied = {}) {
+        const View v{std::move(ready), {}, std::move(long_latency), std::move(occupied)};
+        const unsigned w = s.select(v);
+        if (w != timing::no_warp) s.on_issue(w, 0);
+        return w;
+    };
+    const std::vector<bool> none(5, false);
+    CHECK(step({true, true, true, true, true}, none) == 0); // active [0 1], pending [2 3 4]; rotate to [1 0]
+    CHECK(step({true, true, true, true, true}, none) == 1); // rotate to [0 1]
+    // Warp 0 waits on a load: demoted behind 4, warp 2 promoted. Active [1 2], pending [3 4 0].
+    CHECK(step({false, true, true, true, true}, {true, false, false, false, false}) == 1);
+    // Warp 1 waits too: active [2 3], pending [4 0 1].
+    CHECK(step({false, false, true, true, true}, {true, true, false, false, false}) == 2);
+    // Warps 2 and 3 stall on short hazards: they stay active, and the ready pending warp 4 does not issue.
+    {
+        const View v{{false, false, false, false, true}, {}, {true, true, false, false, false}, {}};
+        CHECK(s.select(v) == timing::no_warp);
+        CHECK(s.withholds(v, 4));
+        CHECK_FALSE(s.withholds(v, 2));
+    }
+    // Warp 0's load returned, but it is pending: active warp 2 issues.
+    CHECK(step({true, false, true, false, true}, {false, true, false, false, false}) == 2);
+    // Warp 3 exits: its empty slot is demoted, and warp 4 is promoted. Active [2 4], pending [0 1 3].
+    CHECK(step({true, true, false, false, true}, none, {true, true, true, false, true}) == 4);
+    CounterVisitor c;
+    s.visit_stats(c);
+    CHECK(c.demotions == 2); // warps 0 and 1; the exited warp's slot is not counted
+    CHECK(c.withheld == 1);
+    CHECK(sched::TwoLevelActive<6>::name == "TwoLevelActive<6>");
+}
+
+TEST_CASE("TwoLevelActive with every warp active and none waiting selects exactly like LRR") {
+    sched::LRR lrr(timing::SchedulerConfig{6, 0});
+    sched::TwoLevelActive<8> two(timing::SchedulerConfig{6, 0});
+    std::uint64_t seed = 3;
+    for (int i = 0; i < 500; ++i) {
+        View v{{}, {}, {}};
         for (int k = 0; k < 6; ++k) {
             seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
             v.ready_.push_back((seed >> 33) % 3 == 0);

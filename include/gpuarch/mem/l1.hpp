@@ -81,6 +81,9 @@ struct L1Config {
     AllocationPolicy allocation = AllocationPolicy::on_fill; // Wang 2016 Sec. 5 runs allocate-on-fill
     bool cache_global_loads = true;
     bool cache_texture_loads = true; // texture fetches and surface loads allocate in the L1 (knobs.hpp, CacheTextureLoads)
+    // Invalidate the L1 data cache's lines before every launch but a GPU's first, as GPGPU-Sim's
+    // -gpgpu_flush_l1_cache 1 does (its GTX480 configuration). Off: lines stay valid from one launch to the next.
+    bool flush_between_kernels = false;
     std::uint32_t coherent_max_lines = 2;  // Wang 2016 Sec. 2.1: coherent = 1-2 cache lines
     std::uint32_t reexecution_entries = 0; // MASCAR re-execution queue (line accesses); 0: none (Wang 2016 Sec. 5
                                            // gives MASCAR 32)
@@ -132,6 +135,8 @@ inline std::string l1_differences(const L1Config& effective, const L1Config& dec
         add("l1.cache_texture_loads", effective.cache_texture_loads ? "true" : "false");
     if (effective.reexecution_entries != declared.reexecution_entries)
         add("l1.reexecution_entries", num(effective.reexecution_entries));
+    if (effective.flush_between_kernels != declared.flush_between_kernels)
+        add("l1.flush_between_kernels", effective.flush_between_kernels ? "true" : "false");
     return out;
 }
 
@@ -340,6 +345,9 @@ public:
                miss_queue_.empty() && timed_.empty() && completed_.empty() && free_pending_.size() == pending_.size();
     }
     const TagArray& tags() const { return tags_; }
+    // Drops every valid line of the data cache (L1Config::flush_between_kernels); the constant cache keeps its
+    // lines. The L1 writes through, so no line holds data the L2 lacks. Returns how many lines were dropped.
+    std::uint64_t flush_data() { return tags_.invalidate_all(); }
 
     template <class V>
     void visit_stats(V& v) const {

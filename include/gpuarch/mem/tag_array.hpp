@@ -141,6 +141,17 @@ public:
         ++version_;
         return true;
     }
+    // Drops every valid line (a cache flush); reserved lines, whose fills are pending, stay. Returns how many.
+    std::uint64_t invalidate_all() {
+        std::uint64_t dropped = 0;
+        for (LineState& s : state_)
+            if (s == LineState::valid) {
+                s = LineState::invalid;
+                ++dropped;
+            }
+        if (dropped != 0) ++version_;
+        return dropped;
+    }
     void set_dirty(std::uint32_t set, std::uint32_t way) { dirty_[index(set, way)] = 1; }
     bool dirty(std::uint32_t set, std::uint32_t way) const { return dirty_[index(set, way)] != 0; }
     LineState state(std::uint32_t set, std::uint32_t way) const { return state_[index(set, way)]; }

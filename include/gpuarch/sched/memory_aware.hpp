@@ -164,6 +164,13 @@ private:
     std::vector<std::uint64_t> ages_;
 };
 
+// A view that tells which warps wait at a barrier (the SM's does); schedulers that keep warps out of a pool use it
+// so that a barrier wait does not hold a place.
+template <class V>
+concept BarrierView = requires(const V v, unsigned i) {
+    { v.waiting_at_barrier(i) } -> std::convertible_to<bool>;
+};
+
 // ---- compile-time names ("SWL<2>", "OAWSStatic<50>") from the policy's parameters ----
 namespace detail {
 

@@ -22,11 +22,6 @@
 
 namespace gpuarch::sched {
 
-template <class V>
-concept BarrierView = requires(const V v, unsigned i) {
-    { v.waiting_at_barrier(i) } -> std::convertible_to<bool>;
-};
-
 template <unsigned K, unsigned StarvationGuard = 2000>
 struct SWL {
     static_assert(K > 0, "SWL needs a warp limit of at least one warp");
