@@ -380,14 +380,14 @@ public:
                                     func::KernelErrorKind::cooperative_too_large);
 
         // L1 slots with a data cache that can be flushed (mem::L1Config::flush_between_kernels); IdealMemory has none.
+        // Before a GPU's first launch the L1s hold no valid line, so flushing them then changes nothing.
         if constexpr (requires(SMVariant& sm) {
                           config_.l1.flush_between_kernels;
                           sm.l1().flush_data();
                       }) {
-            if (config_.l1.flush_between_kernels && launches_ != 0)
+            if (config_.l1.flush_between_kernels)
                 for (auto& sm : sms_) sm->l1().flush_data();
         }
-        ++launches_;
         for (auto& sm : sms_) sm->bind(execution, shape);
         const std::uint64_t total_ctas = execution.cta_count();
         std::uint64_t next_cta = 0;
@@ -611,7 +611,6 @@ private:
     }
 
     core::Cycle now_ = 0;
-    std::uint64_t launches_ = 0; // launches started on this GPU object (the first finds the L1s empty)
     Config config_;
     std::unique_ptr<mem::MemorySystem> memory_;
     std::vector<std::unique_ptr<SMVariant>> sms_;

@@ -386,9 +386,6 @@ std::array<std::uint32_t, 4> read_texel_int(const TexelView& v, std::uint64_t ad
     return out;
 }
 
-// The fetch of tex.<geometry> at `coords` (f32 bits, or s32 texel indices when integer_coords; for a1d/a2d the
-// first element is the layer index, always an integer). Throws Error (the engine adds the kernel's position) when
-// the geometry does not match the resource.
 namespace texture_detail {
 
 // The face of a cube map that direction (x, y, z) points at and the normalised coordinates on it (Programming

@@ -81,7 +81,7 @@ struct L1Config {
     AllocationPolicy allocation = AllocationPolicy::on_fill; // Wang 2016 Sec. 5 runs allocate-on-fill
     bool cache_global_loads = true;
     bool cache_texture_loads = true; // texture fetches and surface loads allocate in the L1 (knobs.hpp, CacheTextureLoads)
-    // Invalidate the L1 data cache's lines before every launch but a GPU's first, as GPGPU-Sim's
+    // Invalidate the L1 data cache's lines before every launch (a GPU's first finds none), as GPGPU-Sim's
     // -gpgpu_flush_l1_cache 1 does (its GTX480 configuration). Off: lines stay valid from one launch to the next.
     bool flush_between_kernels = false;
     std::uint32_t coherent_max_lines = 2;  // Wang 2016 Sec. 2.1: coherent = 1-2 cache lines

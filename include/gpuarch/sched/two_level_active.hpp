@@ -20,6 +20,7 @@
 //    active warp is ready; withholds() names the pending slots.
 //  * Initial state: the scheduler's first `Active` slots are active and the others pending, in slot order, as
 //    GPGPU-Sim assigns its supervised warps.
+#include <algorithm>
 #include <cstdint>
 #include <deque>
 #include <string_view>
@@ -64,14 +65,10 @@ struct TwoLevelActive {
         return slot >= in_active_.size() || in_active_[slot] == 0;
     }
 
+    // The slot after the issued one comes first.
     void on_issue(unsigned slot, core::Cycle) {
-        for (std::size_t k = 0; k < active_.size(); ++k) {
-            if (active_[k] != slot) continue;
-            rotated_.clear();
-            for (std::size_t j = 1; j <= active_.size(); ++j) rotated_.push_back(active_[(k + j) % active_.size()]);
-            active_.swap(rotated_);
-            return;
-        }
+        const auto issued = std::find(active_.begin(), active_.end(), slot);
+        if (issued != active_.end()) std::rotate(active_.begin(), issued + 1, active_.end());
     }
     void on_warp_start(unsigned) {}
     void on_warp_exit(unsigned) {}
@@ -111,7 +108,7 @@ private:
         }
     }
 
-    std::vector<unsigned> active_, rotated_;
+    std::vector<unsigned> active_;
     std::deque<unsigned> pending_;
     std::vector<std::uint8_t> in_active_;
     std::uint64_t demotions_ = 0, withheld_cycles_ = 0;
