@@ -53,6 +53,13 @@ constexpr unsigned fetch_warps_per_scheduler() {
     if constexpr (requires { Frontend::fetch_warps_per_scheduler; }) return Frontend::fetch_warps_per_scheduler;
     else return 1;
 }
+// The Frontend's per-opcode timing table (timing/opcode_timing.hpp; GPGPU-Sim-style frontends such as GTX480), or
+// null: every op then takes its unit's latency and interval.
+template <class Frontend>
+constexpr const timing::OpcodeTimingTable* opcode_timing_of() {
+    if constexpr (requires { Frontend::opcode_timing; }) return &Frontend::opcode_timing;
+    else return nullptr;
+}
 } // namespace detail
 
 // What occupancy needs to know about a kernel launch (per CTA).
@@ -96,7 +103,7 @@ public:
     SM(std::uint32_t sm_id, const typename L1::Config& l1_config)
         : id_(sm_id), rf_(timing::RegisterFileConfig{Frontend::max_warps, Frontend::schedulers, warp_width}),
           exec_(timing::ExecConfig{std::span<const timing::UnitSpec>(Frontend::units), Frontend::schedulers,
-                                   Frontend::shared_unit_partitioning, warp_width}),
+                                   Frontend::shared_unit_partitioning, warp_width, detail::opcode_timing_of<Frontend>()}),
           l1_(l1_config, sm_id), warps_(Frontend::max_warps), ctas_(Frontend::max_ctas) {
         for (unsigned s = 0; s < Frontend::schedulers; ++s) {
             const unsigned pool = pool_size(s);

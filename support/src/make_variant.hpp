@@ -55,6 +55,8 @@ void apply_settings(Config& c, const Settings& s, std::string_view scheduler) {
     set("dram.latency", c.memory.partition.dram_latency);
     set("dram.queue_capacity", c.memory.partition.dram.queue_capacity);
     set("dram.banks", c.memory.partition.dram.banks);
+    set("dram.bank_groups", c.memory.partition.dram.bank_groups);
+    set("dram.return_queue", c.memory.partition.dram.return_queue);
     set("memory.partitions", c.memory.partitions);
     c.l1.validate();
     c.memory.validate();
@@ -74,6 +76,7 @@ MachineInfo describe_machine(std::string_view name, std::string_view description
     m.registers_per_sm = F::max_registers;
     m.shared_bytes_per_sm = F::max_shared_bytes;
     m.register_allocation_unit = F::register_allocation_unit;
+    m.schedulers_per_sm = F::schedulers;
     m.core_clock_mhz = c.memory.clocks.core.value;
     m.dram_clock_mhz = c.memory.clocks.dram.value;
     const auto& g = c.memory.partition.l2.geometry;

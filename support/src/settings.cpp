@@ -48,6 +48,8 @@ const std::vector<SettingKey>& setting_keys() {
         {"progress", Type::choice, "auto", "auto|on|off",
          "a progress line on stderr for long kernels (auto: only when stderr is a terminal)"},
         {"quiet", Type::boolean, "false", "", "no per-kernel statistics on stderr (totals only)"},
+        {"stats_format", Type::choice, "gpuarch", "gpuarch|gpgpusim",
+         "the statistics on stderr: gpuarch's own, or GPGPU-Sim's names and definitions (docs/gtx480.md)"},
         // Machine knobs; empty default = the machine preset's value.
         {"l1.mshr_entries", Type::unsigned_integer, "", "", "L1 MSHR entries"},
         {"l1.mshr_max_requests", Type::unsigned_integer, "", "", "requests one L1 MSHR entry merges"},
@@ -70,6 +72,9 @@ const std::vector<SettingKey>& setting_keys() {
         {"dram.latency", Type::unsigned_integer, "", "", "minimum DRAM latency in core cycles"},
         {"dram.queue_capacity", Type::unsigned_integer, "", "", "DRAM request-queue entries per channel"},
         {"dram.banks", Type::unsigned_integer, "", "", "DRAM banks per channel"},
+        {"dram.bank_groups", Type::unsigned_integer, "", "", "DRAM bank groups per channel (tCCDL within a group)"},
+        {"dram.return_queue", Type::unsigned_integer, "", "",
+         "completed DRAM requests a channel holds for its L2 slice (0: twice the request queue plus 8)"},
         {"memory.partitions", Type::unsigned_integer, "", "", "memory partitions (L2 slice + DRAM channel each)"},
     };
     return keys;

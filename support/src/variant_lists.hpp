@@ -28,10 +28,25 @@ struct MachineEntry {
     using type = Machine;
 };
 
-using FermiEntry = MachineEntry<"fermi", "Fermi GF100 (GTX 480)-like, Wang 2016 Table 1", machines::Fermi>;
-using KeplerEntry = MachineEntry<"kepler", "Kepler K20X-like, Gong 2020 Table 4.1", machines::Kepler>;
+// Each description states the machine's real parameters (the run-time `--list` and every report print it).
+using FermiEntry = MachineEntry<"fermi",
+                                "Fermi-like (memory: Wang 2016 Table 1; latencies: CUDA guide): 15 SMs x 48 warps, "
+                                "2 schedulers, L1 32 KB 8-way allocate-on-fill 32 MSHRs, L2 6 x 128 KB 16-way, "
+                                "SM clock 1400 MHz",
+                                machines::Fermi>;
+using GTX480Entry = MachineEntry<"gtx480",
+                                 "GTX480 as GPGPU-Sim's SM2_GTX480 configuration: 15 SMs x 48 warps, 2 schedulers, "
+                                 "per-opcode latencies, L1 16 KB 4-way allocate-on-miss 64 MSHRs 35-cycle hits, "
+                                 "flushed per kernel, L2 6 x 128 KB 8-way, GDDR5 with 4 bank groups, 700 MHz",
+                                 machines::GTX480>;
+using KeplerEntry = MachineEntry<"kepler",
+                                 "Kepler K20X-like (Gong 2020 Tables 4.1, 6.3): 14 SMs x 64 warps, 4 schedulers x 2 "
+                                 "dispatch, L1 16 KB 4-way 16 MSHRs, L2 6 x 256 KB 16-way, 732 MHz",
+                                 machines::Kepler>;
 using SouthernIslandsEntry =
-    MachineEntry<"southern_islands", "Radeon HD 7970 (Southern Islands)-like, Gong 2020 Table 5.2",
+    MachineEntry<"southern_islands",
+                 "Radeon HD 7970-like (Gong 2020 Table 5.2): 32 CUs x 40 wavefronts of 64, 4 SIMDs, L1 16 KB 4-way "
+                 "64 B lines, LDS 64 KB, L2 6 x 128 KB 16-way, 1000 MHz",
                  machines::SouthernIslands>;
 
 // Register files: every scheduler runs with `ideal`; the banked ones are prebuilt with the core schedulers.

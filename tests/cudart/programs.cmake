@@ -35,6 +35,7 @@ gpuarch_cuda_program(device_printf SOURCES device_printf.cu FLAGS ${nvcc_flags})
 gpuarch_cuda_program(cooperative SOURCES cooperative.cu FLAGS ${nvcc_flags})
 gpuarch_cuda_program(textures SOURCES textures.cu FLAGS ${nvcc_flags})
 gpuarch_cuda_program(device_malloc SOURCES device_malloc.cu FLAGS ${nvcc_flags})
+gpuarch_cuda_program(gpgpusim_stats SOURCES gpgpusim_stats.cu FLAGS ${nvcc_flags})
 # PTX only, no cubin: registers come from ptxas on the extracted PTX.
 gpuarch_cuda_program(vector_ops_ptx_only SOURCES vector_ops.cu
                      FLAGS -O2 -std=c++17 -gencode arch=compute_75,code=compute_75 -cudart shared)
@@ -101,7 +102,7 @@ gpuarch_program_test(uncompressed "${expect}" 0 - "PASSED|total: 2 launches"
     -- "${run}" --machine fermi -- "${programs_out}/vector_ops_uncompressed" 1000)
 gpuarch_program_test(functional "${expect}" 0 - "functional: [0-9]+ warp / [0-9]+ thread instructions"
     -- "${run}" --functional -- "${programs_out}/vector_ops")
-gpuarch_program_test(unknown_machine "${expect}" 2 - "no machine named 'ampere'. valid machines: fermi, kepler, southern_islands"
+gpuarch_program_test(unknown_machine "${expect}" 2 - "no machine named 'ampere'. valid machines: fermi, gtx480, kepler, southern_islands"
     -- "${run}" --machine ampere -- "${programs_out}/vector_ops")
 gpuarch_program_test(unknown_setting "${expect}" 2 - "unknown setting 'l1.msh'. valid settings: machine, "
     -- "${run}" --set l1.msh=4 -- "${programs_out}/vector_ops")
@@ -111,3 +112,13 @@ gpuarch_program_test(all_variants "${cudart_tests_dir}/run_all_variants.sh" "${r
     "${programs_out}/vector_ops" 600)
 gpuarch_program_test(stats_json "${Python3_EXECUTABLE}" "${cudart_tests_dir}/check_stats.py" "${run}"
     "${programs_out}/two_files" "${programs_out}/stats.json")
+
+# GPGPU-Sim-named statistics (--stats-format gpgpusim) against hand counts, with and without the L1 flush.
+gpuarch_program_test(gpgpusim_stats python3 "${cudart_tests_dir}/check_gpgpusim_stats.py" "${run}"
+    "${programs_out}/gpgpusim_stats" "${programs_out}/gpgpusim_stats_work")
+
+# Everything after `--` belongs to the program, even right after a repeatable option (--set): the program still
+# gets its own argument (`destroyed`) and fails as it should.
+gpuarch_program_test(set_then_program_arguments "${expect}" 0 -
+    "kernel '_Z8sample2d.*tex through texture object 0x[0-9a-f]+ was destroyed"
+    -- "${run}" --machine fermi --set quiet=false -- "${programs_out}/textures" destroyed)

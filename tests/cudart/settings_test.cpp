@@ -73,7 +73,7 @@ TEST_CASE("docs/cuda_runtime.md documents every setting") {
 
 TEST_CASE("the registry names machines, schedulers and register files, and rejects what it does not have") {
     using namespace gpuarch::support;
-    CHECK(machine_names() == std::vector<std::string>{"fermi", "kepler", "southern_islands"});
+    CHECK(machine_names() == std::vector<std::string>{"fermi", "gtx480", "kepler", "southern_islands"});
     const auto schedulers = scheduler_names();
     for (const char* s : {"lrr", "gto", "two_level", "oaws_static", "oaws_dynamic", "ccws", "swl_2", "swl_4", "mascar",
                           "two_level_active", "haws", "locality_two_level"})

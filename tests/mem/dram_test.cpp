@@ -157,3 +157,63 @@ TEST_CASE("the request queue is bounded") {
     CHECK_FALSE(ch.can_accept());
     CHECK_THROWS_AS(ch.push(DramRequest{}), gpuarch::Error);
 }
+
+TEST_CASE("a GPGPU-Sim address mapping picks bank and row bits; the GTX480's spreads a row over bank pairs") {
+    constexpr DramAddressBits bits = dram_address_bits("0000RRRR.RRRRRRRR.BBBCCCCB.CCSSSSSS");
+    static_assert(bits.bank_mask == ((1ULL << 8) | (7ULL << 13)));
+    static_assert(bits.row_mask == (0xFFFULL << 16));
+    static_assert(extract_bits(1ULL << 8, bits.bank_mask) == 1);
+    static_assert(extract_bits(1ULL << 13, bits.bank_mask) == 2);
+    static_assert(extract_bits(1ULL << 15, bits.bank_mask) == 8);
+    static_assert(extract_bits(3ULL << 16, bits.row_mask) == 3);
+    CHECK_THROWS_AS(dram_address_bits("RRX"), gpuarch::Error);
+    DramConfig wrong = presets::gtx480_memory().partition.dram;
+    wrong.banks = 8; // four bank bits select 16 banks
+    CHECK_THROWS_WITH_AS(wrong.validate(), doctest::Contains("4 bank bits do not select 8 banks"), gpuarch::Error);
+
+    // Addresses 0 and 256 share a row under row interleaving but sit in banks 0 and 1 under the GTX480 mapping:
+    // each needs its own ACT (the second tRRD after the first), and both CAS commands then find open rows.
+    const DramConfig c = presets::gtx480_memory().partition.dram;
+    DramBench b(c);
+    b.read(1, 0);
+    b.read(2, 256);
+    b.run_until(200);
+    CHECK(b.done.at(1) == 13 + 12 + 4);     // ACT 1, CAS 1 + tRCD, data tCL later for 4 cycles
+    CHECK(b.done.at(2) == 7 + 12 + 12 + 4); // ACT 1 + tRRD
+    CHECK(b.channel.stats().activates == 2);
+}
+
+TEST_CASE("bank groups: CAS commands to one group are tCCDL apart, to different groups tCCD") {
+    const DramConfig c = presets::gtx480_memory().partition.dram;
+    REQUIRE(c.bank_groups == 4);
+    REQUIRE(c.timing.tCCDL == 3);
+    REQUIRE(c.timing.tCCD == 2);
+    // One-burst (32-byte) row hits to two banks whose rows are already open; bank b is in group b mod 4.
+    const auto gap = [&](std::uint64_t second_bank_address) {
+        DramBench b(c);
+        b.read(1, 0);
+        b.read(2, second_bank_address);
+        b.run_until(100);
+        b.read(3, 32, 32);
+        b.read(4, second_bank_address + 32, 32);
+        b.run_until(200);
+        return b.done.at(4) - b.done.at(3);
+    };
+    CHECK(gap(1ULL << 14) == 3); // bank 4: group 0, as bank 0
+    CHECK(gap(1ULL << 8) == 2);  // bank 1: group 1
+}
+
+TEST_CASE("a full return queue holds back the CAS commands that would respond") {
+    DramConfig c = presets::gtx480_memory().partition.dram;
+    CHECK(c.return_queue_capacity() == 116); // -gpgpu_dram_return_queue_size 116
+    c.return_queue = 2;
+    DramChannel ch(c);
+    for (std::uint64_t i = 0; i < 4; ++i) ch.push(DramRequest{i * 32, 32, false, true, i});
+    Cycle now = 0;
+    while (now < 200) ch.cycle(++now);
+    CHECK(ch.stats().reads == 2);
+    ch.pop_completed();
+    ch.pop_completed();
+    while (now < 400) ch.cycle(++now);
+    CHECK(ch.stats().reads == 4);
+}

@@ -85,6 +85,68 @@ TEST_CASE("Fermi preset matches Wang 2016 Table 1 and Sec. 2.1") {
     CHECK(m.request_network.flit_bytes == 32);
 }
 
+TEST_CASE("GTX480 preset matches GPGPU-Sim's SM2_GTX480/gpgpusim.config") {
+    static_assert(gpuarch::timing::check_l1<presets::GTX480L1>());
+    // -gpgpu_cache:dl1 N:32:128:4,L:L:m:N:H,S:64:8,8; -gpgpu_l1_latency 35; -gpgpu_flush_l1_cache 1
+    const L1Config l1 = presets::gtx480_l1();
+    CHECK(l1.geometry.sets == 32);
+    CHECK(l1.geometry.line_bytes == 128);
+    CHECK(l1.geometry.ways == 4);
+    CHECK(l1.geometry.size_bytes() == 16 * 1024);
+    CHECK(l1.geometry.indexing == SetIndexing::fermi_hash);
+    CHECK(l1.allocation == AllocationPolicy::on_miss);
+    CHECK(l1.mshr_entries == 64);
+    CHECK(l1.mshr_max_requests == 8);
+    CHECK(l1.miss_queue == 8);
+    CHECK(l1.hit_latency == 35);
+    CHECK(l1.flush_between_kernels);
+    // -gpgpu_shmem_num_banks 32, -gpgpu_smem_latency 26, -gpgpu_const_cache:l1 N:64:64:2
+    CHECK(l1.shared.banks == 32);
+    CHECK(l1.shared.latency == 26);
+    CHECK(l1.constant.geometry.sets == 64);
+    CHECK(l1.constant.geometry.line_bytes == 64);
+    CHECK(l1.constant.geometry.ways == 2);
+    const MemorySystemConfig m = presets::gtx480_memory();
+    CHECK(m.sms == 15);       // -gpgpu_n_clusters 15
+    CHECK(m.partitions == 6); // -gpgpu_n_mem 6
+    CHECK(m.interleave_bytes == 256); // dramid@8
+    // -gpgpu_cache:dl2 S:64:128:8 per sub-partition, 2 sub-partitions per channel: 786 KB
+    CHECK(m.partition.l2.geometry.size_bytes() * m.partitions == 12 * 64 * 128 * 8);
+    CHECK(m.partition.l2.geometry.ways == 8);
+    CHECK(m.partition.l2.geometry.line_bytes == 128);
+    CHECK(m.partition.l2_latency == 120); // -gpgpu_l2_rop_latency 120
+    CHECK(m.partition.dram_latency == 100); // -dram_latency 100
+    const DramConfig& d = m.partition.dram;
+    CHECK(d.scheduler == DramScheduler::fr_fcfs); // -gpgpu_dram_scheduler 1
+    CHECK(d.queue_capacity == 64);                // -gpgpu_frfcfs_dram_sched_queue_size 64
+    CHECK(d.return_queue_capacity() == 116);      // -gpgpu_dram_return_queue_size 116
+    CHECK(d.bus_bytes_per_cycle == 32);           // 2 chips x 4 B x QDR
+    // nbk=16:CCD=2:RRD=6:RCD=12:RAS=28:RP=12:RC=40:CL=12:WL=4:CDLR=5:WR=12:nbkgrp=4:CCDL=3:RTPL=2
+    CHECK(d.banks == 16);
+    CHECK(d.bank_groups == 4);
+    const DramTiming& t = d.timing;
+    CHECK(t.tCCD == 2);
+    CHECK(t.tRRD == 6);
+    CHECK(t.tRCD == 12);
+    CHECK(t.tRAS == 28);
+    CHECK(t.tRP == 12);
+    CHECK(t.tRC == 40);
+    CHECK(t.tCL == 12);
+    CHECK(t.tWL == 4);
+    CHECK(t.tCDLR == 5);
+    CHECK(t.tWR == 12);
+    CHECK(t.tCCDL == 3);
+    CHECK(t.tRTP == 2);
+    CHECK(d.address_bits.bank_mask == ((1ULL << 8) | (7ULL << 13)));
+    CHECK(d.address_bits.row_mask == (0xFFFULL << 16));
+    CHECK(m.request_network.flit_bytes == 40); // -icnt_flit_size 40
+    // -gpgpu_clock_domains 700.0:700.0:700.0:924.0
+    CHECK(m.clocks.core.value == 700.0);
+    CHECK(m.clocks.icnt.value == 700.0);
+    CHECK(m.clocks.l2.value == 700.0);
+    CHECK(m.clocks.dram.value == 924.0);
+}
+
 TEST_CASE("Kepler preset matches Gong 2020 Tables 4.1 and 6.3") {
     const L1Config l1 = presets::kepler_l1();
     CHECK(l1.geometry.size_bytes() == 16 * 1024);

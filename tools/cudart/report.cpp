@@ -65,6 +65,84 @@ Summary summarise(const LaunchReport& r, const support::MachineInfo& machine) {
     return s;
 }
 
+std::string GpgpusimStat::text() const {
+    char b[64];
+    if (integer) std::snprintf(b, sizeof b, "%llu", static_cast<unsigned long long>(value));
+    else std::snprintf(b, sizeof b, "%.4f", value);
+    return b;
+}
+
+std::vector<GpgpusimStat> gpgpusim_stats(const core::StatsTable& t, std::uint64_t cycles, std::uint64_t insn,
+                                         std::uint64_t tot_cycles, std::uint64_t tot_insn,
+                                         const support::MachineInfo& machine) {
+    const auto ratio = [](double part, double whole) { return whole == 0 ? 0.0 : part / whole; };
+    const auto c = [&](std::string_view name) { return counter(t, name); };
+    std::vector<GpgpusimStat> out;
+    const auto add = [&](std::string name, double value, bool integer = true) {
+        out.push_back(GpgpusimStat{std::move(name), value, integer});
+    };
+    // GPGPU-Sim counts thread instructions (gpu_sim_insn) and core-clock cycles.
+    add("gpu_sim_cycle", double(cycles));
+    add("gpu_sim_insn", double(insn));
+    add("gpu_ipc", ratio(double(insn), double(cycles)), false);
+    add("gpu_tot_sim_cycle", double(tot_cycles));
+    add("gpu_tot_sim_insn", double(tot_insn));
+    add("gpu_tot_ipc", ratio(double(tot_insn), double(tot_cycles)), false);
+    // Achieved occupancy in percent of the SM's warp slots, over the cycles an SM was active.
+    add("gpu_occupancy", 100.0 * ratio(ratio(double(c("sm.resident_warp_cycles")), double(c("sm.active_cycles"))),
+                                       double(machine.max_warps_per_sm)),
+        false);
+    // L1D: every line access of a global or local load or store. A load whose line is pending in an MSHR is a
+    // pending hit, not a miss; a store misses when its line is not valid (no write-allocate). Reservation fails are
+    // the accesses replayed for want of an MSHR entry, merge slot or way (one per attempt, as GPGPU-Sim counts).
+    const std::uint64_t store_accesses = c("sm.l1.write_requests");
+    const std::uint64_t store_misses = store_accesses - std::min(store_accesses, c("sm.l1.store_hits"));
+    const std::uint64_t l1_accesses = c("sm.l1.accesses") + store_accesses;
+    const std::uint64_t l1_misses = c("sm.l1.misses") + store_misses;
+    add("L1D_total_cache_accesses", double(l1_accesses));
+    add("L1D_total_cache_misses", double(l1_misses));
+    add("L1D_total_cache_miss_rate", ratio(double(l1_misses), double(l1_accesses)), false);
+    add("L1D_total_cache_pending_hits", double(c("sm.l1.mshr_merges")));
+    add("L1D_total_cache_reservation_fails", double(c("sm.l1.mshr_full_stall_cycles") +
+                                                    c("sm.l1.merge_full_stall_cycles") +
+                                                    c("sm.l1.reservation_fail_cycles")));
+    // L2: reads, writes and atomics; a read or atomic merged into a pending miss is a pending hit.
+    const std::uint64_t atomics = c("mem.l2_atomics");
+    const std::uint64_t l2_accesses = c("mem.l2_reads") + c("mem.l2_writes") + atomics;
+    const std::uint64_t l2_misses_and_pending = c("mem.l2_read_misses") + c("mem.l2_write_misses") +
+                                                (atomics - std::min(atomics, c("mem.l2_atomic_hits")));
+    const std::uint64_t l2_pending = c("mem.l2_mshr_merges");
+    const std::uint64_t l2_misses = l2_misses_and_pending - std::min(l2_misses_and_pending, l2_pending);
+    add("L2_total_cache_accesses", double(l2_accesses));
+    add("L2_total_cache_misses", double(l2_misses));
+    add("L2_total_cache_miss_rate", ratio(double(l2_misses), double(l2_accesses)), false);
+    add("L2_total_cache_pending_hits", double(l2_pending));
+    // The scheduler's cycle distribution (GPGPU-Sim's shader_cycle_distro), per scheduler and cycle: W0_Idle no
+    // warp had a valid instruction (none assigned, empty instruction buffers, or waiting at a barrier);
+    // W0_Scoreboard every candidate waited on a register; Stall a ready instruction found its unit, the LSU or a
+    // register bank busy. GPGPU-Sim splits issued cycles by active lanes (W1..W32); here they are one total.
+    add("Stall", double(c("sm.stall.structural") + c("sm.stall.bank_conflict") + c("sm.stall.memory_pipeline")));
+    add("W0_Idle", double(c("sm.stall.idle") + c("sm.stall.ibuffer_empty") + c("sm.stall.barrier")));
+    add("W0_Scoreboard", double(c("sm.stall.raw_long_latency") + c("sm.stall.raw_other")));
+    add("W1_to_W32_issued", double(c("sm.stall.issued")));
+    // DRAM: GPGPU-Sim's bandwidth utilisation (data-bus busy cycles over all DRAM cycles) and efficiency (over the
+    // cycles with requests pending), summed over channels.
+    const double bus = double(c("mem.dram_bus_busy_cycles"));
+    add("total_dram_reads", double(c("mem.dram_reads")));
+    add("total_dram_writes", double(c("mem.dram_writes")));
+    add("dram_bw_util", ratio(bus, double(c("mem.dram_cycles"))), false);
+    add("dram_eff", ratio(bus, double(c("mem.dram_active_cycles"))), false);
+    return out;
+}
+
+namespace {
+std::string gpgpusim_block(const std::vector<GpgpusimStat>& stats) {
+    std::string out;
+    for (const auto& st : stats) out += st.name + " = " + st.text() + "\n";
+    return out;
+}
+} // namespace
+
 void Reporter::progress(const std::string& kernel, std::uint64_t cycles, std::uint64_t ctas_done,
                         std::uint64_t ctas_total) {
     if (!options_.progress) return;
@@ -90,7 +168,15 @@ void Reporter::clear_progress_line() {
 
 void Reporter::launch_finished(LaunchReport r) {
     clear_progress_line();
-    if (!options_.quiet) {
+    tot_cycles_ += r.cycles;
+    tot_insn_ += r.thread_instructions;
+    if (!options_.quiet && options_.gpgpusim_format && r.error.empty() && !options_.functional) {
+        // GPGPU-Sim's end-of-kernel block: the kernel, then its statistics and the run's totals so far.
+        std::string out = "kernel_name = " + r.kernel + "\nkernel_launch_uid = " +
+                          std::to_string(launches_.size() + 1) + "\n";
+        out += gpgpusim_block(gpgpusim_stats(r.stats, r.cycles, r.thread_instructions, tot_cycles_, tot_insn_, machine_));
+        std::fputs(out.c_str(), stderr);
+    } else if (!options_.quiet) {
         const Summary s = summarise(r, machine_);
         std::string out;
         out += "[gpuarch] kernel " + r.display_name + " grid " + dims(r.grid) + " block " + dims(r.block) +
@@ -124,6 +210,13 @@ void Reporter::launch_finished(LaunchReport r) {
     launches_.push_back(std::move(r));
 }
 
+core::StatsTable Reporter::run_stats() const {
+    core::StatsTable all;
+    for (const auto& r : launches_)
+        if (r.error.empty()) all.merge(r.stats);
+    return all;
+}
+
 void Reporter::finish() {
     if (finished_) return;
     finished_ = true;
@@ -142,15 +235,35 @@ void Reporter::finish() {
         if (!options_.functional)
             out += ", IPC " + fixed(cycles == 0 ? 0.0 : double(thread) / double(cycles));
         out += " on " + options_.variant + "\n";
+        if (options_.gpgpusim_format && !options_.functional) {
+            out += "[gpuarch] totals with GPGPU-Sim's names (every launch):\n";
+            out += gpgpusim_block(gpgpusim_stats(run_stats(), cycles, thread, cycles, thread, machine_));
+        }
         std::fputs(out.c_str(), stderr);
     }
     if (options_.json_path.empty()) return;
     nlohmann::ordered_json doc;
     doc["variant"] = options_.variant;
     doc["machine"] = machine_.name;
+    doc["machine_info"] = {{"sms", machine_.sms},
+                           {"warp_size", machine_.warp_size},
+                           {"max_warps_per_sm", machine_.max_warps_per_sm},
+                           {"schedulers_per_sm", machine_.schedulers_per_sm},
+                           {"core_clock_mhz", machine_.core_clock_mhz}};
     doc["functional"] = options_.functional;
     doc["totals"] = {{"launches", launches_.size()}, {"cycles", cycles}, {"warp_instructions", warp},
                      {"thread_instructions", thread}};
+    const auto gpgpusim_json = [](const std::vector<GpgpusimStat>& stats) {
+        nlohmann::ordered_json j;
+        for (const auto& st : stats) {
+            if (st.integer) j[st.name] = static_cast<std::uint64_t>(st.value);
+            else j[st.name] = st.value;
+        }
+        return j;
+    };
+    if (options_.gpgpusim_format && !options_.functional)
+        doc["totals"]["gpgpusim"] = gpgpusim_json(gpgpusim_stats(run_stats(), cycles, thread, cycles, thread, machine_));
+    std::uint64_t running_cycles = 0, running_insn = 0;
     auto& list = doc["launches"] = nlohmann::ordered_json::array();
     for (const auto& r : launches_) {
         const Summary s = summarise(r, machine_);
@@ -172,6 +285,11 @@ void Reporter::finish() {
         j["achieved_occupancy"] = s.achieved_occupancy;
         j["host_seconds"] = r.host_seconds;
         if (!r.error.empty()) j["error"] = r.error;
+        running_cycles += r.cycles;
+        running_insn += r.thread_instructions;
+        if (options_.gpgpusim_format && !options_.functional && r.error.empty())
+            j["gpgpusim"] = gpgpusim_json(gpgpusim_stats(r.stats, r.cycles, r.thread_instructions, running_cycles,
+                                                         running_insn, machine_));
         j["stats"] = nlohmann::ordered_json::parse(r.stats.to_json());
         list.push_back(std::move(j));
     }

@@ -39,6 +39,19 @@ struct Summary {
 };
 Summary summarise(const LaunchReport& r, const support::MachineInfo& machine);
 
+// A launch's (or a run's) statistics under GPGPU-Sim's names and definitions, in the order GPGPU-Sim prints them
+// (docs/gtx480.md, "Statistics with GPGPU-Sim's definitions"). `tot_cycles`/`tot_insn` are the run's totals up to and
+// including this launch (GPGPU-Sim's gpu_tot_*).
+struct GpgpusimStat {
+    std::string name;
+    double value = 0;
+    bool integer = true; // printed as an integer; otherwise with four decimals, as GPGPU-Sim prints rates
+    std::string text() const;
+};
+std::vector<GpgpusimStat> gpgpusim_stats(const core::StatsTable& t, std::uint64_t cycles, std::uint64_t insn,
+                                         std::uint64_t tot_cycles, std::uint64_t tot_insn,
+                                         const support::MachineInfo& machine);
+
 class Reporter {
 public:
     struct Options {
@@ -47,6 +60,7 @@ public:
         std::string json_path;       // write every launch here at exit ("" = none)
         std::string variant;         // the simulator's description
         bool functional = false;
+        bool gpgpusim_format = false; // setting stats_format = gpgpusim
     };
 
     void configure(Options o, support::MachineInfo machine) {
@@ -63,10 +77,13 @@ public:
 
 private:
     void clear_progress_line();
+    // Every completed launch's statistics merged (counters summed).
+    core::StatsTable run_stats() const;
 
     Options options_;
     support::MachineInfo machine_;
     std::vector<LaunchReport> launches_;
+    std::uint64_t tot_cycles_ = 0, tot_insn_ = 0; // GPGPU-Sim's gpu_tot_sim_cycle / gpu_tot_sim_insn so far
     bool progress_shown_ = false;
     std::chrono::steady_clock::time_point launch_start_ = std::chrono::steady_clock::now();
     std::chrono::steady_clock::time_point last_progress_{};

@@ -153,6 +153,7 @@ Runtime::Runtime()
     const std::string progress = settings_.get("progress");
     o.progress = progress == "on" || (progress == "auto" && ::isatty(STDERR_FILENO) == 1);
     o.json_path = settings_.get("stats");
+    o.gpgpusim_format = settings_.get("stats_format") == "gpgpusim";
     o.functional = functional_;
     o.variant = functional_ ? "functional engine (" + machine_.name + ", warp width " +
                                   std::to_string(machine_.warp_size) + ")"

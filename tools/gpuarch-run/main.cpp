@@ -1,7 +1,7 @@
 // gpuarch-run: runs an unmodified CUDA program (built with `nvcc -cudart shared`) on a simulated machine.
 //
 //   gpuarch-run [--machine M] [--scheduler S] [--register-file R] [--config FILE] [--set KEY=VALUE]...
-//               [--functional] [--stats FILE.json] [--quiet] -- ./app args...
+//               [--functional] [--stats FILE.json] [--stats-format gpuarch|gpgpusim] [--quiet] -- ./app args...
 //
 // It checks the names against the registry of prebuilt variants before anything runs, checks that the program
 // loads the CUDA runtime dynamically, then executes it with gpuarch's libcudart.so.13 preloaded and the settings
@@ -80,7 +80,7 @@ int main(int argc, char** argv) {
     CLI::App app{"Runs an unmodified CUDA program (nvcc -cudart shared) on a simulated GPU.\n"
                  "Exit status: the program's own; 1 when it cannot be started; 2 for a usage error.",
                  "gpuarch-run"};
-    std::string machine, scheduler, register_file, config, stats;
+    std::string machine, scheduler, register_file, config, stats, stats_format;
     std::vector<std::string> sets, command;
     bool functional = false, quiet = false, list = false, help_config = false;
     app.add_option("--machine", machine, "machine preset: " + joined(gpuarch::support::machine_names()));
@@ -93,11 +93,26 @@ int main(int argc, char** argv) {
     app.add_flag("--functional", functional, "run kernels on the functional engine only (no timing)");
     app.add_option("--stats", stats, "write every launch's statistics to this JSON file");
     app.add_flag("--quiet", quiet, "print only the totals at exit, not a block per kernel");
+    app.add_option("--stats-format", stats_format,
+                   "statistics on stderr: gpuarch (default) or gpgpusim (GPGPU-Sim's names and definitions)")
+        ->check(CLI::IsMember({"gpuarch", "gpgpusim"}));
     app.add_flag("--list", list, "list the prebuilt variants and exit");
     app.add_flag("--help-config", help_config, "list every setting with its default and exit");
     app.add_option("command", command, "the program and its arguments (after --)");
+    // Everything after the first `--` is the program and its own arguments, whatever precedes it: CLI11 alone would
+    // let a repeatable option just before `--` (`--set K=V -- ./app --size 1`) end at that `--` and then read the
+    // program's flags as its own.
+    int own_argc = argc;
+    for (int i = 1; i < argc; ++i)
+        if (std::string_view(argv[i]) == "--") {
+            own_argc = i;
+            command.assign(argv + i + 1, argv + argc);
+            break;
+        }
     try {
-        app.parse(argc, argv);
+        std::vector<std::string> command_after_dashes = command;
+        app.parse(own_argc, argv);
+        if (own_argc != argc) command = std::move(command_after_dashes);
     } catch (const CLI::ParseError& e) {
         return app.exit(e) == 0 ? 0 : 2;
     }
@@ -125,6 +140,7 @@ int main(int argc, char** argv) {
         if (functional) settings.set("functional", "true", "--functional");
         if (!stats.empty()) settings.set("stats", fs::absolute(stats).string(), "--stats");
         if (quiet) settings.set("quiet", "true", "--quiet");
+        if (!stats_format.empty()) settings.set("stats_format", stats_format, "--stats-format");
         gpuarch::support::check_variant(settings);
     } catch (const std::exception& e) {
         std::cerr << "gpuarch-run: " << e.what() << "\n";

@@ -57,6 +57,9 @@ struct Experiment {
     std::string executable; // in the examples build directory
     std::vector<std::string> full_args, quick_args;
     bool takes_jobs;        // accepts --jobs N
+    // A Python study in tools/repro/ (run with /usr/bin/python3 and `--build <build tree>`) instead of an
+    // executable in the examples build directory: the workload studies, which drive gpuarch-run.
+    bool script = false;
 };
 
 struct Paper {
@@ -79,6 +82,8 @@ const std::vector<Experiment> experiments{
     {"haws", "gong", "haws_study", {}, {"--quick"}, true},
     {"locality", "gong", "locality_study", {}, {"--quick"}, true},
     {"oaws", "wang", "oaws_study", {}, {"--quick"}, true},
+    // Wang 2016 on the workloads (CUDA programs through gpuarch-run) at the paper's input sizes, 15-SM Fermi.
+    {"oaws_workloads", "wang", "wang_workloads.py", {"--size", "paper"}, {"--quick"}, true, true},
     {"carf", "radaideh", "carf_study", {"--size", "small"}, {"--quick"}, false},
     {"lai_sgemm", "lai", "sgemm_bounds", {}, {"--quick"}, false},
     {"lai_calibration", "lai", "kepler_calibration", {}, {"--quick"}, false},
@@ -248,9 +253,11 @@ int main(int argc, char** argv) {
     for (const Experiment* e : chosen) {
         Outcome o;
         o.experiment = e;
-        const fs::path exe = bin_dir / e->executable;
+        const fs::path exe = e->script ? fs::path(GPUARCH_SOURCE_DIR) / "tools" / "repro" / e->executable
+                                       : bin_dir / e->executable;
         const fs::path file = json_dir / (e->name + ".json"), log = log_dir / (e->name + ".log");
         std::vector<std::string> args = quick ? e->quick_args : e->full_args;
+        if (e->script) args.insert(args.end(), {"--build", GPUARCH_REPRO_BUILD_DIR});
         if (e->takes_jobs) args.insert(args.end(), {"--jobs", std::to_string(jobs)});
         std::string shown = e->executable;
         for (const auto& a : args) shown += " " + a;
@@ -260,7 +267,7 @@ int main(int argc, char** argv) {
                       "' (the " + e->name + " study)";
         } else {
             fs::remove(file);
-            std::string command = quote(exe.string());
+            std::string command = e->script ? "/usr/bin/python3 " + quote(exe.string()) : quote(exe.string());
             for (const auto& a : args) command += " " + quote(a);
             command += " --repro " + quote(file.string()) + " > " + quote(log.string()) + " 2>&1";
             const auto start = std::chrono::steady_clock::now();

@@ -5,6 +5,10 @@
 // initiation_interval cycles; it accepts its next op `occupancy` cycles after this one, and the result is
 // ready at dispatch + latency + occupancy - 1 (the last lane group enters the pipeline occupancy - 1 cycles
 // after the first).
+// With a per-opcode table (ExecConfig::opcode_timing, GPGPU-Sim's model) the instruction's own latency L and
+// interval I replace the unit's: the unit accepts its next op ceil(W / lanes) * I cycles later and the result is
+// ready at dispatch + L + (ceil(W / lanes) - 1) * I, so a warp that fits the unit's lanes is ready after exactly L
+// however long the unit stays busy (GPGPU-Sim's pipelined_simd_unit).
 // Shared units follow the frontend's partitioning (Gong 2020, Sec. 4.4.2): `even` gives each scheduler a
 // 1/schedulers slice of every shared unit's lanes; `lowest_index` lets any scheduler take the whole unit, and
 // the SM asks schedulers in index order, so the lowest qualified index wins.
@@ -23,7 +27,7 @@ class SimdExec {
 public:
     static constexpr std::string_view name = "SimdExec";
 
-    explicit SimdExec(const timing::ExecConfig& config) {
+    explicit SimdExec(const timing::ExecConfig& config) : opcode_timing_(config.opcode_timing) {
         for (const auto& spec : config.units) {
             if (!spec.shared) {
                 for (unsigned s = 0; s < config.schedulers; ++s)
@@ -54,10 +58,16 @@ public:
     core::Cycle dispatch(const timing::ExecOp& op, unsigned scheduler, core::Cycle now) {
         const int index = find_free(op.unit, scheduler, now);
         Unit& u = units_[static_cast<std::size_t>(index < 0 ? 0 : index)];
-        const unsigned occupancy = ((op.warp_width + u.lanes - 1) / u.lanes) * u.initiation_interval;
+        const unsigned groups = (op.warp_width + u.lanes - 1) / u.lanes;
+        unsigned occupancy = groups * u.initiation_interval;
+        core::Cycle ready = now + u.latency + occupancy - 1;
+        if (opcode_timing_ != nullptr && op.instruction != nullptr) {
+            const timing::OpTiming t = timing::lookup(*opcode_timing_, *op.instruction);
+            occupancy = groups * t.initiation_interval;
+            ready = now + t.latency + core::Cycle{groups - 1} * t.initiation_interval;
+        }
         u.free_at = now + occupancy;
         u.busy_cycles += occupancy;
-        const core::Cycle ready = now + u.latency + occupancy - 1;
         completions_.push({ready, op.token});
         auto& k = kind_stats_[static_cast<std::size_t>(op.unit)];
         ++k.ops;
@@ -112,6 +122,7 @@ private:
         units_.push_back(Unit{spec.kind, lanes, spec.latency, spec.initiation_interval, owner});
     }
 
+    const timing::OpcodeTimingTable* opcode_timing_ = nullptr;
     std::vector<Unit> units_;
     std::array<std::vector<unsigned>, timing::unit_kind_count> by_kind_{};
     std::array<KindStats, timing::unit_kind_count> kind_stats_{};

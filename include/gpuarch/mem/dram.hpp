@@ -17,8 +17,10 @@
 // hits. FCFS serves strictly the oldest request. Rows stay open after access (open-row policy).
 // Contract: request order and tie-breaks are by arrival, so scheduling is deterministic.
 #include <algorithm>
+#include <bit>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <gpuarch/core/cycle.hpp>
@@ -43,7 +45,42 @@ struct DramTiming {
     std::uint32_t tWL = 4;
     std::uint32_t tCCD = 2;
     std::uint32_t tRTP = 2; // read to precharge after the burst (GPGPU-Sim GTX480: RTPL=2; documented default)
+    // CAS to CAS in the same bank group (GDDR5 bank groups; 0 with one group). GPGPU-Sim GTX480: CCDL=3.
+    std::uint32_t tCCDL = 0;
 };
+
+// A GPGPU-Sim -gpgpu_mem_addr_mapping bit pattern for the channel-local address, most significant bit first,
+// '.' separators ignored: R row, B bank, C column, S byte in the burst (C and S only name what is neither row
+// nor bank). Bank and row numbers gather their bits in order, least significant first (GPGPU-Sim's addrdec).
+struct DramAddressBits {
+    std::uint64_t bank_mask = 0;
+    std::uint64_t row_mask = 0;
+};
+constexpr DramAddressBits dram_address_bits(std::string_view pattern) {
+    DramAddressBits bits;
+    unsigned position = 0;
+    for (std::size_t i = pattern.size(); i-- > 0;) {
+        const char c = pattern[i];
+        if (c == '.') continue;
+        if (position >= 64) throw Error("a DRAM address mapping has at most 64 bits");
+        if (c == 'B') bits.bank_mask |= std::uint64_t{1} << position;
+        else if (c == 'R') bits.row_mask |= std::uint64_t{1} << position;
+        else if (c != 'C' && c != 'S' && c != '0')
+            throw Error(std::string("a DRAM address mapping uses R, B, C, S, 0 and '.', not '") + c + "'");
+        ++position;
+    }
+    return bits;
+}
+// The bits of `value` selected by `mask`, packed towards bit 0 in order (x86 PEXT).
+constexpr std::uint64_t extract_bits(std::uint64_t value, std::uint64_t mask) {
+    std::uint64_t out = 0;
+    unsigned k = 0;
+    for (; mask != 0; mask &= mask - 1) {
+        const unsigned bit = static_cast<unsigned>(std::countr_zero(mask));
+        out |= ((value >> bit) & 1U) << k++;
+    }
+    return out;
+}
 
 struct DramConfig {
     std::uint32_t banks = 16;              // Wang 2016 Table 1: nbk=16
@@ -52,10 +89,31 @@ struct DramConfig {
     DramScheduler scheduler = DramScheduler::fr_fcfs; // Wang 2016 Table 1
     DramTiming timing{};
     std::uint32_t bus_bytes_per_cycle = 32; // documented default: 2 x32 GDDR5 chips, 4 data beats per command cycle
+    // Bank groups: bank b is in group b mod bank_groups (GPGPU-Sim's -dram_bnkgrp_indexing_policy 1, the low bank
+    // bits); tCCDL separates CAS commands within a group. 1: no groups.
+    std::uint32_t bank_groups = 1;
+    // Completed requests the owner has not yet taken (GPGPU-Sim's DRAM return queue); a full queue holds back the
+    // next CAS that would respond. 0: 2 x queue_capacity + 8 (documented default).
+    std::uint32_t return_queue = 0;
+    // Which channel-local address bits select the bank and the row (dram_address_bits). Both zero: rows of
+    // row_bytes contiguous bytes, interleaved over the banks row by row (documented default).
+    DramAddressBits address_bits{};
 
+    std::uint32_t return_queue_capacity() const { return return_queue != 0 ? return_queue : queue_capacity * 2 + 8; }
     void validate() const {
         if (banks == 0 || row_bytes == 0 || queue_capacity == 0 || bus_bytes_per_cycle == 0)
             throw Error("a DRAM channel needs at least one bank, a non-zero row size, queue and bus width");
+        if (bank_groups == 0 || banks % bank_groups != 0)
+            throw Error("the DRAM bank groups must divide the banks (got " + std::to_string(bank_groups) + " groups of " +
+                        std::to_string(banks) + " banks)");
+        if ((address_bits.bank_mask == 0) != (address_bits.row_mask == 0))
+            throw Error("a DRAM address mapping needs both bank (B) and row (R) bits");
+        if (address_bits.bank_mask != 0 &&
+            (std::uint64_t{1} << std::popcount(address_bits.bank_mask)) != std::uint64_t{banks})
+            throw Error("the DRAM address mapping's " + std::to_string(std::popcount(address_bits.bank_mask)) +
+                        " bank bits do not select " + std::to_string(banks) + " banks");
+        if ((address_bits.bank_mask & address_bits.row_mask) != 0)
+            throw Error("a DRAM address bit cannot select both the bank and the row");
     }
 };
 
@@ -71,16 +129,21 @@ class DramChannel {
 public:
     explicit DramChannel(const DramConfig& config)
         : config_((config.validate(), config)), banks_(config.banks), open_row_hit_(config.banks, 0),
-          queue_(config.queue_capacity),
-          done_(config.queue_capacity * 2 + 8) {}
+          queue_(config.queue_capacity), done_(config.return_queue_capacity()),
+          cas_group_ready_(config.bank_groups, 0) {}
 
     const DramConfig& config() const { return config_; }
     bool can_accept() const { return !queue_.full(); }
     void push(const DramRequest& r) {
         Queued q;
         q.request = r;
-        q.bank = static_cast<std::uint32_t>((r.address / config_.row_bytes) % config_.banks);
-        q.row = (r.address / config_.row_bytes) / config_.banks;
+        if (config_.address_bits.bank_mask != 0) {
+            q.bank = static_cast<std::uint32_t>(extract_bits(r.address, config_.address_bits.bank_mask));
+            q.row = extract_bits(r.address, config_.address_bits.row_mask);
+        } else {
+            q.bank = static_cast<std::uint32_t>((r.address / config_.row_bytes) % config_.banks);
+            q.row = (r.address / config_.row_bytes) / config_.banks;
+        }
         q.arrival = now_ + 1; // pushed between cycle(now_) and cycle(now_ + 1)
         queue_.push(q);
     }
@@ -91,6 +154,7 @@ public:
         ++cycles_;
         if (queue_.full()) ++queue_full_cycles_;
         queue_occupancy_ += queue_.size();
+        if (!queue_.empty() || !done_.empty()) ++active_cycles_;
         if (queue_.empty()) return;
         if (config_.scheduler == DramScheduler::fcfs) schedule_fcfs();
         else schedule_fr_fcfs();
@@ -115,12 +179,14 @@ public:
 
     struct Stats {
         std::uint64_t cycles = 0, reads = 0, writes = 0, row_hits = 0, activates = 0, precharges = 0,
-                      bytes = 0, bus_busy_cycles = 0, read_latency = 0, queue_full_cycles = 0, queue_occupancy = 0;
+                      bytes = 0, bus_busy_cycles = 0, read_latency = 0, queue_full_cycles = 0, queue_occupancy = 0,
+                      active_cycles = 0;
         Stats& operator+=(const Stats& o) {
             cycles += o.cycles; reads += o.reads; writes += o.writes; row_hits += o.row_hits;
             activates += o.activates; precharges += o.precharges; bytes += o.bytes;
             bus_busy_cycles += o.bus_busy_cycles; read_latency += o.read_latency;
             queue_full_cycles += o.queue_full_cycles; queue_occupancy += o.queue_occupancy;
+            active_cycles += o.active_cycles;
             return *this;
         }
         template <class V>
@@ -136,6 +202,8 @@ public:
             v.counter("dram_read_latency_cycles", read_latency, "sum over reads of arrival-to-data cycles");
             v.counter("dram_queue_full_cycles", queue_full_cycles, "cycles the request queue was full");
             v.counter("dram_queue_occupancy", queue_occupancy, "sum over cycles of queued requests");
+            // GPGPU-Sim's DRAM efficiency is bus_busy / active, its utilisation bus_busy / cycles.
+            v.counter("dram_active_cycles", active_cycles, "cycles with a request queued or being served");
         }
     };
     Stats stats() const {
@@ -143,6 +211,7 @@ public:
         s.cycles = cycles_; s.reads = reads_; s.writes = writes_; s.row_hits = row_hits_; s.activates = activates_;
         s.precharges = precharges_; s.bytes = bytes_; s.bus_busy_cycles = bus_busy_; s.read_latency = read_latency_;
         s.queue_full_cycles = queue_full_cycles_; s.queue_occupancy = queue_occupancy_;
+        s.active_cycles = active_cycles_;
         return s;
     }
     template <class V>
@@ -175,6 +244,7 @@ private:
     bool can_cas(const Queued& q) const {
         const Bank& b = banks_[q.bank];
         if (b.open_row != q.row || now_ < b.cas_ready || now_ < cas_any_ready_) return false;
+        if (now_ < cas_group_ready_[q.bank % config_.bank_groups]) return false;
         if (q.request.respond && done_.full()) return false; // the owner has not taken earlier completions
         if (q.request.write) return bus_free_at_ <= now_ + config_.timing.tWL;
         return now_ >= read_after_write_ready_ && bus_free_at_ <= now_ + config_.timing.tCL;
@@ -197,6 +267,7 @@ private:
         const core::Cycle data_start = now_ + (q.request.write ? t.tWL : t.tCL);
         bus_free_at_ = data_start + n;
         cas_any_ready_ = now_ + t.tCCD;
+        cas_group_ready_[q.bank % config_.bank_groups] = now_ + t.tCCDL;
         if (q.request.write) {
             b.pre_ready = std::max(b.pre_ready, data_start + n + t.tWR);
             read_after_write_ready_ = data_start + n + t.tCDLR;
@@ -277,13 +348,14 @@ private:
     std::vector<std::uint8_t> open_row_hit_; // scratch for the FR-FCFS scan
     BoundedQueue<Queued> queue_;
     BoundedQueue<Done> done_;
+    std::vector<core::Cycle> cas_group_ready_; // per bank group: earliest next CAS (tCCDL)
     core::Cycle now_ = 0;
     core::Cycle act_any_ready_ = 0;
     core::Cycle cas_any_ready_ = 0;
     core::Cycle bus_free_at_ = 0;
     core::Cycle read_after_write_ready_ = 0;
     std::uint64_t cycles_ = 0, reads_ = 0, writes_ = 0, row_hits_ = 0, activates_ = 0, precharges_ = 0, bytes_ = 0,
-                  bus_busy_ = 0, read_latency_ = 0, queue_full_cycles_ = 0, queue_occupancy_ = 0;
+                  bus_busy_ = 0, read_latency_ = 0, queue_full_cycles_ = 0, queue_occupancy_ = 0, active_cycles_ = 0;
 };
 
 } // namespace mem

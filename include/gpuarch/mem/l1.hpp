@@ -368,7 +368,8 @@ public:
         v.counter("evictions", evictions_, "valid lines replaced by fills or reservations");
         v.counter("write_evictions", write_evictions_, "lines evicted by global stores and atomics (write-evict)");
         v.counter("bypass_requests", bypass_requests_, "sector requests of loads that bypass the L1");
-        v.counter("write_requests", write_requests_, "write-through packets");
+        v.counter("write_requests", write_requests_, "write-through packets (one per line a store touches)");
+        v.counter("store_hits", store_hits_, "of those, stores that found their line valid in the L1");
         v.counter("atomic_requests", atomic_requests_, "atomic packets sent to the L2");
         v.counter("packets_sent", packets_sent_, "packets moved from the miss queue into the interconnect");
         v.counter("constant_hits", constant_hits_, "constant-cache accesses that hit");
@@ -631,6 +632,7 @@ private:
             if (miss_queue_.full()) return LsuState::stalled_icnt;
             const auto probe = tags_.probe(t.address);
             if (probe.state == LineState::valid) {
+                ++store_hits_;
                 if (path == Path::store_global) {
                     tags_.invalidate(t.address); // L1D "evicts cache blocks on stores to global memory"
                     ++write_evictions_;
@@ -898,7 +900,7 @@ private:
     std::uint64_t texture_loads_ = 0, texture_misses_ = 0;
     std::uint64_t cycles_ = 0, loads_ = 0, stores_ = 0, atomics_ = 0, shared_accesses_ = 0, shared_bank_cycles_ = 0,
                   constant_accesses_ = 0, accesses_ = 0, hits_ = 0, misses_ = 0, merges_ = 0, evictions_ = 0,
-                  write_evictions_ = 0, bypass_requests_ = 0, write_requests_ = 0, atomic_requests_ = 0,
+                  write_evictions_ = 0, bypass_requests_ = 0, write_requests_ = 0, store_hits_ = 0, atomic_requests_ = 0,
                   packets_sent_ = 0, constant_hits_ = 0, constant_misses_ = 0, lsu_active_cycles_ = 0,
                   ldst_coal_cycles_ = 0, ldst_mshr_cycles_ = 0, ldst_icnt_cycles_ = 0, mshr_full_stall_cycles_ = 0,
                   merge_full_stall_cycles_ = 0, reservation_fail_cycles_ = 0, mshr_full_cycles_ = 0,

@@ -55,6 +55,73 @@ inline MemorySystemConfig fermi_memory(std::uint32_t sms = 30) { // Wang 2016 Ta
     return m;
 }
 
+// ------------------------------------- GTX480 (GPGPU-Sim's tested configuration, SM2_GTX480/gpgpusim.config)
+// -gpgpu_cache:dl1 N:32:128:4,L:L:m:N:H,S:64:8,8: 32 sets x 128 B x 4 ways (16 KB), LRU, allocate on miss, no
+// write-allocate, hashed set index, 64 MSHR entries merging 8 requests, a miss queue of 8. -gpgpu_l1_latency 35.
+using GTX480L1 =
+    L1<MSHR<64>, Merges<8>, Sets<32>, Ways<4>, LineBytes<128>, MissQueue<8>, HitLatency<35>, AllocOnMiss, HashedIndex>;
+
+inline L1Config gtx480_l1() {
+    L1Config c = GTX480L1::knob_config();
+    c.flush_between_kernels = true; // -gpgpu_flush_l1_cache 1
+    c.shared.banks = 32;            // -gpgpu_shmem_num_banks 32
+    c.shared.bank_bytes = 4;
+    c.shared.lanes_per_cycle = 32;  // -gpgpu_shmem_warp_parts 1: the whole warp in one pass
+    c.shared.latency = 26;          // -gpgpu_smem_latency 26
+    // -gpgpu_const_cache:l1 N:64:64:2: 64 sets x 64 B x 2 ways (8 KB).
+    c.constant.geometry = CacheGeometry{64, 2, 64, SetIndexing::linear};
+    return c;
+}
+
+// GPGPU-Sim's GTX480 has 6 memory channels (-gpgpu_n_mem 6), each with 2 L2 sub-partitions
+// (-gpgpu_n_sub_partition_per_mchannel 2) of 64 sets x 128 B x 8 ways (-gpgpu_cache:dl2 S:64:128:8, 768 KB in all).
+// gpuarch's partition has one L2 slice per DRAM channel, so each of the 6 partitions holds both sub-partitions'
+// capacity as one slice of 128 sets x 8 ways (same size and associativity; docs/gtx480.md).
+inline MemorySystemConfig gtx480_memory(std::uint32_t sms = 15) { // -gpgpu_n_clusters 15, one core each
+    MemorySystemConfig m;
+    m.sms = sms;
+    m.partitions = 6;                                         // -gpgpu_n_mem 6
+    m.interleave_bytes = 256;                                 // dramid@8: the channel from address bit 8 up
+    m.partition.l2.geometry = CacheGeometry{128, 8, 128, SetIndexing::linear}; // 2 x S:64:128:8, linear index (L)
+    m.partition.l2.mshr_entries = 2 * 256;                    // dl2 MSHR A:256:4 per sub-partition
+    m.partition.l2.mshr_max_requests = 4;
+    m.partition.l2_latency = 120;                             // -gpgpu_l2_rop_latency 120
+    m.partition.dram_latency = 100;                           // -dram_latency 100
+    m.partition.dram.scheduler = DramScheduler::fr_fcfs;      // -gpgpu_dram_scheduler 1
+    m.partition.dram.queue_capacity = 64;                     // -gpgpu_frfcfs_dram_sched_queue_size 64
+    m.partition.dram.return_queue = 116;                      // -gpgpu_dram_return_queue_size 116
+    m.partition.dram.banks = 16;                              // nbk=16
+    m.partition.dram.bank_groups = 4;                         // nbkgrp=4, -dram_bnkgrp_indexing_policy 1
+    // -gpgpu_mem_addr_mapping dramid@8;...0000RRRR.RRRRRRRR.BBBCCCCB.CCSSSSSS on the channel-local address (the
+    // channel bits removed): 4 KB rows spread over bank pairs in 256 B pieces.
+    m.partition.dram.address_bits = dram_address_bits("0000RRRR.RRRRRRRR.BBBCCCCB.CCSSSSSS");
+    m.partition.dram.row_bytes = 4096;
+    // -gpgpu_dram_timing_opt nbk=16:CCD=2:RRD=6:RCD=12:RAS=28:RP=12:RC=40:CL=12:WL=4:CDLR=5:WR=12:nbkgrp=4:CCDL=3:
+    // RTPL=2 (RTPL, read to precharge with bank groups, is tRTP here).
+    DramTiming t{};
+    t.tCL = 12;
+    t.tRP = 12;
+    t.tRC = 40;
+    t.tRAS = 28;
+    t.tRCD = 12;
+    t.tRRD = 6;
+    t.tCDLR = 5;
+    t.tWR = 12;
+    t.tWL = 4;
+    t.tCCD = 2;
+    t.tRTP = 2;
+    t.tCCDL = 3;
+    m.partition.dram.timing = t;
+    // -gpgpu_n_mem_per_ctrlr 2 x -gpgpu_dram_buswidth 4 B, -dram_data_command_freq_ratio 4 (GDDR5 is QDR):
+    // 2 x 4 B x 4 = 32 B per command cycle.
+    m.partition.dram.bus_bytes_per_cycle = 32;
+    m.request_network.flit_bytes = 40;                        // -icnt_flit_size 40
+    m.response_network.flit_bytes = 40;
+    m.clocks = ClockConfig{core::ClockMHz{700.0}, core::ClockMHz{700.0}, // -gpgpu_clock_domains 700:700:700:924
+                           core::ClockMHz{700.0}, core::ClockMHz{924.0}};
+    return m;
+}
+
 // --------------------------------------------------- Kepler (Gong 2020, Tables 4.1 and 6.3, a K20X-like GPU)
 // L1 16 KB / 4-way / 128 B = 32 sets (Table 4.1), 16 MSHR entries x 8 requests (Table 6.3). Gong gives no
 // index function or allocation policy: linear index and allocate-on-fill (documented defaults).

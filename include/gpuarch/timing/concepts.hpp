@@ -14,6 +14,7 @@
 #include <gpuarch/core/stats.hpp>
 #include <gpuarch/ir/types.hpp>
 #include <gpuarch/timing/interfaces.hpp>
+#include <gpuarch/timing/opcode_timing.hpp>
 
 namespace gpuarch::timing {
 
@@ -31,8 +32,10 @@ concept Named = requires {
 //   max_shared_bytes (occupancy limits per SM); ibuffer_entries (decoded instructions per warp);
 //   fetch_per_warp (instructions fetched per warp per cycle); units (an array of UnitSpec);
 //   shared_unit_partitioning; unit_for(ir::OpClass) -> UnitKind.
+// Optional: opcode_timing (an OpcodeTimingTable, timing/opcode_timing.hpp): per-opcode latency and interval in
+//   place of the units' (GPGPU-Sim's tables; the GTX480 frontend).
 // Laws: every UnitKind returned by unit_for has a UnitSpec in `units`; max_threads <= max_warps * warp_width.
-// Models: FermiFrontend, KeplerFrontend, SouthernIslandsFrontend.
+// Models: FermiFrontend, GTX480Frontend, KeplerFrontend, SouthernIslandsFrontend.
 template <class F>
 concept Frontend = Named<F> && requires(ir::OpClass c) {
     { F::warp_width } -> std::convertible_to<unsigned>;
@@ -136,6 +139,9 @@ struct ExecConfig {
     unsigned schedulers = 1;
     SharedUnitPartitioning partitioning = SharedUnitPartitioning::even;
     unsigned warp_width = 32;
+    // The frontend's per-opcode table (timing/opcode_timing.hpp), or null: every op takes its unit's latency and
+    // interval. Not owned; a frontend's static constexpr table outlives every SM.
+    const OpcodeTimingTable* opcode_timing = nullptr;
 };
 
 // Exec: the execution units, their occupancy and lane accounting.
@@ -199,6 +205,9 @@ consteval bool check_frontend() {
                   "the Frontend policy must provide `static constexpr std::array<UnitSpec, N> units`");
     static_assert(requires(ir::OpClass c) { { F::unit_for(c) } -> std::same_as<UnitKind>; },
                   "the Frontend policy must provide `static constexpr UnitKind unit_for(ir::OpClass)`");
+    static_assert(!requires { F::opcode_timing; } ||
+                      requires { { F::opcode_timing } -> std::convertible_to<const OpcodeTimingTable&>; },
+                  "a Frontend's optional `opcode_timing` must be a `static constexpr timing::OpcodeTimingTable`");
     static_assert(Frontend<F>, "the Frontend policy must provide every knob listed in timing/concepts.hpp "
                                "(dispatch_per_scheduler, issue_rule, occupancy limits, ibuffer_entries, "
                                "fetch_per_warp, shared_unit_partitioning)");

@@ -38,6 +38,7 @@ struct MachineInfo {
     std::uint64_t l2_bytes = 0;
     unsigned memory_partitions = 0;
     unsigned dram_bus_bits = 0; // all partitions together
+    unsigned schedulers_per_sm = 0;
 };
 
 struct VariantName {

@@ -1,0 +1,56 @@
+"""Runs one workload (workloads/, a CUDA program built with nvcc -cudart shared) through gpuarch-run and reads back
+its totals: shared by the demo (scripts/demo.py) and the reproduction of Wang 2016 on the workloads
+(tools/repro/wang_workloads.py)."""
+import json
+import math
+import os
+import subprocess
+import time
+
+
+def run_workload(build, program, machine, scheduler, size, out_dir):
+    """One run; returns a dict with `passed` and, when it passed, the GPGPU-Sim-named totals and a few of gpuarch's
+    own counters summed over the launches. Each program gets its own PTX cache under out_dir/cache."""
+    stats = os.path.join(out_dir, "runs", f"{program}.{machine}.{scheduler}.{size}.json")
+    os.makedirs(os.path.dirname(stats), exist_ok=True)
+    env = dict(os.environ, GPUARCH_CACHE_DIR=os.path.join(out_dir, "cache", program))
+    cmd = [os.path.join(build, "tools", "gpuarch-run", "gpuarch-run"), "--machine", machine, "--scheduler",
+           scheduler, "--quiet", "--stats-format", "gpgpusim", "--stats", stats]
+    if size == "paper":
+        # The suites' standard inputs run longer than the per-launch safety limits (20 M cycles, 40 M warp
+        # instructions) allow: lift them.
+        cmd += ["--set", "max_cycles=0", "--set", "max_warp_instructions=0"]
+    cmd += ["--", os.path.join(build, "workloads", program), "--size", size]
+    start = time.monotonic()
+    p = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    row = {"program": program, "machine": machine, "scheduler": scheduler, "size": size,
+           "seconds": time.monotonic() - start,
+           "passed": p.returncode == 0 and f"{program}: ok" in p.stdout}
+    if not row["passed"]:
+        row["error"] = (p.stdout + p.stderr).strip().splitlines()[-3:]
+        return row
+    with open(stats) as f:
+        doc = json.load(f)
+    g = doc["totals"]["gpgpusim"]
+    info = doc["machine_info"]
+    counters = {}
+    warps = 0
+    for launch in doc["launches"]:
+        for name, value in launch["stats"].items():
+            if isinstance(value, (int, float)):
+                counters[name] = counters.get(name, 0) + value
+        # Warps an SM holds at once in this launch: the CTAs it can hold, or its share of the grid when that is
+        # smaller, times the warps of a CTA.
+        threads = launch["block"][0] * launch["block"][1] * launch["block"][2]
+        ctas = min(launch["resident_ctas_per_sm"], -(-launch["ctas"] // info["sms"]))
+        warps = max(warps, ctas * -(-threads // info["warp_size"]))
+    row.update(cycles=g["gpu_tot_sim_cycle"], insn=g["gpu_tot_sim_insn"], ipc=g["gpu_tot_ipc"],
+               l1_miss_rate=g["L1D_total_cache_miss_rate"], l2_miss_rate=g["L2_total_cache_miss_rate"],
+               launches=len(doc["launches"]), warps_per_scheduler=warps / max(1, info["schedulers_per_sm"]),
+               counters=counters)
+    return row
+
+
+def gmean(values):
+    values = [v for v in values if v > 0]
+    return math.exp(sum(math.log(v) for v in values) / len(values)) if values else 0.0

@@ -1,0 +1,141 @@
+#!/usr/bin/python3
+"""Wang 2016 (OAWS) on the workloads: the CUDA programs of workloads/ that stand for Wang's Table 2 benchmarks, run
+unchanged through gpuarch-run on the 15-SM Fermi preset with GTO, LRR, OAWS (static and dynamic), CCWS, SWL and
+MASCAR. Writes the reproduction contract's JSON (examples/lib/repro.hpp) with --repro FILE: Fig. 8's IPC gains over
+GTO (geometric means over the divergent and the coherent benchmarks) and Fig. 10's fully cached divergent loads.
+
+usage: wang_workloads.py --build DIR [--size paper|small] [--quick] [--programs a,b] [--jobs N] [--out DIR]
+                         [--repro FILE]
+--quick runs two programs at the small size (what `repro --quick` checks: the table is produced)."""
+import argparse
+import concurrent.futures
+import json
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts"))
+from workload_runs import gmean, run_workload  # noqa: E402
+
+# Wang 2016 Table 2 and the workload standing for each (workloads/README.md; PF is read as PathFinder).
+DIVERGENT = ["atax", "bicg", "mvt", "gesummv", "syrk", "syr2k", "pathfinder", "bfs", "streamcluster", "kmeans",
+             "spmv", "iix"]
+COHERENT = ["3dconv", "2mm", "srad_v1", "srad_v2", "backprop", "fdtd2d", "3mm", "lbm"]
+QUICK = ["atax", "2mm"]
+MACHINE = "fermi"  # Wang's memory system (Table 1) on the GTX 480's 15 SMs
+BASELINE = "gto"
+# Fig. 8's policies; SWL-Best is the better of the two prebuilt warp limits per benchmark (Wang tunes it per
+# benchmark, Table 3).
+POLICIES = {"OAWS-Static": ["oaws_static"], "OAWS-Dyn": ["oaws_dynamic"], "CCWS": ["ccws"], "MASCAR": ["mascar"],
+            "SWL-Best": ["swl_2", "swl_4"], "LRR": ["lrr"]}
+# Published values (Wang 2016 Sec. 5.1, Fig. 8: IPC over GTO, averaged over the divergent benchmarks; Fig. 10:
+# divergent loads kept fully in the L1D).
+PAPER_GAIN = {"OAWS-Static": "+36.7%", "OAWS-Dyn": "+73.1%", "CCWS": "+9.7%", "MASCAR": "+1.7%", "SWL-Best": "+55.5%",
+              "LRR": "n/a"}
+PAPER_CACHED = {"GTO": "20%", "CCWS": "25%", "SWL-Best": "31%", "OAWS-Dyn": "45%"}
+
+
+def pct(x):
+    return f"{100 * (x - 1):+.1f}%"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--build", required=True)
+    ap.add_argument("--size", default="paper", choices=["paper", "small"])
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--programs", default="")
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
+    ap.add_argument("--out", default="")
+    ap.add_argument("--repro", default="")
+    args = ap.parse_args()
+    size = "small" if args.quick else args.size
+    programs = args.programs.split(",") if args.programs else (QUICK if args.quick else DIVERGENT + COHERENT)
+    out = args.out or os.path.join(args.build, "tools", "repro", "workloads")
+    schedulers = [BASELINE] + [s for names in POLICIES.values() for s in names]
+    missing = [p for p in programs if not os.path.exists(os.path.join(args.build, "workloads", p))]
+    if missing:
+        print(f"wang_workloads: no workload executable for {', '.join(missing)} under {args.build}/workloads "
+              "(build the target gpuarch_workloads; it needs nvcc)", file=sys.stderr)
+        return 1
+
+    plan = [(p, s) for p in programs for s in schedulers]
+    runs = {}
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+        futures = {pool.submit(run_workload, args.build, p, MACHINE, s, size, out): (p, s) for p, s in plan}
+        for i, f in enumerate(concurrent.futures.as_completed(futures), 1):
+            r = f.result()
+            runs[futures[f]] = r
+            print(f"[{i}/{len(plan)}] {r['program']} {r['scheduler']}: {'ok' if r['passed'] else 'FAILED'} "
+                  f"({r['seconds']:.0f} s)", file=sys.stderr, flush=True)
+    failed = [r for r in runs.values() if not r["passed"]]
+
+    def best(p, names):
+        ok = [runs[(p, s)] for s in names if runs[(p, s)]["passed"]]
+        return max(ok, key=lambda r: r["ipc"]) if ok else None
+
+    def gain(p, policy):
+        base, r = runs[(p, BASELINE)], best(p, POLICIES[policy])
+        return r["ipc"] / base["ipc"] if r and base["passed"] and base["ipc"] > 0 else None
+
+    def cached(r):
+        c = r["counters"] if r and r["passed"] else {}
+        total = c.get("sm.l1.divergent_loads", 0)
+        return c.get("sm.l1.fully_cached_divergent_loads", 0) / total if total else None
+
+    divergent = [p for p in programs if p in DIVERGENT]
+    coherent = [p for p in programs if p in COHERENT]
+    config = f"{MACHINE}, 15 SMs, {size} inputs ({'workloads --size ' + size}), {len(divergent)} divergent programs"
+    rows = []
+    for policy in POLICIES:
+        gains = [g for p in divergent if (g := gain(p, policy)) is not None]
+        rows.append({"item": f"Fig. 8: {policy} IPC over GTO, divergent benchmarks (GMean)",
+                     "paper": PAPER_GAIN[policy], "ours": pct(gmean(gains)) if gains else "n/a", "config": config,
+                     "note": ""})
+    if coherent:
+        gains = [g for p in coherent if (g := gain(p, "OAWS-Dyn")) is not None]
+        rows.append({"item": "Sec. 5.1: OAWS-Dyn IPC over GTO, coherent benchmarks (GMean)",
+                     "paper": "no significant gain", "ours": pct(gmean(gains)) if gains else "n/a",
+                     "config": f"{MACHINE}, 15 SMs, {size} inputs, {len(coherent)} coherent programs", "note": ""})
+    for policy, paper in PAPER_CACHED.items():
+        names = [BASELINE] if policy == "GTO" else POLICIES[policy]
+        values = [v for p in divergent if (v := cached(best(p, names))) is not None]
+        rows.append({"item": f"Fig. 10: divergent loads fully cached in the L1D, {policy} (mean)", "paper": paper,
+                     "ours": f"{100 * sum(values) / len(values):.0f}%" if values else "n/a", "config": config,
+                     "note": ""})
+
+    # Per-program table and Fig. 8's bars.
+    policies = list(POLICIES)
+    md = ["| program | kind | GTO IPC | " + " | ".join(policies) + " | GTO L1D miss rate |",
+          "|---|---|---|" + "---|" * len(policies) + "---|"]
+    series = {policy: [] for policy in policies}
+    for p in divergent + coherent:
+        base = runs[(p, BASELINE)]
+        cells = []
+        for policy in policies:
+            g = gain(p, policy)
+            cells.append(f"{g:.3f}" if g else "failed")
+            series[policy].append(g or 0.0)
+        md.append(f"| {p} | {'divergent' if p in DIVERGENT else 'coherent'} | "
+                  f"{base['ipc']:.2f} | " + " | ".join(cells) +
+                  f" | {100 * base['l1_miss_rate']:.1f}% |" if base["passed"] else f"| {p} | failed |")
+    report = {"experiment": "oaws_workloads", "paper": "Wang 2016",
+              "title": f"Wang 2016 on the workloads ({size} inputs, 15-SM Fermi)", "rows": rows,
+              "tables_markdown": f"IPC over GTO per workload ({size} inputs; every run checked by its program):\n\n" +
+                                 "\n".join(md) + "\n",
+              "plots": [{"file": "oaws_workloads_fig8.png", "kind": "bar", "ylabel": "IPC / GTO IPC",
+                         "title": f"Wang 2016 Fig. 8 on the workloads ({size} inputs)", "labels": divergent + coherent,
+                         "series": series}]}
+    print(report["tables_markdown"])
+    for r in rows:
+        print(f"{r['item']}: paper {r['paper']}, ours {r['ours']}")
+    if failed:
+        for r in failed:
+            print(f"FAILED: {r['program']} {r['scheduler']}: {' / '.join(r.get('error', []))}", file=sys.stderr)
+    if args.repro:
+        with open(args.repro, "w") as f:
+            json.dump(report, f, indent=1)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
