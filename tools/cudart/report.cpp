@@ -170,11 +170,13 @@ void Reporter::launch_finished(LaunchReport r) {
     clear_progress_line();
     tot_cycles_ += r.cycles;
     tot_insn_ += r.thread_instructions;
-    if (!options_.quiet && options_.gpgpusim_format && r.error.empty() && !options_.functional) {
+    if (options_.gpgpusim_format && r.error.empty() && !options_.functional)
+        r.gpgpusim = gpgpusim_stats(r.stats, r.cycles, r.thread_instructions, tot_cycles_, tot_insn_, machine_);
+    if (!options_.quiet && !r.gpgpusim.empty()) {
         // GPGPU-Sim's end-of-kernel block: the kernel, then its statistics and the run's totals so far.
         std::string out = "kernel_name = " + r.kernel + "\nkernel_launch_uid = " +
                           std::to_string(launches_.size() + 1) + "\n";
-        out += gpgpusim_block(gpgpusim_stats(r.stats, r.cycles, r.thread_instructions, tot_cycles_, tot_insn_, machine_));
+        out += gpgpusim_block(r.gpgpusim);
         std::fputs(out.c_str(), stderr);
     } else if (!options_.quiet) {
         const Summary s = summarise(r, machine_);
@@ -227,6 +229,10 @@ void Reporter::finish() {
         warp += r.warp_instructions;
         thread += r.thread_instructions;
     }
+    // The whole run under GPGPU-Sim's names, for stderr and the JSON alike.
+    std::vector<GpgpusimStat> totals_gpgpusim;
+    if (options_.gpgpusim_format && !options_.functional)
+        totals_gpgpusim = gpgpusim_stats(run_stats(), cycles, thread, cycles, thread, machine_);
     if (!launches_.empty()) {
         std::string out = "[gpuarch] total: " + std::to_string(launches_.size()) + " launches";
         if (!options_.functional)
@@ -235,10 +241,8 @@ void Reporter::finish() {
         if (!options_.functional)
             out += ", IPC " + fixed(cycles == 0 ? 0.0 : double(thread) / double(cycles));
         out += " on " + options_.variant + "\n";
-        if (options_.gpgpusim_format && !options_.functional) {
-            out += "[gpuarch] totals with GPGPU-Sim's names (every launch):\n";
-            out += gpgpusim_block(gpgpusim_stats(run_stats(), cycles, thread, cycles, thread, machine_));
-        }
+        if (!totals_gpgpusim.empty())
+            out += "[gpuarch] totals with GPGPU-Sim's names (every launch):\n" + gpgpusim_block(totals_gpgpusim);
         std::fputs(out.c_str(), stderr);
     }
     if (options_.json_path.empty()) return;
@@ -261,9 +265,7 @@ void Reporter::finish() {
         }
         return j;
     };
-    if (options_.gpgpusim_format && !options_.functional)
-        doc["totals"]["gpgpusim"] = gpgpusim_json(gpgpusim_stats(run_stats(), cycles, thread, cycles, thread, machine_));
-    std::uint64_t running_cycles = 0, running_insn = 0;
+    if (!totals_gpgpusim.empty()) doc["totals"]["gpgpusim"] = gpgpusim_json(totals_gpgpusim);
     auto& list = doc["launches"] = nlohmann::ordered_json::array();
     for (const auto& r : launches_) {
         const Summary s = summarise(r, machine_);
@@ -285,11 +287,7 @@ void Reporter::finish() {
         j["achieved_occupancy"] = s.achieved_occupancy;
         j["host_seconds"] = r.host_seconds;
         if (!r.error.empty()) j["error"] = r.error;
-        running_cycles += r.cycles;
-        running_insn += r.thread_instructions;
-        if (options_.gpgpusim_format && !options_.functional && r.error.empty())
-            j["gpgpusim"] = gpgpusim_json(gpgpusim_stats(r.stats, r.cycles, r.thread_instructions, running_cycles,
-                                                         running_insn, machine_));
+        if (!r.gpgpusim.empty()) j["gpgpusim"] = gpgpusim_json(r.gpgpusim);
         j["stats"] = nlohmann::ordered_json::parse(r.stats.to_json());
         list.push_back(std::move(j));
     }

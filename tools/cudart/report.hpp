@@ -13,6 +13,14 @@
 
 namespace gpuarch::cudart {
 
+// One statistic under GPGPU-Sim's name (gpgpusim_stats below).
+struct GpgpusimStat {
+    std::string name;
+    double value = 0;
+    bool integer = true; // printed as an integer; otherwise with four decimals, as GPGPU-Sim prints rates
+    std::string text() const;
+};
+
 struct LaunchReport {
     std::string kernel;       // the PTX entry (mangled for C++ kernels)
     std::string display_name; // demangled
@@ -25,6 +33,7 @@ struct LaunchReport {
     double host_seconds = 0;
     std::string error; // empty when the launch completed
     core::StatsTable stats;
+    std::vector<GpgpusimStat> gpgpusim; // with stats_format = gpgpusim, computed once when the launch completes
 };
 
 // The headline figures of a launch, computed from its statistics table (names as core::StatsTable collects them
@@ -42,12 +51,6 @@ Summary summarise(const LaunchReport& r, const support::MachineInfo& machine);
 // A launch's (or a run's) statistics under GPGPU-Sim's names and definitions, in the order GPGPU-Sim prints them
 // (docs/gtx480.md, "Statistics with GPGPU-Sim's definitions"). `tot_cycles`/`tot_insn` are the run's totals up to and
 // including this launch (GPGPU-Sim's gpu_tot_*).
-struct GpgpusimStat {
-    std::string name;
-    double value = 0;
-    bool integer = true; // printed as an integer; otherwise with four decimals, as GPGPU-Sim prints rates
-    std::string text() const;
-};
 std::vector<GpgpusimStat> gpgpusim_stats(const core::StatsTable& t, std::uint64_t cycles, std::uint64_t insn,
                                          std::uint64_t tot_cycles, std::uint64_t tot_insn,
                                          const support::MachineInfo& machine);
