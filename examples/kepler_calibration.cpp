@@ -16,6 +16,7 @@
 #include "lib/progress.hpp"
 #include "lib/repro.hpp"
 
+#include <gpuarch/model/kepler_register_banks.hpp>
 #include <gpuarch/regfile/ideal_rf.hpp>
 
 #include <algorithm>

@@ -8,8 +8,9 @@
 //
 // What it relies on (include/gpuarch/timing/concepts.hpp, docs/concepts.md "Scheduler"):
 //  * view.ready(slot), view.age(slot), view.pool_size(): every SchedulerView has them;
-//  * sched::next_access(view, slot): the warp's next decoded instruction when the view shows it (the SM's does);
-//    on a view without instructions it says `unknown`, and MemoryFirst is then exactly GTO.
+//  * sched::next_access(view, slot): the warp's next decoded instruction. The view must preview instructions
+//    (timing::PreviewsInstructions in timing/hooks.hpp; the SM's does): on a view that does not, MemoryFirst stops
+//    compilation with that sentence instead of quietly running as GTO.
 #include <cstdint>
 #include <string_view>
 

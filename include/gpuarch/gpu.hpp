@@ -30,6 +30,7 @@
 #include <vector>
 
 #include <gpuarch/core/error.hpp>
+#include <gpuarch/core_interface.hpp>
 #include <gpuarch/core/stats.hpp>
 #include <gpuarch/func/kernel_execution.hpp>
 #include <gpuarch/mem/l1.hpp>
@@ -304,6 +305,9 @@ inline unsigned host_threads_for(unsigned requested, unsigned sms) {
 template <class SMVariant, unsigned NumSMs>
 class GPU {
     static_assert(NumSMs > 0, "a GPU needs at least one SM");
+    static_assert(StreamingMultiprocessor<SMVariant>,
+                  "GPU's core type must offer what GPU calls (gpuarch/core_interface.hpp): occupancy, bind, cycle, "
+                  "receive, instruction counts, statistics, running_site, describe_state and l1()");
 
 public:
     using SMType = SMVariant;

@@ -35,12 +35,18 @@
 #include <gpuarch/core/cycle.hpp>
 #include <gpuarch/core/error.hpp>
 #include <gpuarch/core/stats.hpp>
+#include <gpuarch/fetch/in_order.hpp>
 #include <gpuarch/func/kernel_execution.hpp>
 #include <gpuarch/ir/def_use.hpp>
 #include <gpuarch/ir/op_class.hpp>
 #include <gpuarch/mem/access.hpp>
 #include <gpuarch/mem/queue.hpp>
 #include <gpuarch/timing/concepts.hpp>
+#include <gpuarch/timing/cta_shape.hpp>
+#include <gpuarch/timing/detail/occupancy.hpp>
+#include <gpuarch/timing/detail/record_pool.hpp>
+#include <gpuarch/timing/fetch.hpp>
+#include <gpuarch/timing/hooks.hpp>
 
 namespace gpuarch {
 
@@ -55,6 +61,16 @@ constexpr unsigned fetch_warps_per_scheduler() {
 }
 // The Frontend's per-opcode timing table (timing/opcode_timing.hpp; GPGPU-Sim-style frontends such as GTX480), or
 // null: every op then takes its unit's latency and interval.
+// The fetch policy a scheduler names (timing/fetch.hpp), or the in-order fetch.
+template <class Scheduler>
+struct fetch_policy_of {
+    using type = fetch::InOrder;
+};
+template <class Scheduler>
+    requires requires { typename Scheduler::fetch_policy; }
+struct fetch_policy_of<Scheduler> {
+    using type = typename Scheduler::fetch_policy;
+};
 template <class Frontend>
 constexpr const timing::OpcodeTimingTable* opcode_timing_of() {
     if constexpr (requires { Frontend::opcode_timing; }) return &Frontend::opcode_timing;
@@ -62,13 +78,6 @@ constexpr const timing::OpcodeTimingTable* opcode_timing_of() {
 }
 } // namespace detail
 
-// What occupancy needs to know about a kernel launch (per CTA).
-struct CtaShape {
-    unsigned threads = 0;
-    unsigned warps = 0;
-    unsigned registers = 0;       // per CTA, after allocation granularity
-    unsigned shared_bytes = 0;    // static + dynamic
-};
 
 template <class FrontendT, class SchedulerT, class RegisterFileT, class ExecT, class L1T>
 class SM {
@@ -77,6 +86,11 @@ class SM {
     static_assert(timing::check_register_file<RegisterFileT>());
     static_assert(timing::check_exec<ExecT>());
     static_assert(timing::check_l1<L1T>());
+    static_assert(timing::check_l1_interface<L1T, mem::WarpAccess, mem::MemPacket, mem::Downstream>());
+    static_assert(timing::check_fetch_policy<typename detail::fetch_policy_of<SchedulerT>::type>());
+    static_assert(!timing::ObservesLocality<SchedulerT> || timing::ReportsLocalityEvents<L1T>,
+                  "the Scheduler observes locality events (on_locality_event), so the L1 must report them "
+                  "(drain_locality_events, timing/hooks.hpp)");
     static_assert(FrontendT::max_threads <= FrontendT::max_warps * FrontendT::warp_width,
                   "the Frontend's max_threads must fit in max_warps warps of warp_width threads");
     static_assert(FrontendT::ibuffer_entries >= 1 && FrontendT::ibuffer_entries <= 8,
@@ -88,6 +102,8 @@ public:
     using RegisterFile = RegisterFileT;
     using Exec = ExecT;
     using L1 = L1T;
+    // Named by the scheduler (timing/fetch.hpp); fetch::InOrder for every scheduler that names none.
+    using FetchPolicy = typename detail::fetch_policy_of<SchedulerT>::type;
     using component_types = boost::mp11::mp_list<Frontend, Scheduler, RegisterFile, Exec, L1>;
     static constexpr unsigned warp_width = Frontend::warp_width;
 
@@ -112,7 +128,7 @@ public:
         }
         // Per-SM state a scheduler family shares across the SM's schedulers (Wang 2016 Sec. 4.4: OAWS keeps its
         // in-flight miss count, OCW counter and classifier once per SM).
-        if constexpr (requires(Scheduler& sched, SmShared& shared) { sched.attach(shared, 1U); })
+        if constexpr (timing::SharesSmState<Scheduler>)
             for (auto& sched : schedulers_) sched.attach(sm_shared_, Frontend::schedulers);
         for (unsigned w = 0; w < Frontend::max_warps; ++w) {
             warps_[w].scheduler = w % Frontend::schedulers;
@@ -120,6 +136,9 @@ public:
         }
         for (std::size_t k = 0; k < timing::unit_kind_count; ++k)
             for (unsigned s = 0; s < Frontend::schedulers; ++s) unit_capacity_[k][s] = count_units(k);
+        // Here, where SM is complete: the hooks name its private record type.
+        static_assert(in_order_fetch || timing::FetchMechanism<FetchMechanism, SM, InFlight>,
+                      "the fetch policy's Mechanism<SM> must provide every hook listed in timing/fetch.hpp");
     }
 
     std::uint32_t id() const { return id_; }
@@ -133,10 +152,13 @@ public:
         execution_ = &execution;
         shape_ = shape;
         const auto& kernel = execution.kernel();
-        if constexpr (hint_assisted) haws_bind(kernel);
-        // Rename targets of hint mode are registers past the kernel's own (ir/hints.hpp): the scoreboard covers them.
-        reg_words_ = (kernel.registers.size() + haws_extra_registers() + 63) / 64;
-        is_predicate_.assign(kernel.registers.size() + haws_extra_registers(), false);
+        unsigned extra_registers = 0; // a fetch policy that renames writes registers past the kernel's own
+        if constexpr (!in_order_fetch) {
+            fetch_mechanism_.bind(*this, kernel);
+            extra_registers = fetch_mechanism_.extra_registers();
+        }
+        reg_words_ = (kernel.registers.size() + extra_registers + 63) / 64;
+        is_predicate_.assign(kernel.registers.size() + extra_registers, false);
         for (std::size_t r = 0; r < kernel.registers.size(); ++r)
             is_predicate_[r] = kernel.registers[r].type == ir::ScalarType::pred;
         pending_.assign(std::size_t(Frontend::max_warps) * reg_words_, 0);
@@ -147,34 +169,21 @@ public:
         fetch_cursor_ = FetchCursor{}; // a launch that stopped on an error may have left a stage half done
         private_counts_ = func::StepCounts{};
         for (auto& sched : schedulers_)
-            if constexpr (requires { sched.on_kernel_launch(); }) sched.on_kernel_launch();
+            if constexpr (timing::ObservesKernelLaunch<Scheduler>) sched.on_kernel_launch();
     }
     // The launch's locality hint (Gong 2020 Table 6.1), after bind and before the first CTA; schedulers that
     // group warps by it (sched::LocalityTwoLevel) take it through the optional on_launch_hint hook.
     void set_launch_hint(unsigned hint) {
         for (auto& sched : schedulers_)
-            if constexpr (requires { sched.on_launch_hint(hint); }) sched.on_launch_hint(hint);
+            if constexpr (timing::TakesLaunchHint<Scheduler>) sched.on_launch_hint(hint);
     }
 
     // Occupancy (CUDA occupancy rules): threads, warps, CTAs, registers and shared memory per SM.
     bool can_accept_cta() const {
-        return resident_ctas_ < Frontend::max_ctas && used_warps_ + shape_.warps <= Frontend::max_warps &&
-               used_threads_ + shape_.threads <= Frontend::max_threads &&
-               used_registers_ + shape_.registers <= Frontend::max_registers &&
-               used_shared_ + shape_.shared_bytes <= Frontend::max_shared_bytes;
+        return occupancy_.can_accept(shape_);
     }
     // Maximum CTAs of this shape one SM holds at once (0: the CTA does not fit at all).
-    static unsigned max_resident_ctas(const CtaShape& s) {
-        unsigned n = Frontend::max_ctas;
-        auto limit = [&n](unsigned used, unsigned cap) {
-            if (used != 0) n = std::min(n, cap / used);
-        };
-        limit(s.warps, Frontend::max_warps);
-        limit(s.threads, Frontend::max_threads);
-        limit(s.registers, Frontend::max_registers);
-        limit(s.shared_bytes, Frontend::max_shared_bytes);
-        return n;
-    }
+    static unsigned max_resident_ctas(const CtaShape& s) { return timing::detail::Occupancy<Frontend>::max_resident(s); }
 
     // Starts CTA `linear_cta` on this SM. Precondition: can_accept_cta().
     void start_cta(std::uint64_t linear_cta, std::uint64_t launch_age) {
@@ -208,20 +217,16 @@ public:
             schedulers_[ws.scheduler].on_warp_start(ws.pool_index);
             // Optional: where the warp sits in the grid (CTA index, warp index in its CTA, warps in the CTA), for
             // schedulers that group warps by it (sched::LocalityTwoLevel, Gong 2020 Sec. 6.3.2).
-            if constexpr (requires(Scheduler& sched) { sched.on_warp_origin(0U, cta.state->id, 0U, 0U); })
+            if constexpr (timing::ObservesWarpOrigin<Scheduler>)
                 schedulers_[ws.scheduler].on_warp_origin(ws.pool_index, cta.state->id, k, cta.live_warps);
             if (cta.state->warp_finished(k)) ws.functional_done = true;
         }
-        ++resident_ctas_;
-        used_warps_ += shape_.warps;
-        used_threads_ += shape_.threads;
-        used_registers_ += shape_.registers;
-        used_shared_ += shape_.shared_bytes;
+        occupancy_.add(shape_);
         for (unsigned k = 0; k < cta.live_warps; ++k) maybe_finish_warp(cta.warp_slots[k]);
     }
 
-    bool idle() const { return resident_ctas_ == 0; }
-    unsigned resident_ctas() const { return resident_ctas_; }
+    bool idle() const { return occupancy_.resident_ctas() == 0; }
+    unsigned resident_ctas() const { return occupancy_.resident_ctas(); }
     // CTAs that finished since the last call (the dispatcher refills the SM).
     unsigned take_finished_ctas() {
         const unsigned n = finished_ctas_;
@@ -262,13 +267,13 @@ public:
             notify_memory_feedback(c);
             on_memory_done(c.token);
         });
-        if constexpr (requires { l1_.drain_issued([](const mem::Completion&) {}); })
+        if constexpr (timing::ReportsMemoryIssue<L1>)
             l1_.drain_issued([this](const mem::Completion& c) { notify_memory_issued(c); });
-        if constexpr (requires { l1_.drain_locality_events([](std::uint32_t, const timing::LocalityEvent&) {}); }) {
+        if constexpr (timing::ReportsLocalityEvents<L1>) {
             l1_.drain_locality_events([this](std::uint32_t warp, const timing::LocalityEvent& event) {
                 if (warp >= warps_.size() || !warps_[warp].occupied) return;
                 auto& sched = schedulers_[warps_[warp].scheduler];
-                if constexpr (requires { sched.on_locality_event(0U, event); })
+                if constexpr (timing::ObservesLocality<Scheduler>)
                     sched.on_locality_event(warps_[warp].pool_index, event);
             });
         }
@@ -293,8 +298,8 @@ public:
         // 6. fetch
         fetch();
         ++stats_.cycles;
-        if (resident_ctas_ > 0) ++stats_.active_cycles;
-        stats_.resident_warp_cycles += used_warps_;
+        if (occupancy_.resident_ctas() > 0) ++stats_.active_cycles;
+        stats_.resident_warp_cycles += occupancy_.used_warps();
     }
     // Steps this cycle's fetch stage may take at most: every scheduler's fetching warps, fetch_per_warp each.
     // The GPU lets SMs step privately only while the launch's instruction count cannot reach its limit within a
@@ -304,10 +309,10 @@ public:
     }
     // The first part of cycle_fetch, after cycle_timing: runs the fetch stage up to its first step that touches
     // state shared with other SMs. Returns true when the stage completed (cycle_fetch_finish then only folds the
-    // counts). Hint-assisted variants (HAWS) leave the whole stage to cycle_fetch_finish: their run-ahead window
-    // interleaves steps with hint-mode transitions that this split does not model.
+    // counts). Variants with a reordering fetch policy leave the whole stage to cycle_fetch_finish: the policy's
+    // steps interleave with its own transitions, which this split does not model.
     bool cycle_fetch_private() {
-        if constexpr (hint_assisted) {
+        if constexpr (!in_order_fetch) {
             return false;
         } else {
             fetch_begin();
@@ -380,7 +385,7 @@ public:
     }
 
     std::string describe_state() const {
-        std::string out = "SM " + std::to_string(id_) + ": " + std::to_string(resident_ctas_) + " CTAs, LSU " +
+        std::string out = "SM " + std::to_string(id_) + ": " + std::to_string(occupancy_.resident_ctas()) + " CTAs, LSU " +
                           std::string(mem::to_string(l1_.lsu_state())) + (l1_.can_accept() ? "" : " (full)") + "\n";
         for (unsigned w = 0; w < warps_.size(); ++w) {
             const WarpState& ws = warps_[w];
@@ -405,7 +410,7 @@ public:
         return out;
     }
 
-    // Scheduler s of this SM (its statistics and, for HAWS, its hint-mode state).
+    // Scheduler s of this SM (its statistics, and any per-warp state it keeps for its fetch policy).
     const Scheduler& scheduler(unsigned s) const { return schedulers_[s]; }
     std::uint64_t cycles() const { return stats_.cycles; }
     std::uint64_t warp_instructions() const { return stats_.warp_instructions; }
@@ -413,29 +418,16 @@ public:
 
 private:
     // ---------------------------------------------------------------------------------------------------
-    // Hint-assisted warp scheduling (Gong 2020 Ch. 5, sched/haws.hpp): a scheduler that declares `hint_assisted`
-    // gets the hint-mode mechanism (the haws_ functions below). For every other scheduler these state types are
-    // empty and every haws_ call sits behind `if constexpr (hint_assisted)`, so its code is what it was without.
-    static constexpr bool hint_assisted = requires { SchedulerT::hint_assisted; };
-    struct NoHawsState {};
-    template <class S>
-    static auto haws_record_type() {
-        if constexpr (requires { S::hint_assisted; }) return std::type_identity<typename S::RecordState>{};
-        else return std::type_identity<NoHawsState>{};
+    // The fetch slot (timing/fetch.hpp). With fetch::InOrder none of the mechanism's hooks is compiled: every call
+    // sits behind `if constexpr (!in_order_fetch)`, and the in-order code is what it is without a fetch slot.
+    static constexpr bool in_order_fetch = FetchPolicy::in_order;
+    struct NoFetchState {};
+    template <class F>
+    static auto fetch_record_type() {
+        if constexpr (F::in_order) return std::type_identity<NoFetchState>{};
+        else return std::type_identity<typename F::RecordState>{};
     }
-    template <class S>
-    static auto haws_sm_type() {
-        if constexpr (requires { S::hint_assisted; }) return std::type_identity<typename S::SmState>{};
-        else return std::type_identity<NoHawsState>{};
-    }
-    template <class S>
-    static auto haws_window_entry_type() {
-        if constexpr (requires { S::hint_assisted; }) return std::type_identity<typename S::WindowEntry>{};
-        else return std::type_identity<NoHawsState>{};
-    }
-    using HawsRecord = typename decltype(haws_record_type<SchedulerT>())::type;
-    using HawsWindowEntry = typename decltype(haws_window_entry_type<SchedulerT>())::type;
-    using HawsSm = typename decltype(haws_sm_type<SchedulerT>())::type;
+    using FetchRecordState = typename decltype(fetch_record_type<FetchPolicy>())::type;
 
     struct InFlight {
         explicit InFlight(unsigned width) : result(width) {}
@@ -453,7 +445,7 @@ private:
         unsigned active_lanes = 0;
         std::uint8_t source_count = 0;         // distinct non-predicate source registers, found once at fetch
         std::array<ir::RegId, 12> sources{};
-        [[no_unique_address]] HawsRecord haws{}; // hint mode (HAWS schedulers only)
+        [[no_unique_address]] FetchRecordState fetch_state{}; // the fetch policy's marks (none for in-order fetch)
         // issue 20, cp.async: a cp.async's group, or a wait's threshold (every group below it must be complete);
         // async_counted while the record still has to be accounted for at completion (note_async_fetch).
         std::uint32_t async_group = 0;
@@ -576,15 +568,7 @@ private:
             const unsigned w = sm->slot_of(scheduler, i);
             return sm->warps_[w].occupied && sm->pool_outcome(scheduler, i) == timing::IssueOutcome::barrier;
         }
-        timing::L1View l1() const {
-            const auto v = sm->l1_.view();
-            timing::L1View out{v.mshr_total, v.mshr_free, v.lsu_queue_depth, v.lsu_blocked};
-            if constexpr (requires { v.miss_queue_total; v.miss_queue_free; }) {
-                out.miss_queue_total = v.miss_queue_total;
-                out.miss_queue_free = v.miss_queue_free;
-            }
-            return out;
-        }
+        timing::L1View l1() const { return sm->l1_.view(); }
         core::Cycle now() const { return sm->now_; }
     };
 
@@ -608,21 +592,11 @@ private:
 
 
     std::uint32_t allocate_record() {
-        if (!free_records_.empty()) {
-            const std::uint32_t r = free_records_.back();
-            free_records_.pop_back();
-            ++records_[r].generation;
-            records_[r].async_counted = false;
-            return r;
-        }
-        records_.emplace_back(warp_width);
-        records_.back().index = static_cast<std::uint32_t>(records_.size() - 1);
-        return records_.back().index;
+        const std::uint32_t r = records_.allocate(warp_width);
+        records_[r].async_counted = false;
+        return r;
     }
-    void release_record(std::uint32_t r) {
-        records_[r].alive = false;
-        free_records_.push_back(r);
-    }
+    void release_record(std::uint32_t r) { records_.release(r); }
 
     std::uint64_t* pending_of(unsigned w) { return pending_.data() + std::size_t(w) * reg_words_; }
     const std::uint64_t* pending_of(unsigned w) const { return pending_.data() + std::size_t(w) * reg_words_; }
@@ -654,9 +628,9 @@ private:
     Hazard head_hazard(unsigned w) const {
         const WarpState& ws = warps_[w];
         if (ws.head_hazard == hazard_unknown) {
-            if constexpr (hint_assisted)
-                if (records_[ws.ibuffer[ws.ib_head]].haws.hinted) {
-                    ws.head_hazard = static_cast<std::uint8_t>(haws_hazard(w, records_[ws.ibuffer[ws.ib_head]]));
+            if constexpr (!in_order_fetch)
+                if (const InFlight& head = records_[ws.ibuffer[ws.ib_head]]; fetch_mechanism_.overrides_hazard(head)) {
+                    ws.head_hazard = static_cast<std::uint8_t>(fetch_mechanism_.head_hazard(*this, w, head));
                     return static_cast<Hazard>(ws.head_hazard);
                 }
             ws.head_hazard = static_cast<std::uint8_t>(hazard(w, *records_[ws.ibuffer[ws.ib_head]].result.instruction));
@@ -682,14 +656,14 @@ private:
         unsigned scheduler = 0, start = 0, k = 0, fetched = 0, step = 0;
     };
     void fetch_begin() {
-        if constexpr (hint_assisted) haws_transitions();
+        if constexpr (!in_order_fetch) fetch_mechanism_.begin_stage(*this);
         FetchCursor& f = fetch_cursor_;
         f = FetchCursor{};
         f.state = FetchCursor::State::open;
         f.start = fetch_next_[0];
         // A fetch stage that found no warp to fetch finds none again until an event changes warp state (the
-        // state_epoch_ argument of quiet_cycle_replay); hint mode has its own transitions and always scans.
-        if constexpr (!hint_assisted)
+        // state_epoch_ argument of quiet_cycle_replay); a fetch policy has its own transitions and always scans.
+        if constexpr (in_order_fetch)
             if (fetch_idle_epoch_ == state_epoch_) f.scheduler = Frontend::schedulers;
     }
     // Per scheduler, round-robin from fetch_next_, the first fetch_warps_per_scheduler() warps that can fetch
@@ -744,14 +718,14 @@ private:
     void cycle_fetch_end() {
         fetch_end();
         ++stats_.cycles;
-        if (resident_ctas_ > 0) ++stats_.active_cycles;
-        stats_.resident_warp_cycles += used_warps_;
+        if (occupancy_.resident_ctas() > 0) ++stats_.active_cycles;
+        stats_.resident_warp_cycles += occupancy_.used_warps();
     }
     static constexpr unsigned fetch_warps_per_scheduler() { return detail::fetch_warps_per_scheduler<Frontend>(); }
     bool can_fetch(unsigned w) const {
         const WarpState& ws = warps_[w];
-        if constexpr (hint_assisted)
-            if (ws.occupied && haws_owns_fetch(w)) return haws_can_fetch(w);
+        if constexpr (!in_order_fetch)
+            if (ws.occupied && fetch_mechanism_.owns_fetch(*this, w)) return fetch_mechanism_.can_fetch(*this, w);
         if (!ws.occupied || ws.functional_done || ws.fetch_blocked || ws.at_barrier) return false;
         if (ws.ib_count >= Frontend::ibuffer_entries) return false;
         const CtaSlot& cta = ctas_[ws.cta_slot];
@@ -776,10 +750,10 @@ private:
     // same `n` continues exactly where the uninterrupted loop would be.
     template <bool StopAtShared>
     bool fetch_warp(unsigned w, unsigned& n) {
-        if constexpr (hint_assisted) {
-            static_assert(!StopAtShared, "hint-assisted variants fetch only in the serial part (cycle_fetch_private)");
-            if (haws_owns_fetch(w)) {
-                haws_fetch(w);
+        if constexpr (!in_order_fetch) {
+            static_assert(!StopAtShared, "a reordering fetch policy fetches only in the serial part (cycle_fetch_private)");
+            if (fetch_mechanism_.owns_fetch(*this, w)) {
+                fetch_mechanism_.fetch(*this, w);
                 return true;
             }
         }
@@ -834,7 +808,7 @@ private:
             for (unsigned j = 0; j < rec.source_count; ++j) seen = seen || rec.sources[j] == reg;
             if (!seen) rec.sources[rec.source_count++] = reg;
         }
-        rec.haws = HawsRecord{};
+        rec.fetch_state = FetchRecordState{};
     }
     // issue 20, cp.async groups, kept in program order as the functional engine steps the warp: a cp.async joins
     // the open group, commit_group closes it, and wait_all closes it and waits for every group; a wait records
@@ -920,8 +894,8 @@ private:
         const WarpState& ws = warps_[w];
         if (ws.at_barrier) return timing::IssueOutcome::barrier;
         if (ws.ib_count == 0) {
-            if constexpr (hint_assisted)
-                if (ws.occupied && haws_owns_fetch(w)) return haws_empty_blocker(w);
+            if constexpr (!in_order_fetch)
+                if (ws.occupied && fetch_mechanism_.owns_fetch(*this, w)) return fetch_mechanism_.empty_blocker(*this, w);
             if (ws.occupied && (ws.functional_done || ws.fetch_blocked)) return timing::IssueOutcome::raw_other;
             if (ws.occupied && ctas_[ws.cta_slot].state->warp_waiting(ws.warp_in_cta))
                 return timing::IssueOutcome::barrier;
@@ -958,9 +932,9 @@ private:
             return rec.is_memory ? timing::IssueOutcome::memory_pipeline : timing::IssueOutcome::structural;
         timing::OperandRead read = operand_read(rec);
         if (!rf_.can_accept(read)) {
-            if constexpr (requires { rf_.conflicted_last_cycle(scheduler); }) {
+            if constexpr (timing::ReportsBankConflictsPerScheduler<RegisterFile>) {
                 if (rf_.conflicted_last_cycle(scheduler)) return timing::IssueOutcome::bank_conflict;
-            } else if constexpr (requires { rf_.conflicted_last_cycle(); }) {
+            } else if constexpr (timing::ReportsBankConflicts<RegisterFile>) {
                 if (rf_.conflicted_last_cycle()) return timing::IssueOutcome::bank_conflict;
             }
             return timing::IssueOutcome::structural;
@@ -980,12 +954,9 @@ private:
         read.sources = rec.sources;
         return read;
     }
-    static std::uint64_t token_of(const InFlight& rec) { return (std::uint64_t{rec.generation} << 32) | rec.index; }
+    static std::uint64_t token_of(const InFlight& rec) { return RecordPool::token_of(rec); }
     // The live record a token names, or nullptr when that instruction already retired.
-    InFlight* record(std::uint64_t token) {
-        InFlight& rec = records_[static_cast<std::uint32_t>(token)];
-        return rec.alive && rec.generation == static_cast<std::uint32_t>(token >> 32) ? &rec : nullptr;
-    }
+    InFlight* record(std::uint64_t token) { return records_.find(token); }
 
     void issue(core::Cycle now) {
         if constexpr (quiet_cycle_replay) {
@@ -1085,6 +1056,8 @@ private:
                 }
                 const unsigned pick = schedulers_[s].select(view);
                 if (pick == timing::no_warp) break;
+                if (pick >= pool || ready_flags_[pick] != 1) [[unlikely]]
+                    throw_bad_pick(s, pick);
                 const unsigned w = slot_of(s, pick);
                 type_used[si_type(records_[warps_[w].ibuffer[warps_[w].ib_head]].unit)] = true;
                 issue_head(w, s, now);
@@ -1095,7 +1068,11 @@ private:
             }
         } else {
             const unsigned pick = schedulers_[s].select(view);
-            if (pick != timing::no_warp) issued = issue_warp(s, pick, now);
+            if (pick != timing::no_warp) {
+                if (pick >= pool || !view.ready(pick)) [[unlikely]]
+                    throw_bad_pick(s, pick);
+                issued = issue_warp(s, pick, now);
+            }
         }
         if constexpr (Frontend::issue_rule != timing::IssueRule::one_per_type_round_robin)
             if (issued == 0) classify();
@@ -1103,6 +1080,18 @@ private:
         ++stats_.outcomes[static_cast<std::size_t>(outcome)];
         if constexpr (quiet_cycle_replay) quiet_.outcome[s] = outcome;
         return issued;
+    }
+
+    // The Scheduler contract (timing/concepts.hpp): select returns a ready pool slot or no_warp. A slot outside the
+    // pool would index past it, a slot that is not ready would issue a stalled warp; either is the policy's bug, so
+    // the SM stops with the policy's name instead of running on. Checked in every build type (a thrown Error, not an
+    // assert), so that the sanitizer build runs the same test.
+    [[noreturn]] void throw_bad_pick(unsigned s, unsigned pick) const {
+        const bool outside = pick >= pool_size(s);
+        throw Error("scheduler policy '" + std::string(Scheduler::name) + "' (scheduler " + std::to_string(s) +
+                    " of SM " + std::to_string(id_) + ") picked pool slot " + std::to_string(pick) + ", which is " +
+                    (outside ? "outside its pool of " + std::to_string(pool_size(s)) + " slots" : "not ready") +
+                    " at cycle " + std::to_string(now_) + "; select must return a ready slot or no_warp");
     }
 
     // Issues the picked warp's head instruction and, where the frontend allows, the next ones: dual issue takes the
@@ -1135,8 +1124,8 @@ private:
     // re-evaluates only the dirty warps, then checks the structural limits (resources_block, which change every
     // cycle) of the warps whose own state lets them issue. Statistics and picks equal the full scan's:
     // tests/pinned/quiet_cycles.cpp compares full statistics tables against a scheduler that disables this.
-    // Only where quiet_cycle_replay holds (no hint mode, whose warp state changes in its own transitions; no SIMD
-    // turn) and pools have at most 64 slots.
+    // Only where quiet_cycle_replay holds (in-order fetch: a fetch policy changes warp state in its own transitions;
+    // no SIMD turn) and pools have at most 64 slots.
     static constexpr std::size_t unit_keys = timing::unit_kind_count * 2;
     static_assert(unit_keys <= 32, "IssueMasks::units_used holds one bit per unit key");
     static std::size_t unit_key(const InFlight& rec) { return kind_index(rec.unit) * 2 + (rec.is_memory ? 1 : 0); }
@@ -1198,7 +1187,7 @@ private:
         auto mask_of = [&m](timing::IssueOutcome o) { return m.by_code[static_cast<std::size_t>(o)]; };
         // Warps whose own state lets them issue: ready unless the pipeline register in front of their unit is full
         // (resources_block() with a register file that accepts every read), decided once per unit.
-        static_assert(requires { RegisterFile::accepts_every_read; });
+        static_assert(timing::AcceptsEveryRead<RegisterFile>);
         std::uint64_t ready = 0;
         timing::IssueOutcome best_structural = timing::IssueOutcome::idle;
         for (std::uint32_t keys = m.units_used; keys != 0; keys &= keys - 1) {
@@ -1217,7 +1206,11 @@ private:
         PoolView view{this, s, ready_flags_.data(), pool_size(s), ready};
         const unsigned pick = schedulers_[s].select(view);
         unsigned issued = 0;
-        if (pick != timing::no_warp) issued = issue_warp(s, pick, now);
+        if (pick != timing::no_warp) {
+            if (pick >= pool_size(s) || ((ready >> pick) & 1U) == 0) [[unlikely]]
+                throw_bad_pick(s, pick);
+            issued = issue_warp(s, pick, now);
+        }
         timing::IssueOutcome outcome = timing::IssueOutcome::issued;
         if (issued == 0) {
             // The full scan's classification, from the masks: the highest-ranked reason among occupied warps.
@@ -1248,11 +1241,10 @@ private:
     // that obeys the readiness law picks none, and the cycle's statistics equal the last cycle's: they are replayed
     // without scanning the pools. Only where that argument holds: a const select (no state to advance), a register
     // file that accepts every read (IdealRF: no per-cycle port state), no per-cycle SIMD turn (Southern Islands)
-    // and no hint mode. Pinned cycle counts and statistics (tests/pinned) are unchanged by it.
+    // and in-order fetch. Pinned cycle counts and statistics (tests/pinned) are unchanged by it.
     static constexpr bool quiet_cycle_replay =
-        !hint_assisted && Frontend::issue_rule != timing::IssueRule::one_per_type_round_robin &&
-        requires(const Scheduler& sched, const PoolView& view) { sched.select(view); } &&
-        requires { RegisterFile::accepts_every_read; };
+        in_order_fetch && Frontend::issue_rule != timing::IssueRule::one_per_type_round_robin &&
+        timing::ReplaysQuietCycles<Scheduler, PoolView> && timing::AcceptsEveryRead<RegisterFile>;
     void count_lsu_state() {
         switch (l1_.lsu_state()) {
         case mem::LsuState::stalled_coalesce: ++stats_.lsu[1]; break;
@@ -1289,8 +1281,8 @@ private:
     }
 
     void issue_head(unsigned w, unsigned s, core::Cycle) {
-        if constexpr (hint_assisted)
-            if (records_[warps_[w].ibuffer[warps_[w].ib_head]].haws.copy) return haws_issue_copy(w);
+        if constexpr (!in_order_fetch)
+            if (fetch_mechanism_.issue_instead(*this, w)) return;
         touch(w);
         WarpState& ws = warps_[w];
         InFlight& rec = records_[ws.pop_head()];
@@ -1312,13 +1304,12 @@ private:
         case ir::Opcode::cp_async: ++stats_.async_copies; break;
         default: break;
         }
-        if constexpr (hint_assisted) haws_after_issue(w, rec);
+        if constexpr (!in_order_fetch) fetch_mechanism_.after_issue(*this, w, rec);
     }
-    // The register an instruction's k-th destination is written to: its own, or its rename target in hint mode.
+    // The register an instruction's k-th destination is written to: its own, or where the fetch policy renamed it.
     static ir::RegId def_register(const InFlight& rec, unsigned k) {
-        if constexpr (hint_assisted)
-            if (k == 0 && rec.haws.renamed_to != ir::no_reg) return rec.haws.renamed_to;
-        return rec.result.instruction->defs[k];
+        if constexpr (!in_order_fetch) return FetchMechanism::def_register(rec, k);
+        else return rec.result.instruction->defs[k];
     }
 
     // ---------------------------------------------------------------------------------------------------
@@ -1381,7 +1372,7 @@ private:
     }
     // Data returned: the scheduler's optional on_memory_complete (OAWS's classifier trains on it).
     void notify_memory_feedback(const mem::Completion& c) {
-        if constexpr (requires(Scheduler& sched, const timing::MemoryFeedback& fb) { sched.on_memory_complete(0U, fb); }) {
+        if constexpr (timing::ObservesMemoryCompletion<Scheduler>) {
             const InFlight* rec = record(c.token);
             if (rec == nullptr) return;
             const WarpState& ws = warps_[rec->warp];
@@ -1391,7 +1382,7 @@ private:
     // Every access of the instruction left the LSU (Wang 2016 Sec. 4.2: Miss_inflight drops when a load retires
     // from the memory pipeline): the scheduler's optional on_memory_issued.
     void notify_memory_issued(const mem::Completion& c) {
-        if constexpr (requires(Scheduler& sched, const timing::MemoryFeedback& fb) { sched.on_memory_issued(0U, fb); }) {
+        if constexpr (timing::ObservesMemoryIssue<Scheduler>) {
             const InFlight* rec = record(c.token);
             if (rec == nullptr) return;
             const WarpState& ws = warps_[rec->warp];
@@ -1414,8 +1405,7 @@ private:
                 return;
             }
         }
-        // A branch issued in hint mode runs on the SIMT-stack copy: in-order fetch never waited for it.
-        if (rec.is_control && !haws_hinted(rec)) resolve_control(rec);
+        if (rec.is_control && fetch_resolves_control(rec)) resolve_control(rec);
         if (inst.num_defs == 0) {
             retire(token);
             return;
@@ -1459,7 +1449,7 @@ private:
     void retire(std::uint64_t token) {
         InFlight& rec = *record(token);
         const unsigned w = rec.warp;
-        if constexpr (hint_assisted) haws_on_retire(rec);
+        if constexpr (!in_order_fetch) fetch_mechanism_.on_retire(*this, rec);
         --warps_[w].in_flight;
         release_record(rec.index);
         maybe_finish_warp(w);
@@ -1498,441 +1488,16 @@ private:
             return;
         }
         cta.active = false;
-        --resident_ctas_;
-        used_warps_ -= shape_.warps;
-        used_threads_ -= shape_.threads;
-        used_registers_ -= shape_.registers;
-        used_shared_ -= shape_.shared_bytes;
+        occupancy_.remove(shape_);
         ++finished_ctas_;
         ++stats_.ctas;
     }
 
-    // ---------------------------------------------------------------------------------------------------
-    // Hint mode (Gong 2020 Ch. 5; sched/haws.hpp, docs/haws.md). Compiled only for hint_assisted schedulers.
-    //
-    // Model: functional execution stays in program order. When a warp enters hint mode, its fetched instructions go
-    // back into a per-warp run-ahead window (records already executed, not yet fetched in order); hint-mode fetch
-    // moves only the chain's instructions, one at a time, from the window into the instruction buffer, stepping the
-    // functional engine ahead (in program order) when the next chain instruction is not in the window yet. In-order
-    // fetch then drains the window: instructions issued in hint mode are skipped, or become a register copy when
-    // their result was renamed (Sec. 5.3.4, Fig. 5.8).
-    static bool haws_hinted(const InFlight& rec) {
-        if constexpr (hint_assisted) return rec.haws.hinted;
-        else return false;
-    }
-    unsigned haws_extra_registers() const {
-        if constexpr (hint_assisted) return haws_.hints.extra_registers;
-        else return 0;
-    }
-    auto& haws_warp(unsigned w) { return schedulers_[warps_[w].scheduler].warp(warps_[w].pool_index); }
-    const auto& haws_warp(unsigned w) const { return schedulers_[warps_[w].scheduler].warp(warps_[w].pool_index); }
-    auto& haws_stats(unsigned w) { return schedulers_[warps_[w].scheduler].stats(); }
-
-    void haws_bind(const ir::Kernel& kernel) {
-        // Hints depend only on the kernel: computed once per kernel, not per launch.
-        if (haws_.kernel == &kernel && haws_.kernel_code_size == kernel.code.size() && haws_.kernel_name == kernel.name)
-            return;
-        haws_.hints = Scheduler::Hints::hints(kernel);
-        if (haws_.hints.hint.size() != kernel.code.size())
-            throw Error("HAWS: the hint source gave " + std::to_string(haws_.hints.hint.size()) + " hints for kernel '" +
-                        kernel.name + "' of " + std::to_string(kernel.code.size()) + " instructions");
-        haws_.kernel = &kernel;
-        haws_.kernel_code_size = kernel.code.size();
-        haws_.kernel_name = kernel.name;
-        haws_.copies.clear();
-    }
-
-    // In hint mode, or while in-order fetch drains the window, fetch belongs to the hint-mode logic.
-    bool haws_owns_fetch(unsigned w) const {
-        const auto& hw = haws_warp(w);
-        return hw.hint_mode || !hw.window.empty();
-    }
-    bool haws_can_fetch(unsigned w) const {
-        const WarpState& ws = warps_[w];
-        const auto& hw = haws_warp(w);
-        // Sec. 5.3.3: one hinted instruction at a time; a full RCU stops hint-mode issue.
-        if (hw.hint_mode) return ws.ib_count == 0 && hw.next_offset != 0 && !hw.rcu.full();
-        return !ws.fetch_blocked && !ws.at_barrier && ws.ib_count < Frontend::ibuffer_entries;
-    }
-    timing::IssueOutcome haws_empty_blocker(unsigned w) const {
-        const WarpState& ws = warps_[w];
-        if (haws_warp(w).hint_mode) return timing::IssueOutcome::raw_long_latency; // the warp waits on its stall point
-        return ws.fetch_blocked ? timing::IssueOutcome::raw_other : timing::IssueOutcome::ibuffer_empty;
-    }
-    void haws_fetch(unsigned w) {
-        if (haws_warp(w).hint_mode) haws_fetch_hinted(w);
-        else haws_fetch_window(w);
-    }
-
-    // The stall point still waits on its long-latency load (the scoreboard's long-latency flag, Sec. 5.3.3).
-    bool haws_stall_waiting(unsigned w) const {
-        return hazard(w, *records_[haws_warp(w).stall_record].result.instruction) == Hazard::raw_long;
-    }
-    // RAW check of a hinted instruction: the scoreboard and the earlier RCU entries (Sec. 5.3.3), sources read
-    // through the rename tables. Not issuable at all once the stall point's load is back (the warp returns).
-    Hazard haws_hazard(unsigned w, const InFlight& rec) const {
-        const auto& hw = haws_warp(w);
-        if (!haws_stall_waiting(w)) return Hazard::raw_other;
-        const ir::Instruction& inst = *rec.result.instruction;
-        const std::uint64_t* p = pending_of(w);
-        const std::uint64_t* l = long_of(w);
-        Hazard h = Hazard::none;
-        for (unsigned k = 0; k < inst.num_uses; ++k) {
-            const ir::RegId r = haws_lookup(hw, inst.uses[k]);
-            if (test_bit(p, r) || hw.rcu.pending_write(r)) {
-                if (test_bit(l, r)) return Hazard::raw_long;
-                h = Hazard::raw_other;
-            }
-        }
-        for (unsigned k = 0; k < inst.num_defs; ++k) {
-            const ir::RegId r = def_register(rec, k);
-            if (test_bit(p, r)) return test_bit(l, r) ? Hazard::raw_long : Hazard::raw_other;
-        }
-        return h;
-    }
-    template <class HW>
-    ir::RegId haws_lookup(const HW& hw, ir::RegId r) const {
-        return r < is_predicate_.size() && is_predicate_[r] ? hw.scalar_renames.lookup(r) : hw.vector_renames.lookup(r);
-    }
-
-    // Start of the fetch stage: warps enter and leave hint mode.
-    void haws_transitions() {
-        for (unsigned w = 0; w < warps_.size(); ++w) {
-            if (!warps_[w].occupied) continue;
-            if (haws_warp(w).hint_mode) haws_maybe_return(w);
-            else haws_maybe_enter(w);
-        }
-    }
-    void haws_maybe_enter(unsigned w) {
-        WarpState& ws = warps_[w];
-        if (ws.ib_count == 0 || ws.at_barrier) return;
-        const std::uint32_t r = ws.ibuffer[ws.ib_head];
-        const InFlight& rec = records_[r];
-        if (rec.haws.copy || head_hazard(w) != Hazard::raw_long) return;
-        // A register copy of the previous episode still waiting behind the stall point: that episode is not over.
-        for (unsigned k = 1; k < ws.ib_count; ++k)
-            if (records_[ws.ibuffer[(ws.ib_head + k) % ws.ibuffer.size()]].haws.copy) return;
-        auto& hw = haws_warp(w);
-        // One episode per dynamic stall point, and only once the previous episode's results were all consumed.
-        if (token_of(rec) == hw.stall_token || !hw.rcu.empty()) return;
-        // HawsEntry::failed_issue (Sec. 5.2): the flag is set only by this cycle's failed issue attempt.
-        if constexpr (Scheduler::enter_on_failed_issue)
-            if (hw.failed_issue_at != now_) return;
-        const ir::Pc pc = rec.result.pc;
-        const std::uint16_t first = Scheduler::next_offset(haws_.hints.hint[pc], pc, rec.result.next_pc);
-        if (first == 0 || first >= Scheduler::window_limit) {
-            // A long-latency stall with nothing to run: the thesis's switches include these (Fig. 5.13).
-            hw.stall_token = token_of(rec);
-            ++haws_stats(w).stalls_without_chain;
-            return;
-        }
-        if constexpr (Scheduler::trigger_all_stalled) {
-            const unsigned s = ws.scheduler;
-            for (unsigned i = 0; i < pool_size(s); ++i) {
-                const unsigned v = slot_of(s, i);
-                if (warps_[v].occupied && !haws_warp(v).hint_mode &&
-                    blocker(v) != timing::IssueOutcome::raw_long_latency)
-                    return;
-            }
-        }
-        auto& st = haws_stats(w);
-        hw.stall_token = token_of(rec);
-        if (!hw.stack_copy.take(ctas_[ws.cta_slot].state->warps[ws.warp_in_cta].stack)) {
-            ++st.simt_copy_overflows;
-            return;
-        }
-        st.simt_entries_copied += hw.stack_copy.size();
-        // The fetch buffer's instructions (the stall point first) go back to the window, in program order.
-        for (unsigned k = ws.ib_count; k-- > 0;) {
-            const std::uint32_t q = ws.ibuffer[(ws.ib_head + k) % ws.ibuffer.size()];
-            typename Scheduler::WindowEntry e;
-            e.record = q;
-            e.pc = records_[q].result.pc;
-            hw.window.push_front(e);
-            if (records_[q].result.warp_finished) {
-                ws.functional_done = false;
-                hw.window_done = true;
-            }
-        }
-        ws.ib_count = 0;
-        ws.ib_head = 0;
-        ws.fetch_blocked = false; // a control instruction that was in the buffer is no longer fetched
-        ws.head_hazard = hazard_unknown;
-        hw.hint_mode = true;
-        hw.stall_pc = pc;
-        hw.stall_record = r;
-        hw.next_offset = first;
-        hw.last_offset = 0;
-        hw.scan_from = 1;
-        hw.episode_issued = 0;
-        ++hw.episode;
-        hw.scalar_renames.clear();
-        hw.vector_renames.clear();
-        ++st.episodes;
-    }
-    void haws_maybe_return(unsigned w) {
-        WarpState& ws = warps_[w];
-        auto& hw = haws_warp(w);
-        auto& st = haws_stats(w);
-        const bool staged = ws.ib_count > 0;
-        if (!haws_stall_waiting(w)) {
-            // Sec. 5.3.4 / Fig. 5.3 Exp. 2: the flag cleared; flush the fetch buffer, re-fetch the stall point.
-            ++st.returns_on_flag;
-            if (staged) {
-                haws_unstage(w);
-                ++st.flushed;
-            }
-        } else if (staged || (hw.next_offset != 0 && !hw.rcu.full())) {
-            return; // the chain goes on
-        } else if (hw.next_offset != 0) {
-            ++st.rcu_full;
-        } else {
-            ++st.returns_on_chain_end; // Fig. 5.3 Exp. 1: "HAWS will go back to the original stall point"
-        }
-        hw.hint_mode = false;
-        ws.head_hazard = hazard_unknown;
-        schedulers_[ws.scheduler].end_episode(ws.pool_index, hw);
-    }
-    // Puts the staged (fetched, not issued) hinted instruction back into the window.
-    void haws_unstage(unsigned w) {
-        WarpState& ws = warps_[w];
-        auto& hw = haws_warp(w);
-        const std::uint32_t r = ws.ibuffer[ws.ib_head];
-        InFlight& rec = records_[r];
-        for (auto& e : hw.window)
-            if (e.staged && e.record == r) e.staged = false;
-        prepare_record(w, rec); // back to its in-order view (sources not renamed)
-        ws.ib_count = 0;
-        ws.ib_head = 0;
-        ws.head_hazard = hazard_unknown;
-    }
-
-    // Steps warp w's functional engine one instruction ahead into its window. False when it cannot (barrier, exit,
-    // window limit): the functional engine cannot run past a CTA barrier before every warp arrives.
-    bool haws_run_ahead(unsigned w) {
-        WarpState& ws = warps_[w];
-        CtaSlot& cta = ctas_[ws.cta_slot];
-        auto& hw = haws_warp(w);
-        if (hw.window_done || hw.window.size() >= Scheduler::window_limit) return false;
-        if (cta.state->warp_waiting(ws.warp_in_cta) || cta.state->warp_finished(ws.warp_in_cta)) return false;
-        const std::uint32_t r = allocate_record();
-        InFlight& rec = records_[r];
-        execution_->step(*cta.state, ws.warp_in_cta, rec.result);
-        prepare_record(w, rec);
-        note_async_fetch(w, rec);
-        ++ws.in_flight;
-        ++haws_stats(w).run_ahead_steps;
-        if (rec.result.warp_finished) hw.window_done = true;
-        typename Scheduler::WindowEntry e;
-        e.record = r;
-        e.pc = rec.result.pc;
-        hw.window.push_back(e);
-        return true;
-    }
-
-    // Hint-mode fetch: the next chain instruction, and only it (Sec. 5.3.3).
-    void haws_fetch_hinted(unsigned w) {
-        WarpState& ws = warps_[w];
-        auto& hw = haws_warp(w);
-        auto& st = haws_stats(w);
-        const ir::Pc target = hw.stall_pc + hw.next_offset;
-        std::size_t idx = hw.scan_from;
-        for (;; ++idx) {
-            if (idx == hw.window.size() && !haws_run_ahead(w)) {
-                hw.next_offset = 0;
-                ++st.run_ahead_blocked;
-                return;
-            }
-            const ir::Pc pc = hw.window[idx].pc;
-            if (pc == target) break;
-            // The executed path left the chain's range (a skipped branch went elsewhere): the chain ends.
-            if (pc <= hw.stall_pc || pc > target) {
-                hw.next_offset = 0;
-                ++st.chain_guard_stops;
-                return;
-            }
-        }
-        typename Scheduler::WindowEntry& e = hw.window[idx];
-        InFlight& rec = records_[e.record];
-        const auto& h = haws_.hints.hint[target];
-        const ir::RegId renamed = Scheduler::rename_target(h);
-        if (!haws_chain_member_ok(w, idx, rec, renamed)) {
-            hw.next_offset = 0;
-            ++st.chain_guard_stops;
-            return;
-        }
-        rec.haws.hinted = true;
-        rec.haws.offset = hw.next_offset;
-        rec.haws.episode = hw.episode;
-        rec.haws.renamed_to = renamed;
-        for (unsigned j = 0; j < rec.source_count; ++j) rec.sources[j] = haws_lookup(hw, rec.sources[j]);
-        e.staged = true;
-        ws.ib_head = 0;
-        ws.ibuffer[0] = e.record;
-        ws.ib_count = 1;
-        ws.head_hazard = hazard_unknown;
-        hw.scan_from = idx + 1;
-        hw.last_offset = hw.next_offset;
-        const std::uint16_t next = Scheduler::next_offset(h, target, rec.result.next_pc);
-        // Offsets strictly increase along a chain and fit the RCU's 9-bit offset field (Sec. 5.3.3).
-        hw.next_offset = next > hw.last_offset && next < Scheduler::window_limit ? next : 0;
-    }
-    // A chain instruction must not depend on, nor (unless renamed) overwrite what is read or written by, an
-    // instruction hint mode skips; and never be a barrier or exit. The hint pass guarantees this; the check keeps a
-    // wrong hint from reordering dependent instructions (the chain is cut instead).
-    bool haws_chain_member_ok(unsigned w, std::size_t idx, const InFlight& rec, ir::RegId renamed) const {
-        const auto& hw = haws_warp(w);
-        const ir::Instruction& inst = *rec.result.instruction;
-        if (inst.op_class == ir::OpClass::barrier || inst.op_class == ir::OpClass::control ||
-            inst.op_class == ir::OpClass::system)
-            return false;
-        if (renamed != ir::no_reg && (inst.num_defs != 1 || renamed < execution_->kernel().registers.size()))
-            return false;
-        for (std::size_t j = 0; j < idx; ++j) {
-            const auto& s = hw.window[j];
-            if (s.hint_issued || s.staged) continue;
-            const ir::Instruction& o = *records_[s.record].result.instruction;
-            for (unsigned d = 0; d < o.num_defs; ++d) {
-                for (unsigned u = 0; u < inst.num_uses; ++u)
-                    if (inst.uses[u] == o.defs[d]) return false; // RAW on a skipped instruction
-                if (renamed == ir::no_reg)
-                    for (unsigned k = 0; k < inst.num_defs; ++k)
-                        if (inst.defs[k] == o.defs[d]) return false; // WAW
-            }
-            if (renamed == ir::no_reg)
-                for (unsigned u = 0; u < o.num_uses; ++u)
-                    for (unsigned k = 0; k < inst.num_defs; ++k)
-                        if (inst.defs[k] == o.uses[u]) return false; // WAR
-        }
-        return true;
-    }
-
-    // After every issue: statistics, and for a hinted instruction its RCU entry and rename mapping (Sec. 5.3.3).
-    void haws_after_issue(unsigned w, InFlight& rec) {
-        auto& sched = schedulers_[warps_[w].scheduler];
-        auto& st = sched.stats();
-        const bool alu = !rec.is_memory && !rec.is_control;
-        if (alu) ++st.total_alu;
-        if (rec.long_latency) ++st.total_memory;
-        if (!rec.haws.hinted) {
-            sched.record_issue(warps_[w].pool_index, rec.result.pc, now_, Scheduler::IssueEvent::Kind::in_order);
-            return;
-        }
-        auto& hw = haws_warp(w);
-        const ir::Instruction& inst = *rec.result.instruction;
-        const ir::RegId dst = inst.num_defs > 0 ? inst.defs[0] : ir::no_reg;
-        const ir::RegId renamed = rec.haws.renamed_to != ir::no_reg ? rec.haws.renamed_to : dst;
-        if (!hw.rcu.insert(rec.haws.offset, dst, renamed, rec.is_control))
-            throw Error("HAWS: a hinted instruction issued with its RCU full or its offset taken (internal error)");
-        if (renamed != dst) {
-            auto& table = is_predicate_[dst] ? hw.scalar_renames : hw.vector_renames;
-            if (!table.map(dst, renamed)) throw Error("HAWS: rename table full (internal error: it is RCU-sized)");
-        }
-        for (auto& e : hw.window)
-            if (e.staged && e.record == rec.index) {
-                e.staged = false;
-                e.hint_issued = true;
-                e.record = Scheduler::WindowEntry::no_record; // the record now belongs to the pipeline
-                e.dst = dst;
-                e.renamed = renamed;
-                e.executed = rec.result.executed;
-                e.active_lanes = rec.active_lanes;
-            }
-        ++hw.episode_issued;
-        ++st.hint_issued;
-        if (alu) ++st.hint_alu;
-        if (rec.long_latency) ++st.hint_memory;
-        sched.record_issue(warps_[w].pool_index, rec.result.pc, now_, Scheduler::IssueEvent::Kind::hinted);
-    }
-    // A hinted instruction's result is written: its RCU entry becomes ready (if its episode's RCU still holds it).
-    void haws_on_retire(const InFlight& rec) {
-        if (!rec.haws.hinted) return;
-        auto& hw = haws_warp(rec.warp);
-        if (hw.episode == rec.haws.episode) hw.rcu.mark_ready(rec.haws.offset);
-    }
-
-    // In-order fetch after hint mode: the window in program order (Fig. 5.8).
-    void haws_fetch_window(unsigned w) {
-        WarpState& ws = warps_[w];
-        auto& hw = haws_warp(w);
-        auto& st = haws_stats(w);
-        unsigned fetched = 0;
-        while (fetched < Frontend::fetch_per_warp && ws.ib_count < Frontend::ibuffer_entries && !hw.window.empty()) {
-            const typename Scheduler::WindowEntry e = hw.window.front();
-            if (e.hint_issued) {
-                // Fig. 5.8: the pc matches the RCU head; results in the original register are skipped, renamed
-                // ones are copied back by an instruction that bypasses execution.
-                const auto* head = hw.rcu.head();
-                if (head == nullptr || head->offset != e.pc - hw.stall_pc)
-                    throw Error("HAWS: in-order fetch met a hint-issued instruction that is not the RCU head "
-                                "(internal error)");
-                hw.rcu.pop_head();
-                hw.window.pop_front();
-                if (e.renamed == e.dst) {
-                    ++st.skipped;
-                    continue;
-                }
-                haws_push_copy(w, e);
-                ++st.copies;
-                ++fetched;
-                continue;
-            }
-            hw.window.pop_front();
-            InFlight& rec = records_[e.record];
-            ws.push(e.record);
-            ++fetched;
-            if (rec.result.warp_finished) ws.functional_done = true;
-            if (rec.is_control || ws.functional_done) {
-                if (rec.is_control) ws.fetch_blocked = true;
-                break;
-            }
-        }
-        if (hw.window.empty() && hw.window_done) ws.functional_done = true;
-    }
-    // The register copy `mov dst, renamed` for a renamed hint-mode result (Sec. 5.3.4).
-    const ir::Instruction& haws_copy_instruction(ir::RegId dst, ir::RegId renamed) {
-        for (const ir::Instruction& c : haws_.copies)
-            if (c.defs[0] == dst && c.uses[0] == renamed) return c;
-        ir::Instruction c;
-        c.op = ir::Opcode::mov;
-        c.op_class = ir::OpClass::int_alu;
-        c.type = execution_->kernel().registers[dst].type;
-        c.num_defs = 1;
-        c.defs[0] = dst;
-        c.num_uses = 1;
-        c.uses[0] = renamed;
-        return haws_.copies.emplace_back(c);
-    }
-    void haws_push_copy(unsigned w, const HawsWindowEntry& e) {
-        WarpState& ws = warps_[w];
-        const std::uint32_t r = allocate_record();
-        InFlight& rec = records_[r];
-        func::StepResult& res = rec.result;
-        res.pc = e.pc;
-        res.instruction = &haws_copy_instruction(e.dst, e.renamed);
-        res.active = res.executed = e.executed;
-        res.is_branch = res.diverged = false;
-        res.next_pc = e.pc + 1;
-        res.is_memory = res.is_load = res.is_store = res.is_atomic = false;
-        res.space = ir::StateSpace::none;
-        res.access_bytes = 0;
-        res.has_value = false;
-        res.value_reg = ir::no_reg;
-        res.warp_finished = res.barrier_wait = res.barrier_released = false;
-        prepare_record(w, rec);
-        rec.haws.copy = true;
-        ws.push(r);
-        ++ws.in_flight;
-    }
-    // Issue of a register copy: it takes the issue slot and the scoreboard, then goes straight to the register
-    // file's write port (Sec. 5.3.4: "it will bypass the execution stage and update the register file").
-    void haws_issue_copy(unsigned w) {
-        WarpState& ws = warps_[w];
-        InFlight& rec = records_[ws.pop_head()];
-        set_bit(pending_of(w), rec.result.instruction->defs[0]);
-        auto& sched = schedulers_[ws.scheduler];
-        sched.record_issue(ws.pool_index, rec.result.pc, now_, Scheduler::IssueEvent::Kind::copy);
-        complete(token_of(rec));
+    // A completing control instruction unblocks in-order fetch, unless the fetch policy says in-order fetch never
+    // waited for it (an instruction the policy issued out of order, on its own copy of the SIMT stack).
+    static bool fetch_resolves_control(const InFlight& rec) {
+        if constexpr (!in_order_fetch) return FetchMechanism::resolves_control(rec);
+        else return true;
     }
 
     // ---------------------------------------------------------------------------------------------------
@@ -1948,27 +1513,21 @@ private:
     }
     using SmShared = typename decltype(shared_state_type<Scheduler>())::type;
     SmShared sm_shared_{};
-    [[no_unique_address]] HawsSm haws_{}; // hint mode: the bound kernel's hints (HAWS schedulers only)
+    struct NoFetchMechanism {};
+    template <class F>
+    static auto fetch_mechanism_type() {
+        if constexpr (F::in_order) return std::type_identity<NoFetchMechanism>{};
+        else return std::type_identity<typename F::template Mechanism<SM>>{};
+    }
+    using FetchMechanism = typename decltype(fetch_mechanism_type<FetchPolicy>())::type;
+    friend FetchMechanism; // it runs the fetch stage on this SM's warp, record and scoreboard state
+    [[no_unique_address]] FetchMechanism fetch_mechanism_{};
     std::vector<Scheduler> schedulers_;
     std::vector<unsigned> fetch_next_;
     std::vector<WarpState> warps_;
     std::vector<CtaSlot> ctas_;
-    // In-flight records keep their address for life (references are held across allocations). Each lives in its
-    // own heap block behind an index vector: one load per access, where std::deque of these large records paid a
-    // block computation on every access (15% of host time on Kepler sgemm_tiled, issue 4).
-    class RecordStore {
-    public:
-        InFlight& operator[](std::size_t i) { return *items_[i]; }
-        const InFlight& operator[](std::size_t i) const { return *items_[i]; }
-        InFlight& emplace_back(unsigned width) { return *items_.emplace_back(std::make_unique<InFlight>(width)); }
-        InFlight& back() { return *items_.back(); }
-        std::size_t size() const { return items_.size(); }
-
-    private:
-        std::vector<std::unique_ptr<InFlight>> items_;
-    };
-    RecordStore records_;
-    std::vector<std::uint32_t> free_records_;
+    using RecordPool = timing::detail::RecordPool<InFlight>;
+    RecordPool records_;
     std::vector<std::uint64_t> pending_, pending_long_;
     std::vector<bool> is_predicate_; // per register of the bound kernel (predicates live outside the banks)
     std::size_t reg_words_ = 0;
@@ -1989,9 +1548,9 @@ private:
     // Event-driven issue and fetch (see IssueMasks): per scheduler, per warp slot.
     // A Scheduler that declares `scan_every_cycle` keeps the full per-cycle scans of the issue and fetch stages (the
     // reference the event-driven stages are tested against, tests/pinned/quiet_cycles.cpp).
-    static constexpr bool scans_every_cycle = requires { SchedulerT::scan_every_cycle; };
+    static constexpr bool scans_every_cycle = timing::ScansEveryCycle<SchedulerT>;
     static constexpr bool event_driven_issue = quiet_cycle_replay && max_pool <= 64 && !scans_every_cycle;
-    static constexpr bool event_driven_fetch = !hint_assisted && max_pool <= 64 && !scans_every_cycle &&
+    static constexpr bool event_driven_fetch = in_order_fetch && max_pool <= 64 && !scans_every_cycle &&
                                                detail::fetch_warps_per_scheduler<Frontend>() == 1;
     struct FetchMask {
         std::uint64_t dirty = ~std::uint64_t{0}; // slots whose can_fetch() must be re-evaluated
@@ -2016,7 +1575,7 @@ private:
     std::array<std::array<unsigned, Frontend::schedulers>, timing::unit_kind_count> pending_dispatch_{};
     func::KernelExecution* execution_ = nullptr;
     CtaShape shape_{};
-    unsigned resident_ctas_ = 0, used_warps_ = 0, used_threads_ = 0, used_registers_ = 0, used_shared_ = 0;
+    timing::detail::Occupancy<Frontend> occupancy_;
     unsigned finished_ctas_ = 0;
     core::Cycle now_ = 0;
     Stats stats_;

@@ -9,6 +9,8 @@
 #include <string_view>
 #include <vector>
 
+#include <gpuarch/core/dim3.hpp>
+
 #include <gpuarch/sched/locality_two_level.hpp>
 #include <gpuarch/sched/lrr.hpp>
 
@@ -30,7 +32,7 @@ sched::LocalityTwoLevel<> pool_with_hint(unsigned hint) {
     sched::LocalityTwoLevel<> s(timing::SchedulerConfig{8, 0});
     s.on_kernel_launch();
     s.on_launch_hint(hint);
-    const func::Dim3 blocks[4] = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {1, 1, 0}};
+    const core::Dim3 blocks[4] = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {1, 1, 0}};
     for (unsigned slot = 0; slot < 8; ++slot) {
         s.on_warp_start(slot);
         s.on_warp_origin(slot, blocks[slot / 2], slot % 2, 2);
@@ -129,7 +131,7 @@ TEST_CASE_TEMPLATE("laws: only ready warps, idle only when none is ready, for ev
         s.on_launch_hint(Hint::value);
         for (unsigned slot = 0; slot < pool; ++slot) {
             s.on_warp_start(slot);
-            s.on_warp_origin(slot, func::Dim3{slot % 3, slot / 5, 0}, slot % 4, 4);
+            s.on_warp_origin(slot, core::Dim3{slot % 3, slot / 5, 0}, slot % 4, 4);
         }
         for (int step = 0; step < 2000; ++step) {
             const View view = random_view(rng, pool);
@@ -156,7 +158,7 @@ TEST_CASE("hint 0 decides exactly as loose round-robin") {
         s.on_launch_hint(0);
         for (unsigned slot = 0; slot < pool; ++slot) {
             s.on_warp_start(slot);
-            s.on_warp_origin(slot, func::Dim3{slot, 0, 0}, 0, 1);
+            s.on_warp_origin(slot, core::Dim3{slot, 0, 0}, 0, 1);
             lrr.on_warp_start(slot);
         }
         for (int step = 0; step < 3000; ++step) {

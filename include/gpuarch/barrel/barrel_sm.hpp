@@ -43,7 +43,6 @@
 // width (the same on every variant).
 #include <array>
 #include <cstdint>
-#include <deque>
 #include <memory>
 #include <optional>
 #include <span>
@@ -65,8 +64,10 @@
 #include <gpuarch/mem/access.hpp>
 #include <gpuarch/mem/queue.hpp>
 #include <gpuarch/regfile/per_lane_banked_rf.hpp>
-#include <gpuarch/sm.hpp>
 #include <gpuarch/timing/concepts.hpp>
+#include <gpuarch/timing/cta_shape.hpp>
+#include <gpuarch/timing/detail/occupancy.hpp>
+#include <gpuarch/timing/detail/record_pool.hpp>
 
 namespace gpuarch::barrel {
 
@@ -131,22 +132,9 @@ public:
 
     // Occupancy: threads, (large) warps, CTAs, registers and shared memory per core.
     bool can_accept_cta() const {
-        return resident_ctas_ < Frontend::max_ctas && used_warps_ + shape_.warps <= Frontend::max_warps &&
-               used_threads_ + shape_.threads <= Frontend::max_threads &&
-               used_registers_ + shape_.registers <= Frontend::max_registers &&
-               used_shared_ + shape_.shared_bytes <= Frontend::max_shared_bytes;
+        return occupancy_.can_accept(shape_);
     }
-    static unsigned max_resident_ctas(const CtaShape& s) {
-        unsigned n = Frontend::max_ctas;
-        auto limit = [&n](unsigned used, unsigned cap) {
-            if (used != 0) n = std::min(n, cap / used);
-        };
-        limit(s.warps, Frontend::max_warps);
-        limit(s.threads, Frontend::max_threads);
-        limit(s.registers, Frontend::max_registers);
-        limit(s.shared_bytes, Frontend::max_shared_bytes);
-        return n;
-    }
+    static unsigned max_resident_ctas(const CtaShape& s) { return timing::detail::Occupancy<Frontend>::max_resident(s); }
 
     // Starts CTA `linear_cta` on this core. Precondition: can_accept_cta().
     void start_cta(std::uint64_t linear_cta, std::uint64_t launch_age) {
@@ -172,17 +160,13 @@ public:
             scheduler_.on_warp_start(w);
             if (cta.state->warp_finished(k)) ws.functional_done = true;
         }
-        ++resident_ctas_;
-        used_warps_ += shape_.warps;
-        used_threads_ += shape_.threads;
-        used_registers_ += shape_.registers;
-        used_shared_ += shape_.shared_bytes;
+        occupancy_.add(shape_);
         const std::vector<unsigned> slots = cta.warp_slots; // finishing warps may retire the CTA slot
         for (unsigned warp_slot : slots) maybe_finish_warp(warp_slot);
     }
 
-    bool idle() const { return resident_ctas_ == 0; }
-    unsigned resident_ctas() const { return resident_ctas_; }
+    bool idle() const { return occupancy_.resident_ctas() == 0; }
+    unsigned resident_ctas() const { return occupancy_.resident_ctas(); }
     unsigned take_finished_ctas() {
         const unsigned n = finished_ctas_;
         finished_ctas_ = 0;
@@ -204,7 +188,7 @@ public:
         }
         form_subwarp();
         compute_ready();
-        if (resident_ctas_ > 0) {
+        if (occupancy_.resident_ctas() > 0) {
             ++stats_.active_cycles;
             count_fu_lanes();
         }
@@ -272,7 +256,7 @@ public:
 
     // A human-readable snapshot of every resident warp (for deadlock reports).
     std::string describe_state() const {
-        std::string out = "barrel core " + std::to_string(id_) + ": " + std::to_string(resident_ctas_) + " CTAs, LSU " +
+        std::string out = "barrel core " + std::to_string(id_) + ": " + std::to_string(occupancy_.resident_ctas()) + " CTAs, LSU " +
                           std::string(mem::to_string(l1_.lsu_state())) + (l1_.can_accept() ? "" : " (full)") +
                           ", decode " + (decode_.busy ? "warp " + std::to_string(decode_.warp) : std::string("empty")) + "\n";
         for (unsigned w = 0; w < warps_.size(); ++w) {
@@ -378,37 +362,15 @@ private:
         // Some sub-warp of it was put aside waiting for memory.
         bool long_latency_pending(unsigned i) const { return sm->warps_[i].occupied && sm->warps_[i].aside > 0; }
         unsigned warp_width() const { return BarrelSM::warp_width; }
-        timing::L1View l1() const {
-            const auto v = sm->l1_.view();
-            timing::L1View out;
-            out.mshr_total = v.mshr_total;
-            out.mshr_free = v.mshr_free;
-            out.lsu_queue_depth = v.lsu_queue_depth;
-            out.lsu_blocked = v.lsu_blocked;
-            return out;
-        }
+        timing::L1View l1() const { return sm->l1_.view(); }
         core::Cycle now() const { return sm->now_; }
     };
 
     // ---------------------------------------------------------------------------------------------------
-    std::uint32_t allocate_record() {
-        if (!free_records_.empty()) {
-            const std::uint32_t r = free_records_.back();
-            free_records_.pop_back();
-            ++records_[r].generation;
-            return r;
-        }
-        records_.emplace_back();
-        records_.back().index = static_cast<std::uint32_t>(records_.size() - 1);
-        return records_.back().index;
-    }
-    static std::uint64_t token_of(const Record& rec) { return (std::uint64_t{rec.generation} << 32) | rec.index; }
-    Record* record(std::uint64_t token) {
-        const auto index = static_cast<std::uint32_t>(token);
-        if (index >= records_.size()) return nullptr;
-        Record& rec = records_[index];
-        return rec.alive && rec.generation == static_cast<std::uint32_t>(token >> 32) ? &rec : nullptr;
-    }
+    // The record pool is SM's (timing/detail/record_pool.hpp): a late L1 completion for a reused record is ignored.
+    std::uint32_t allocate_record() { return records_.allocate(); }
+    static std::uint64_t token_of(const Record& rec) { return timing::detail::RecordPool<Record>::token_of(rec); }
+    Record* record(std::uint64_t token) { return records_.find(token); }
 
     // ---------------------------------------------------------------------------------------------------
     // Which warps may be fetched this cycle (as the cycle began: a warp whose last sub-warp leaves writeback at
@@ -430,7 +392,7 @@ private:
             return;
         }
         if (!any_ready_) {
-            if (resident_ctas_ > 0) ++stats_.fetch_idle;
+            if (occupancy_.resident_ctas() > 0) ++stats_.fetch_idle;
             return;
         }
         const unsigned pick = scheduler_.select(PoolView{this});
@@ -675,8 +637,7 @@ private:
         ++stats_.retired_subwarps;
         stats_.retired_lanes += rec.active_lanes;
         const unsigned w = rec.warp;
-        rec.alive = false;
-        free_records_.push_back(rec.index);
+        records_.release(rec.index);
         if (ws.forming_done && ws.outstanding == 0) finish_instruction(w);
     }
 
@@ -726,11 +687,7 @@ private:
         }
         cta.active = false;
         cta.state.reset();
-        --resident_ctas_;
-        used_warps_ -= shape_.warps;
-        used_threads_ -= shape_.threads;
-        used_registers_ -= shape_.registers;
-        used_shared_ -= shape_.shared_bytes;
+        occupancy_.remove(shape_);
         ++finished_ctas_;
         ++stats_.ctas;
     }
@@ -743,8 +700,7 @@ private:
     std::vector<WarpState> warps_;
     std::vector<CtaSlot> ctas_;
     std::vector<std::uint8_t> ready_;
-    std::deque<Record> records_;
-    std::vector<std::uint32_t> free_records_;
+    timing::detail::RecordPool<Record> records_;
     bool any_ready_ = false;
     DecodeStage decode_;
     std::array<std::uint32_t, Frontend::backend_stages> backend_{};
@@ -752,7 +708,7 @@ private:
     func::KernelExecution* execution_ = nullptr;
     CtaShape shape_{};
     std::uint64_t local_frame_bytes_ = 0;
-    unsigned resident_ctas_ = 0, used_warps_ = 0, used_threads_ = 0, used_registers_ = 0, used_shared_ = 0;
+    timing::detail::Occupancy<Frontend> occupancy_; // CTA residency, shared with SM
     unsigned finished_ctas_ = 0;
     core::Cycle now_ = 0;
     Stats stats_;

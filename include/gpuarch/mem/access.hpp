@@ -14,6 +14,7 @@
 #include <gpuarch/core/lane_mask.hpp>
 #include <gpuarch/ir/instruction.hpp>
 #include <gpuarch/ir/types.hpp>
+#include <gpuarch/timing/interfaces.hpp>
 
 namespace gpuarch::mem {
 
@@ -64,34 +65,10 @@ struct MemPacket {
     std::uint32_t lanes = 0;       // atomics: lane operations the L2 performs (timing only, values are functional)
 };
 
-// What the LSU did this cycle, for stall breakdowns (Wang 2016 Sec. 3.1, Fig. 2):
-//   idle              no memory instruction in the LSU;
-//   busy              it served an access and the instruction at its head is finished with the LSU;
-//   stalled_coalesce  it served one access of an instruction that has more (LDST_COAL);
-//   stalled_mshr      the head access missed and found no MSHR entry / merge slot / line to reserve (LDST_MSHR);
-//   stalled_icnt      the head access needs the miss queue, which is full although MSHRs are free (LDST_ICNT).
-enum class LsuState : std::uint8_t { idle, busy, stalled_coalesce, stalled_mshr, stalled_icnt };
-
-constexpr std::string_view to_string(LsuState s) {
-    switch (s) {
-    case LsuState::idle: return "idle";
-    case LsuState::busy: return "busy";
-    case LsuState::stalled_coalesce: return "stalled_coalesce";
-    case LsuState::stalled_mshr: return "stalled_mshr";
-    case LsuState::stalled_icnt: return "stalled_icnt";
-    }
-    return "?";
-}
-
-// Narrow read-only view for schedulers (OAWS reads Avail_mshr from it, MASCAR its saturation test).
-struct L1View {
-    std::uint32_t mshr_total = 0;
-    std::uint32_t mshr_free = 0;
-    std::uint32_t lsu_queue_depth = 0;   // memory instructions inside the LSU (including the one being served)
-    bool lsu_blocked = false;            // the LSU cannot accept another memory instruction now
-    std::uint32_t miss_queue_total = 0;
-    std::uint32_t miss_queue_free = 0;
-    LsuState lsu_state = LsuState::idle;
-};
+// The LSU's state and the scheduler's view of the L1 are the slot's vocabulary (timing/interfaces.hpp): one type
+// each, which the L1 produces and a scheduler reads without a copy.
+using timing::L1View;
+using timing::LsuState;
+using timing::to_string;
 
 } // namespace mem

@@ -3,7 +3,7 @@
 // RegisterFile policy for the Kepler SM.
 //
 // Organisation. Every scheduler owns one register-file partition (a warp's registers live in its scheduler's
-// partition). A partition has the four banks of model/kepler_register_banks.hpp (even0, even1, odd0, odd1,
+// partition). A partition has the four banks of ir/kepler_register_banks.hpp (even0, even1, odd0, odd1,
 // chosen from the register number by its value mod 8 and its parity; the rule is included from there, not
 // restated). Each bank delivers one warp-wide 32-bit register per cycle to that partition's operand collectors.
 //
@@ -49,8 +49,8 @@
 #include <vector>
 
 #include <gpuarch/core/error.hpp>
-// The bank rule itself (model/ depends on nothing in gpuarch, so a slot may read it without a cycle).
-#include <gpuarch/model/kepler_register_banks.hpp>
+// The bank rule itself, a function of register numbers (ir/, below every slot).
+#include <gpuarch/ir/kepler_register_banks.hpp>
 #include <gpuarch/timing/concepts.hpp>
 
 namespace gpuarch::regfile {
@@ -85,7 +85,7 @@ class KeplerBankedRFT {
     static_assert(CollectorsPerScheduler <= 64, "a KeplerBankedRF supports at most 64 collectors per scheduler");
 
 public:
-    static constexpr unsigned banks_per_scheduler = model::kepler_register_bank_count;
+    static constexpr unsigned banks_per_scheduler = ir::kepler_register_bank_count;
     static constexpr unsigned collectors_per_scheduler = CollectorsPerScheduler;
     static constexpr std::string_view name = detail::KeplerBankedRFName<CollectorsPerScheduler, 4>::value;
     // Conflict degrees counted separately; deeper conflicts share the last bucket.
@@ -219,11 +219,11 @@ private:
     };
 
     static std::array<int, banks_per_scheduler> bank_occupancy(std::span<const ir::RegId> sources) {
-        // The rule itself lives in model/kepler_register_banks.hpp; it takes register numbers as unsigned.
+        // The rule itself lives in ir/kepler_register_banks.hpp; it takes register numbers as unsigned.
         std::array<unsigned, timing::OperandRead{}.sources.size()> numbers{};
         const std::size_t n = std::min(sources.size(), numbers.size());
         for (std::size_t i = 0; i < n; ++i) numbers[i] = static_cast<unsigned>(sources[i]);
-        return model::kepler_bank_occupancy(std::span<const unsigned>(numbers.data(), n));
+        return ir::kepler_bank_occupancy(std::span<const unsigned>(numbers.data(), n));
     }
 
     const Partition& partition(unsigned scheduler) const { return partitions_[scheduler % partitions_.size()]; }

@@ -9,10 +9,12 @@
 // returns to in-order fetch at the stall point; in-order fetch skips the instructions already executed and issues
 // a register copy (bypassing execution) for the renamed ones (Sec. 5.3.4, Fig. 5.8).
 //
-// Division of labour. This header holds the policy and its state: the base scheduler that picks among ready warps,
-// the trigger, the per-warp hint-mode state (RCU, rename tables, SIMT-stack copy, the run-ahead window), the
-// statistics and the hardware cost. The SM (sm.hpp) runs the mechanism behind `if constexpr (hint_assisted)`, so
-// every other scheduler compiles to the code it had before. docs/haws.md describes the model and its deviations.
+// Division of labour. This header holds the policy: the base scheduler that picks among ready warps, the trigger,
+// the storage of the per-warp hint-mode state (one fetch::HintWarp per pool slot: RCU, rename tables, SIMT-stack
+// copy, the run-ahead window), the statistics and the hardware cost. The mechanism is the fetch slot's policy
+// fetch::HintAssisted (fetch/hint_assisted.hpp), which this scheduler names as its `fetch_policy`; the SM runs it
+// through the fetch slot's hooks (timing/fetch.hpp) and names no part of HAWS. docs/haws.md describes the model
+// and its deviations.
 //
 // Contract: with a hint source that gives no hints, HAWSScheduler<R, Base> issues exactly what Base issues, cycle
 // for cycle (tests/haws/laws.cpp). Functional results never change: the functional engine still executes every
@@ -20,14 +22,12 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
-#include <deque>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include <gpuarch/core/cycle.hpp>
-#include <gpuarch/core/lane_mask.hpp>
-#include <gpuarch/func/warp_state.hpp>
+#include <gpuarch/fetch/hint_assisted.hpp>
 #include <gpuarch/ir/hint_pass.hpp>
 #include <gpuarch/ir/hints.hpp>
 #include <gpuarch/ir/instruction.hpp>
@@ -116,60 +116,12 @@ constexpr std::array<std::uint64_t, N> haws_fills(const std::array<std::uint64_t
     return f;
 }
 
-// ---------------------------------------------------------------------------------------------------------
-// A register rename table (Sec. 5.3.3): original -> most recently associated renamed register. Sized to the RCU.
+// The per-warp state and statistics types live with the mechanism (fetch/hint_assisted.hpp); these names keep
+// the scheduler's vocabulary.
 template <unsigned Entries>
-class RenameTable {
-public:
-    static constexpr unsigned entries = Entries;
-    // Records orig -> renamed, replacing an older mapping of orig. False when a new mapping does not fit.
-    bool map(ir::RegId orig, ir::RegId renamed) {
-        for (unsigned i = 0; i < size_; ++i)
-            if (table_[i].orig == orig) {
-                table_[i].renamed = renamed;
-                return true;
-            }
-        if (size_ == Entries) return false;
-        table_[size_++] = Mapping{orig, renamed};
-        return true;
-    }
-    // The register holding orig's latest value (orig itself when it is not renamed).
-    ir::RegId lookup(ir::RegId orig) const {
-        for (unsigned i = 0; i < size_; ++i)
-            if (table_[i].orig == orig) return table_[i].renamed;
-        return orig;
-    }
-    unsigned size() const { return size_; }
-    void clear() { size_ = 0; }
-
-private:
-    struct Mapping {
-        ir::RegId orig = ir::no_reg, renamed = ir::no_reg;
-    };
-    std::array<Mapping, Entries> table_{};
-    unsigned size_ = 0;
-};
-
-// The duplicated SIMT stack (Sec. 5.3.3: "We copy the data from the original SIMT stack every time hint mode is
-// triggered"). Holds at most Entries entries (Sec. 5.3.6: eight); a deeper stack cannot be copied, and the warp
-// then does not enter hint mode.
+using RenameTable = fetch::RenameTable<Entries>;
 template <unsigned Entries>
-class SimtStackCopy {
-public:
-    static constexpr unsigned entries = Entries;
-    bool take(const std::vector<func::SimtEntry>& stack) {
-        if (stack.size() > Entries) return false;
-        for (std::size_t i = 0; i < stack.size(); ++i) copy_[i] = stack[i];
-        size_ = static_cast<unsigned>(stack.size());
-        return true;
-    }
-    unsigned size() const { return size_; }
-    const func::SimtEntry& operator[](unsigned i) const { return copy_[i]; }
-
-private:
-    std::array<func::SimtEntry, Entries> copy_{};
-    unsigned size_ = 0;
-};
+using SimtStackCopy = fetch::SimtStackCopy<Entries>;
 
 // ---------------------------------------------------------------------------------------------------------
 // Hint sources: where the scheduler's hints come from (a policy, so tests can hand-build hints).
@@ -194,77 +146,12 @@ inline std::uint16_t next_hint_offset(const ir::InstructionHint& h, ir::Pc pc, i
     return 0;
 }
 
-// ---------------------------------------------------------------------------------------------------------
-// One instruction of a warp's run-ahead window: functionally executed (in program order), not yet fetched in order.
-struct HawsWindowEntry {
-    static constexpr std::uint32_t no_record = 0xffffffffU;
-    std::uint32_t record = no_record; // the SM's record while this instruction has not been issued in hint mode
-    ir::Pc pc = ir::no_pc;
-    bool staged = false;              // in the fetch buffer as a hinted instruction
-    bool hint_issued = false;         // issued in hint mode (its RCU entry decides skip or copy on return)
-    ir::RegId dst = ir::no_reg;       // hint-issued: the original destination
-    ir::RegId renamed = ir::no_reg;   // hint-issued: the register the result went to (== dst when not renamed)
-    core::WarpMask executed;          // hint-issued: its lanes (a copy moves the same lanes)
-    unsigned active_lanes = 0;
-};
-
-// Per-record state the SM keeps for hint mode (an empty type in every other SM).
-struct HawsRecordState {
-    bool hinted = false;                 // issued (or staged to issue) in hint mode
-    bool copy = false;                   // a register copy issued on return to in-order (bypasses execution)
-    std::uint16_t offset = 0;            // hinted: distance from the stall point (its RCU entry)
-    std::uint32_t episode = 0;           // hinted: the warp's episode that issued it
-    ir::RegId renamed_to = ir::no_reg;   // hinted: defs[0] is written to this register instead
-};
-
-// Per-warp hint-mode state.
+using HawsWindowEntry = fetch::WindowEntry;
+using HawsRecordState = fetch::HintRecordState;
 template <class Rcu>
-struct HawsWarp {
-    bool hint_mode = false;               // Sec. 5.3.3: "the warp state flag bit"
-    ir::Pc stall_pc = ir::no_pc;
-    std::uint64_t stall_token = ~std::uint64_t{0}; // the dynamic stall point of the current or last episode
-    std::uint32_t stall_record = HawsWindowEntry::no_record;
-    std::uint16_t next_offset = 0;        // of the next chain instruction to fetch; 0: the chain ended
-    std::uint16_t last_offset = 0;        // of the last chain instruction fetched
-    std::size_t scan_from = 0;            // window index after the last chain instruction
-    bool window_done = false;             // the run-ahead executed the warp's last instruction
-    unsigned episode_issued = 0;
-    std::uint32_t episode = 0;            // episodes entered so far
-    core::Cycle failed_issue_at = ~core::Cycle{0}; // HawsEntry::failed_issue: last cycle the base found it not ready
-    core::Cycle issued_at = ~core::Cycle{0};       // HawsEntry::failed_issue: last cycle it issued
-    std::deque<HawsWindowEntry> window;
-    Rcu rcu;
-    RenameTable<Rcu::depth> scalar_renames, vector_renames; // Sec. 5.3.6: scalar and vector tables, RCU-sized
-    SimtStackCopy<8> stack_copy;                            // Sec. 5.3.6: eight entries
-};
-
-struct HawsStats {
-    std::uint64_t episodes = 0;             // switches to hint mode
-    std::uint64_t stalls_without_chain = 0; // long-latency stalls at an instruction that carries no hint
-    std::uint64_t hint_issued = 0;          // instructions issued in hint mode
-    std::uint64_t hint_alu = 0, hint_memory = 0;   // of which ALU / long-latency memory
-    std::uint64_t total_alu = 0, total_memory = 0; // every issued ALU / long-latency memory instruction
-    std::uint64_t copies = 0;               // register copies issued on return (renamed results)
-    std::uint64_t skipped = 0;              // in-order fetches skipped on return (results in place)
-    std::uint64_t rcu_full = 0;             // episodes stopped because the RCU was full
-    std::uint64_t flushed = 0;              // hinted instructions fetched but flushed on return
-    std::uint64_t returns_on_flag = 0;      // episodes ended by the long-latency flag clearing
-    std::uint64_t returns_on_chain_end = 0; // episodes ended because the chain had no further instruction
-    std::uint64_t chain_guard_stops = 0;    // chains cut because a hinted instruction depended on a skipped one
-    std::uint64_t run_ahead_steps = 0;      // instructions executed functionally ahead of in-order fetch
-    std::uint64_t run_ahead_blocked = 0;    // chains cut at a barrier, the warp's exit or the window limit
-    std::uint64_t simt_entries_copied = 0;
-    std::uint64_t simt_copy_overflows = 0;  // stall points where the SIMT stack was deeper than its copy
-    std::vector<std::uint64_t> per_episode; // histogram: episodes that issued k instructions
-};
-
-// An issue as HAWS records it when TraceIssues is on (tests print and check Fig. 5.3 timelines from it).
-struct HawsIssueEvent {
-    core::Cycle cycle = 0;
-    unsigned slot = 0;        // pool slot of the warp
-    ir::Pc pc = ir::no_pc;
-    enum class Kind : std::uint8_t { in_order, hinted, copy } kind = Kind::in_order;
-};
+using HawsWarp = fetch::HintWarp<Rcu>;
+using HawsStats = fetch::HintStats;
+using HawsIssueEvent = fetch::HintIssueEvent;
 
 namespace detail {
 template <std::size_t N>
@@ -310,8 +197,8 @@ class HAWSScheduler {
 
 public:
     static constexpr std::string_view name{name_storage.chars.data(), name_storage.size};
-    // The SM runs the hint-mode mechanism for schedulers that declare this (sm.hpp).
-    static constexpr bool hint_assisted = true;
+    // The fetch slot's policy that runs hint mode (timing/fetch.hpp): this scheduler and it are one design.
+    using fetch_policy = fetch::HintAssisted;
     static constexpr HawsTrigger trigger = Trigger;
     static constexpr HawsEntry entry = Entry;
     static constexpr bool trace_issues = TraceIssues;
@@ -320,8 +207,6 @@ public:
     using RcuType = Rcu;
     using Hints = HintSource;
     using Warp = HawsWarp<Rcu>;
-    using RecordState = HawsRecordState;
-    using WindowEntry = HawsWindowEntry;
     using IssueEvent = HawsIssueEvent;
     static constexpr bool trigger_all_stalled = Trigger == HawsTrigger::all_warps_stalled;
     static constexpr bool enter_on_failed_issue = Entry == HawsEntry::failed_issue;
@@ -332,15 +217,6 @@ public:
     static ir::RegId rename_target(const ir::InstructionHint& h) {
         return h.format == ir::InstructionHint::Format::format1 && h.f1.rename ? h.f1.dst : ir::no_reg;
     }
-
-    // SM-wide state: the bound kernel's hints and the register-copy instructions (mov dst, renamed).
-    struct SmState {
-        const ir::Kernel* kernel = nullptr;
-        std::size_t kernel_code_size = 0;
-        std::string kernel_name;
-        ir::KernelHints hints;
-        std::deque<ir::Instruction> copies;
-    };
 
     explicit HAWSScheduler(const timing::SchedulerConfig& config) : base_(config), warps_(config.pool_size) {}
 

@@ -37,7 +37,7 @@
 
 #include <gpuarch/core/cycle.hpp>
 #include <gpuarch/core/error.hpp>
-#include <gpuarch/func/dim3.hpp>
+#include <gpuarch/core/dim3.hpp>
 #include <gpuarch/timing/concepts.hpp>
 
 namespace gpuarch::sched {
@@ -70,7 +70,7 @@ struct LocalityTwoLevel {
     }
     unsigned launch_hint() const { return hint_; }
 
-    void on_warp_origin(unsigned slot, const func::Dim3& cta, unsigned warp_in_cta, unsigned warps_per_cta) {
+    void on_warp_origin(unsigned slot, const core::Dim3& cta, unsigned warp_in_cta, unsigned warps_per_cta) {
         if (slot >= pool_size_) throw Error("LocalityTwoLevel: warp origin for slot " + std::to_string(slot) +
                                             " outside a pool of " + std::to_string(pool_size_));
         switch (hint_) {

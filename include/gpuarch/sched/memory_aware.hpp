@@ -15,18 +15,22 @@
 #include <gpuarch/ir/instruction.hpp>
 #include <gpuarch/ir/types.hpp>
 #include <gpuarch/timing/concepts.hpp>
+#include <gpuarch/timing/hooks.hpp>
 
 namespace gpuarch::sched {
 
-// A view that also shows each warp's next decoded instruction (the SM's PoolView does; the archetype does not).
-// Memory-aware schedulers read it when present; on a view without it they see no memory instruction and
-// behave as their base prioritization (documented per scheduler).
+// A view that also shows each warp's next decoded instruction (timing/hooks.hpp; the SM's PoolView does, the
+// archetype does not). Memory-aware schedulers need it: the helpers below stop compilation on a view without it, so
+// that such a scheduler can never silently run as its base prioritization.
 template <class V>
-concept InstructionPreview = timing::SchedulerView<V> && requires(const V v, unsigned i) {
-    { v.next_instruction(i) } -> std::convertible_to<const ir::Instruction*>;
-    { v.next_active_lanes(i) } -> std::convertible_to<unsigned>;
-    { v.next_pc(i) } -> std::convertible_to<ir::Pc>;
-};
+concept InstructionPreview = timing::PreviewsInstructions<V>;
+// The sentence the helpers below stop with.
+template <class View>
+constexpr void require_instruction_preview() {
+    static_assert(timing::PreviewsInstructions<View>,
+                  "a memory-aware scheduler reads each warp's next instruction, so its view must preview "
+                  "instructions (timing::PreviewsInstructions, timing/hooks.hpp); the SM's view does");
+}
 
 // What a warp's next instruction does to the L1 data cache.
 enum class NextAccess : std::uint8_t {
@@ -65,14 +69,9 @@ constexpr bool uses_data_path(ir::OpClass c) {
 
 template <class View>
 NextAccess next_access(const View& view, unsigned slot) {
-    if constexpr (InstructionPreview<View>) {
-        const ir::Instruction* inst = view.next_instruction(slot);
-        return inst == nullptr ? NextAccess::unknown : access_of(inst->op_class);
-    } else {
-        (void)view;
-        (void)slot;
-        return NextAccess::unknown;
-    }
+    require_instruction_preview<View>();
+    const ir::Instruction* inst = view.next_instruction(slot);
+    return inst == nullptr ? NextAccess::unknown : access_of(inst->op_class);
 }
 template <class View>
 bool next_is_memory(const View& view, unsigned slot) {
@@ -81,24 +80,19 @@ bool next_is_memory(const View& view, unsigned slot) {
 }
 template <class View>
 bool next_uses_data_path(const View& view, unsigned slot) {
-    if constexpr (InstructionPreview<View>) {
-        const ir::Instruction* inst = view.next_instruction(slot);
-        return inst != nullptr && uses_data_path(inst->op_class);
-    } else {
-        (void)view;
-        (void)slot;
-        return false;
-    }
+    require_instruction_preview<View>();
+    const ir::Instruction* inst = view.next_instruction(slot);
+    return inst != nullptr && uses_data_path(inst->op_class);
 }
 template <class View>
 unsigned next_active_lanes(const View& view, unsigned slot) {
-    if constexpr (InstructionPreview<View>) return view.next_active_lanes(slot);
-    else return 0;
+    require_instruction_preview<View>();
+    return view.next_active_lanes(slot);
 }
 template <class View>
 ir::Pc next_pc(const View& view, unsigned slot) {
-    if constexpr (InstructionPreview<View>) return view.next_pc(slot);
-    else return ir::no_pc;
+    require_instruction_preview<View>();
+    return view.next_pc(slot);
 }
 
 // Greedy-then-oldest over the ready warps that `allowed` admits (Rogers 2012 Sec. 3): the warp that issued last
@@ -164,12 +158,10 @@ private:
     std::vector<std::uint64_t> ages_;
 };
 
-// A view that tells which warps wait at a barrier (the SM's does); schedulers that keep warps out of a pool use it
-// so that a barrier wait does not hold a place.
+// A view that tells which warps wait at a barrier (timing/hooks.hpp; the SM's does); schedulers that keep warps out
+// of a pool use it so that a barrier wait does not hold a place.
 template <class V>
-concept BarrierView = requires(const V v, unsigned i) {
-    { v.waiting_at_barrier(i) } -> std::convertible_to<bool>;
-};
+concept BarrierView = timing::ReportsBarrierWaits<V>;
 
 // ---- compile-time names ("SWL<2>", "OAWSStatic<50>") from the policy's parameters ----
 namespace detail {

@@ -31,11 +31,14 @@ concept Named = requires {
 //   dispatch_per_scheduler; issue_rule (IssueRule); max_warps, max_ctas, max_threads, max_registers,
 //   max_shared_bytes (occupancy limits per SM); ibuffer_entries (decoded instructions per warp);
 //   fetch_per_warp (instructions fetched per warp per cycle); units (an array of UnitSpec);
-//   shared_unit_partitioning; unit_for(ir::OpClass) -> UnitKind.
+//   shared_unit_partitioning; unit_for(ir::OpClass) -> UnitKind; register_allocation_unit (registers are allocated
+//   per warp in multiples of it; GPU's occupancy check uses it).
 // Optional: opcode_timing (an OpcodeTimingTable, timing/opcode_timing.hpp): per-opcode latency and interval in
 //   place of the units' (GPGPU-Sim's tables; the GTX480 frontend).
 // Laws: every UnitKind returned by unit_for has a UnitSpec in `units`; max_threads <= max_warps * warp_width.
-// Models: FermiFrontend, GTX480Frontend, KeplerFrontend, SouthernIslandsFrontend.
+// Models: FermiFrontend, GTX480Frontend, KeplerFrontend, KeplerGK104Frontend, SouthernIslandsFrontend,
+//   LargeWarpFrontend<...> (frontend/large_warp.hpp; the barrel core's frontends, barrel/concepts.hpp, add pipeline
+//   positions).
 template <class F>
 concept Frontend = Named<F> && requires(ir::OpClass c) {
     { F::warp_width } -> std::convertible_to<unsigned>;
@@ -49,6 +52,7 @@ concept Frontend = Named<F> && requires(ir::OpClass c) {
     { F::max_shared_bytes } -> std::convertible_to<unsigned>;
     { F::ibuffer_entries } -> std::convertible_to<unsigned>;
     { F::fetch_per_warp } -> std::convertible_to<unsigned>;
+    { F::register_allocation_unit } -> std::convertible_to<unsigned>;
     { F::shared_unit_partitioning } -> std::convertible_to<SharedUnitPartitioning>;
     { std::span<const UnitSpec>(F::units) };
     { F::unit_for(c) } -> std::same_as<UnitKind>;
@@ -92,7 +96,11 @@ struct SchedulerConfig {
 // Laws (tests/laws/scheduler_laws.cpp runs them over every model): select never returns a slot that is not
 // ready; it returns no_warp only if no slot is ready (work conservation); a deterministic function of the
 // notification history and the view.
-// Models: LRR, GTO, TwoLevel<G>.
+// Optional hooks (attach, on_kernel_launch, on_memory_complete, ...) are named concepts in timing/hooks.hpp; a
+// scheduler may name its fetch policy (timing/fetch.hpp).
+// Models: LRR, GTO, TwoLevel<G>, TwoLevelActive<N>, LocalityTwoLevel<G>, SWL<K>, CCWS<...>, OAWSStatic<...>,
+//   OAWSDynamic<...>, MASCAR<...>, HAWSScheduler<...> (sched/); tests/laws/scheduler_laws.cpp runs the laws over all
+//   of them on a view that previews instructions.
 template <class S>
 concept Scheduler = Named<S> && std::constructible_from<S, const SchedulerConfig&> &&
     requires(S s, const SchedulerViewArchetype& view, unsigned slot, core::Cycle now) {
@@ -120,7 +128,8 @@ struct RegisterFileConfig {
 //   visit_stats(visitor).
 // Laws: every accepted read is eventually offered; a collector is offered only after all its operands were
 // read; every write eventually completes; with no conflicts IdealRF adds no cycle.
-// Models: IdealRF, BankedRF<Banks, Collectors>.
+// Models: IdealRF, BankedRF<Banks, Collectors, BankMap>, KeplerBankedRF, CoalescingRF<...>, CORF<...>,
+//   ZeroGatedRF<...> (regfile/); PerLaneBankedRF is the barrel core's (barrel/concepts.hpp).
 template <class R>
 concept RegisterFile = Named<R> && std::constructible_from<R, const RegisterFileConfig&> &&
     requires(R r, const R cr, const OperandRead& read, const RegisterWrite& write, core::Cycle now,
@@ -150,9 +159,11 @@ struct ExecConfig {
 //   can_dispatch(kind, scheduler, now): a unit of that kind usable by that scheduler is free this cycle;
 //   dispatch(op, scheduler, now); drain_completed(now, done): done(token) for each op whose result is ready
 //   at `now`; visit_stats(visitor).
-// Laws: an op dispatched at t completes at exactly t + latency; a unit takes no new op before its initiation
-// interval has passed.
-// Models: SimdExec.
+// Laws (tests/laws/exec_laws.cpp runs them over every model and frontend): a unit of `lanes` lanes takes a W-thread
+// warp for occupancy = ceil(W / lanes) * initiation_interval cycles and takes no new op before then; the result of an
+// op dispatched at t is ready at t + latency + occupancy - 1 (with a frontend's opcode table: t + L + (groups - 1) * I,
+// groups = ceil(W / lanes)).
+// Models: SimdExec, ZeroGatedExec.
 template <class E>
 concept Exec = Named<E> && std::constructible_from<E, const ExecConfig&> &&
     requires(E e, const E ce, const ExecOp& op, UnitKind kind, unsigned scheduler, core::Cycle now,
@@ -169,8 +180,10 @@ concept Exec = Named<E> && std::constructible_from<E, const ExecConfig&> &&
 //   can_accept(), accept(access, now), cycle(now, downstream), receive(packet, now),
 //   drain_completed(done), view() -> L1View, lsu_state(), visit_stats(visitor).
 //   (Types of access/packet/downstream are in mem/; see mem/access.hpp.)
-// Laws: every accepted access completes; completion order of accesses to one line follows acceptance order.
-// Models: IdealMemory<Latency>, L1<MSHR<N>, ...>.
+// Laws (tests/laws/l1_laws.cpp runs them over every model and preset): every accepted access completes; loads of
+// one line complete in acceptance order; IdealMemory<L> completes every access exactly L cycles after acceptance.
+// The SM checks the whole interface with the mem/ types (check_l1_interface below).
+// Models: IdealMemory<Latency>, L1<MSHR<N>, ...> and its presets (mem/presets.hpp).
 template <class L>
 concept L1Slot = Named<L> && requires { typename L::Config; } &&
     std::constructible_from<L, const typename L::Config&, std::uint32_t> &&
@@ -209,8 +222,8 @@ consteval bool check_frontend() {
                       requires { { F::opcode_timing } -> std::convertible_to<const OpcodeTimingTable&>; },
                   "a Frontend's optional `opcode_timing` must be a `static constexpr timing::OpcodeTimingTable`");
     static_assert(Frontend<F>, "the Frontend policy must provide every knob listed in timing/concepts.hpp "
-                               "(dispatch_per_scheduler, issue_rule, occupancy limits, ibuffer_entries, "
-                               "fetch_per_warp, shared_unit_partitioning)");
+                               "(dispatch_per_scheduler, issue_rule, occupancy limits, register_allocation_unit, "
+                               "ibuffer_entries, fetch_per_warp, shared_unit_partitioning)");
     static_assert(every_op_class_has_a_unit<F>(),
                   "the Frontend's unit_for must only name unit kinds that its `units` list provides");
     return true;
@@ -248,6 +261,29 @@ consteval bool check_exec() {
                   "the Exec policy must be constructible from `const ExecConfig&`");
     static_assert(Exec<E>, "the Exec policy must provide `can_dispatch(kind, scheduler, cycle)`, "
                            "`dispatch(op, scheduler, cycle)` and `drain_completed(cycle, done)`");
+    return true;
+}
+
+// The rest of the L1 slot, with the types of mem/ (which timing/ cannot name) as parameters: the SM instantiates it
+// with mem::WarpAccess, mem::MemPacket and mem::Downstream.
+template <class L, class Access, class Packet, class Downstream>
+concept L1Interface = requires(L l, const L cl, const Access& access, const Packet& packet, Downstream& down,
+                               core::Cycle now) {
+    l.accept(access, now);
+    l.cycle(now, down);
+    l.receive(packet, now);
+    l.drain_completed([](const auto&) {});
+    cl.lsu_state();
+    { cl.view() } -> std::convertible_to<L1View>;
+};
+
+template <class L, class Access, class Packet, class Downstream>
+consteval bool check_l1_interface() {
+    static_assert(requires(const L cl) { { cl.view() } -> std::convertible_to<L1View>; },
+                  "the L1 policy's view() must return a timing::L1View");
+    static_assert(L1Interface<L, Access, Packet, Downstream>,
+                  "the L1 policy must provide `accept(access, cycle)`, `cycle(cycle, downstream)`, "
+                  "`receive(packet, cycle)`, `drain_completed(done)` and `lsu_state()` (see timing/concepts.hpp)");
     return true;
 }
 

@@ -124,14 +124,35 @@ struct ExecOp {
     const std::uint64_t* values = nullptr;
 };
 
-// What a scheduler may ask about the L1 without including mem/ (OAWS, MASCAR).
+// What the LSU did this cycle, for stall breakdowns (Wang 2016 Sec. 3.1, Fig. 2):
+//   idle              no memory instruction in the LSU;
+//   busy              it served an access and the instruction at its head is finished with the LSU;
+//   stalled_coalesce  it served one access of an instruction that has more (LDST_COAL);
+//   stalled_mshr      the head access missed and found no MSHR entry / merge slot / line to reserve (LDST_MSHR);
+//   stalled_icnt      the head access needs the miss queue, which is full although MSHRs are free (LDST_ICNT).
+enum class LsuState : std::uint8_t { idle, busy, stalled_coalesce, stalled_mshr, stalled_icnt };
+
+constexpr std::string_view to_string(LsuState s) {
+    switch (s) {
+    case LsuState::idle: return "idle";
+    case LsuState::busy: return "busy";
+    case LsuState::stalled_coalesce: return "stalled_coalesce";
+    case LsuState::stalled_mshr: return "stalled_mshr";
+    case LsuState::stalled_icnt: return "stalled_icnt";
+    }
+    return "?";
+}
+
+// What a scheduler may ask about the L1 (OAWS reads Avail_mshr from it, MASCAR its saturation test); the L1 slot's
+// view() returns it and the SM hands it on unchanged.
 struct L1View {
-    unsigned mshr_total = 0;
-    unsigned mshr_free = 0;
-    unsigned lsu_queue_depth = 0;
-    bool lsu_blocked = false;
-    unsigned miss_queue_total = 0; // the L1's memory-port queue (MASCAR's saturation test, Wang 2016 Sec. 5)
-    unsigned miss_queue_free = 0;
+    std::uint32_t mshr_total = 0;
+    std::uint32_t mshr_free = 0;
+    std::uint32_t lsu_queue_depth = 0;   // memory instructions inside the LSU (including the one being served)
+    bool lsu_blocked = false;            // the LSU cannot accept another memory instruction now
+    std::uint32_t miss_queue_total = 0;  // the L1's memory-port queue (MASCAR's saturation test, Wang 2016 Sec. 5)
+    std::uint32_t miss_queue_free = 0;
+    LsuState lsu_state = LsuState::idle;
 };
 
 // What a scheduler learns when one of its warps' memory instructions finishes in the L1 (OAWS's divergent-load

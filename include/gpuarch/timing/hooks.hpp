@@ -1,0 +1,128 @@
+#pragma once
+// The optional hooks between the SM and its policies, each a named concept.
+//
+// A slot's concept (timing/concepts.hpp) is what every model must provide. The hooks below are what some models
+// provide and the SM then calls; a model without one is not told, and each block says what that means. The SM tests
+// exactly these concepts (sm.hpp), so this file is the whole list. Capabilities of the scheduler's view, which the SM
+// always provides, come last: a scheduler that needs one states it with the concept, and a view without it fails to
+// compile with the concept's name instead of running a fallback.
+#include <concepts>
+#include <cstdint>
+
+#include <gpuarch/core/dim3.hpp>
+#include <gpuarch/ir/instruction.hpp>
+#include <gpuarch/timing/concepts.hpp>
+#include <gpuarch/timing/interfaces.hpp>
+
+namespace gpuarch::timing {
+
+// ---- Scheduler hooks ------------------------------------------------------------------------------------------
+
+// SharesSmState: the scheduler family keeps state once per SM, shared by the SM's schedulers (Wang 2016 Sec. 4.4:
+// OAWS's in-flight miss count, OCW counter and classifier). The SM owns one `S::SmShared` and calls
+// attach(shared, schedulers) on each scheduler once, at construction. Without it: each scheduler stands alone.
+template <class S>
+concept SharesSmState = requires(S s, typename S::SmShared& shared, unsigned schedulers) {
+    s.attach(shared, schedulers);
+};
+
+// ObservesKernelLaunch: on_kernel_launch() when a launch binds, before its first warp starts (OAWS clears its
+// classifier, CCWS its victim tags, LocalityTwoLevel its groups). Without it: state carries over between launches.
+template <class S>
+concept ObservesKernelLaunch = requires(S s) { s.on_kernel_launch(); };
+
+// TakesLaunchHint: on_launch_hint(h) after bind and before the first CTA, with the launch's locality hint 0-3
+// (Gong 2020 Table 6.1). Without it: the hint is not used.
+template <class S>
+concept TakesLaunchHint = requires(S s, unsigned hint) { s.on_launch_hint(hint); };
+
+// ObservesWarpOrigin: on_warp_origin(slot, cta, warp_in_cta, warps_in_cta) right after on_warp_start(slot): where
+// the warp sits in the grid (Gong 2020 Sec. 6.3.2 groups warps by it). Without it: the scheduler sees pool slots only.
+template <class S>
+concept ObservesWarpOrigin = requires(S s, unsigned slot, const core::Dim3& cta) {
+    s.on_warp_origin(slot, cta, slot, slot);
+};
+
+// ObservesMemoryCompletion: on_memory_complete(slot, feedback) when a memory instruction's data is back, with what
+// the L1 saw of it (MemoryFeedback: lines, sets, misses; OAWS's classifier trains on it, Wang 2016 Sec. 4.1).
+// Without it: the scheduler learns nothing about memory.
+template <class S>
+concept ObservesMemoryCompletion = requires(S s, unsigned slot, const MemoryFeedback& fb) {
+    s.on_memory_complete(slot, fb);
+};
+
+// ObservesMemoryIssue: on_memory_issued(slot, feedback) when every access of a memory instruction has left the LSU
+// (Wang 2016 Sec. 4.2: Miss_inflight drops then). Needs an L1 that ReportsMemoryIssue. Without it: not told.
+template <class S>
+concept ObservesMemoryIssue = requires(S s, unsigned slot, const MemoryFeedback& fb) { s.on_memory_issued(slot, fb); };
+
+// ObservesLocality: on_locality_event(slot, event) for each data-cache miss of the warp, with the victim tags it
+// hit (Rogers 2012's lost-locality detector, CCWS). Needs an L1 that ReportsLocalityEvents. Without it: not told.
+template <class S>
+concept ObservesLocality = requires(S s, unsigned slot, const LocalityEvent& event) {
+    s.on_locality_event(slot, event);
+};
+
+// ScansEveryCycle: `static constexpr bool scan_every_cycle` (any value) keeps the SM's full per-cycle scans of the
+// issue and fetch stages, the reference the event-driven stages are tested against (tests/pinned/quiet_cycles.cpp).
+template <class S>
+concept ScansEveryCycle = requires { S::scan_every_cycle; };
+
+// ReplaysQuietCycles: select is const, so a cycle in which no warp is ready leaves the scheduler as it was and the
+// SM may replay such cycles' statistics without asking it (sm.hpp, quiet_cycle_replay). Without it: asked every
+// cycle.
+template <class S, class View>
+concept ReplaysQuietCycles = requires(const S s, const View& view) { s.select(view); };
+
+// ---- L1 hooks ---------------------------------------------------------------------------------------------------
+
+// ReportsMemoryIssue: drain_issued(done) calls done(completion) for each instruction whose accesses all left the LSU
+// this cycle; the SM forwards them to ObservesMemoryIssue schedulers. Without it: those schedulers are not told.
+template <class L>
+concept ReportsMemoryIssue = requires(L l) { l.drain_issued([](const auto&) {}); };
+
+// ReportsLocalityEvents: drain_locality_events(f) calls f(warp, event) for each data-cache miss this cycle; the SM
+// forwards them to the warp's ObservesLocality scheduler. Without it: those schedulers are not told.
+template <class L>
+concept ReportsLocalityEvents = requires(L l) {
+    l.drain_locality_events([](std::uint32_t, const LocalityEvent&) {});
+};
+
+// ---- Register-file hooks -------------------------------------------------------------------------------------------
+
+// ReportsBankConflicts: conflicted_last_cycle(scheduler) (or, for one arbiter per SM, conflicted_last_cycle()) says
+// whether a bank conflict held a read back in the last cycle, so a read it cannot accept is a bank_conflict stall.
+// Without it: such a stall counts as structural.
+template <class R>
+concept ReportsBankConflictsPerScheduler = requires(const R r, unsigned s) {
+    { r.conflicted_last_cycle(s) } -> std::convertible_to<bool>;
+};
+template <class R>
+concept ReportsBankConflicts = requires(const R r) {
+    { r.conflicted_last_cycle() } -> std::convertible_to<bool>;
+};
+
+// AcceptsEveryRead: `accepts_every_read` declares that can_accept(read) is always true and the file keeps no
+// per-cycle port state (IdealRF), which quiet-cycle replay and event-driven issue rely on.
+template <class R>
+concept AcceptsEveryRead = requires { R::accepts_every_read; };
+
+// ---- Scheduler-view capabilities (the SM's PoolView provides them all) -----------------------------------------
+
+// PreviewsInstructions: each warp's next decoded instruction, its executed lanes and its PC (OAWS, CCWS and MASCAR
+// read them to predict memory behaviour).
+template <class V>
+concept PreviewsInstructions = SchedulerView<V> && requires(const V v, unsigned i) {
+    { v.next_instruction(i) } -> std::convertible_to<const ir::Instruction*>;
+    { v.next_active_lanes(i) } -> std::convertible_to<unsigned>;
+    { v.next_pc(i) } -> std::convertible_to<ir::Pc>;
+};
+
+// ReportsBarrierWaits: whether a warp waits at a CTA barrier (a warp limiter must not count it, or the CTA
+// deadlocks; two-level pools must not hold a place for it).
+template <class V>
+concept ReportsBarrierWaits = requires(const V v, unsigned i) {
+    { v.waiting_at_barrier(i) } -> std::convertible_to<bool>;
+};
+
+} // namespace gpuarch::timing
