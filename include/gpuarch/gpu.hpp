@@ -74,7 +74,7 @@ struct TimingOptions {
     // grid's (for a progress line); empty: never. Runs on the simulating thread.
     std::function<void(core::Cycle cycles, std::uint64_t ctas_done, std::uint64_t ctas_total)> progress;
     core::Cycle progress_interval = 1 << 16;
-    // Host threads that tick the SMs (issue 11): each cycle every SM's timing phase (SM::cycle_timing) and the
+    // Host threads that tick the SMs: each cycle every SM's timing phase (SM::cycle_timing) and the
     // private part of its fetch stage (functional steps that touch only its own CTAs, SM::cycle_fetch_private)
     // run in parallel, then the rest of the fetch stages (from each SM's first step that touches the shared
     // Device: global and generic memory accesses) serially in SM index order, then the memory system. Results are
@@ -292,7 +292,7 @@ inline unsigned host_threads_for(unsigned requested, unsigned sms) {
                 throw Error("GPUARCH_HOST_THREADS must be a positive integer (got '" + std::string(env) + "')");
             n = static_cast<unsigned>(std::min<unsigned long>(v, sms));
         } else {
-            // On when more than one core is present (issue 11): AdaptiveTick runs a cycle in parallel only while
+            // On when more than one core is present: AdaptiveTick runs a cycle in parallel only while
             // that measured faster, so a busy host loses a probe epoch now and then, not every cycle.
             n = std::max(1U, std::thread::hardware_concurrency());
         }
@@ -440,7 +440,7 @@ public:
                 }
             }
         };
-        // Parallel tick (issue 11). Serial when there is one thread, when the SM variant does not split its
+        // Parallel tick. Serial when there is one thread, when the SM variant does not split its
         // cycle into phases, or when the L1s report to a GPU-wide duplicate-MSHR tracker (shared state that the
         // timing phase writes, in an order that affects its statistics).
         unsigned host_threads = detail::host_threads_for(options.host_threads, NumSMs);
@@ -618,7 +618,7 @@ private:
     Config config_;
     std::unique_ptr<mem::MemorySystem> memory_;
     std::vector<std::unique_ptr<SMVariant>> sms_;
-    std::unique_ptr<detail::TickTeam> team_; // the parallel tick's host threads (issue 11), made on first use
+    std::unique_ptr<detail::TickTeam> team_; // the parallel tick's host threads, made on first use
     detail::AdaptiveTick adaptive_;
 };
 

@@ -45,6 +45,7 @@
 #include <gpuarch/timing/cta_shape.hpp>
 #include <gpuarch/timing/detail/occupancy.hpp>
 #include <gpuarch/timing/detail/record_pool.hpp>
+#include <gpuarch/timing/detail/scoreboard.hpp>
 #include <gpuarch/timing/fetch.hpp>
 #include <gpuarch/timing/hooks.hpp>
 
@@ -157,12 +158,10 @@ public:
             fetch_mechanism_.bind(*this, kernel);
             extra_registers = fetch_mechanism_.extra_registers();
         }
-        reg_words_ = (kernel.registers.size() + extra_registers + 63) / 64;
         is_predicate_.assign(kernel.registers.size() + extra_registers, false);
         for (std::size_t r = 0; r < kernel.registers.size(); ++r)
             is_predicate_[r] = kernel.registers[r].type == ir::ScalarType::pred;
-        pending_.assign(std::size_t(Frontend::max_warps) * reg_words_, 0);
-        pending_long_.assign(std::size_t(Frontend::max_warps) * reg_words_, 0);
+        scoreboard_.assign(Frontend::max_warps, kernel.registers.size() + extra_registers);
         quiet_.valid = false;
         ++state_epoch_;
         touch_all();
@@ -211,7 +210,7 @@ public:
             ws.cta_slot = slot;
             ws.warp_in_cta = k;
             ws.age = launch_age * 4096 + k;
-            clear_scoreboard(w);
+            scoreboard_.clear(w);
             touch(w);
             cta.warp_slots.push_back(w);
             schedulers_[ws.scheduler].on_warp_start(ws.pool_index);
@@ -245,7 +244,7 @@ public:
     // issue and replays that cycle's statistics instead (see quiet_cycle_replay); results are the same either way.
     static constexpr bool replays_quiet_cycles() { return quiet_cycle_replay; }
 
-    // The phases of a cycle, for GPU's parallel tick (issue 11). cycle_timing (stages 1-5) reads and writes
+    // The phases of a cycle, for GPU's parallel tick. cycle_timing (stages 1-5) reads and writes
     // only this SM's own state and its own `down` port, so the SMs of a GPU may run it concurrently on host
     // threads. cycle_fetch (stage 6) steps the functional engine; most steps touch only the stepping CTA
     // (func::KernelExecution::next_step_is_private), the others the shared func::Device. The parallel tick
@@ -352,10 +351,12 @@ public:
         for (std::size_t k = 0; k < timing::issue_outcome_count; ++k)
             v.counter(std::string("stall.") + std::string(timing::name(static_cast<timing::IssueOutcome>(k))),
                       stats_.outcomes[k], "scheduler-cycles with this issue outcome");
-        v.counter("gong.issued", stats_.gong[0], "cycles with an issue (Gong 2020 Fig. 1.2)");
-        v.counter("gong.long_latency_stall", stats_.gong[1],
+        // The SM-wide cycle classes of Gong 2020 Fig. 1.2.
+        v.counter("cycles_with_issue", stats_.cycle_class[0], "cycles in which some scheduler issued (Gong 2020 Fig. 1.2)");
+        v.counter("cycles_all_warps_on_memory", stats_.cycle_class[1],
                   "cycles without issue, every warp waiting on a long-latency memory operation");
-        v.counter("gong.mixed_stall", stats_.gong[2], "cycles without issue for any other mix of reasons");
+        v.counter("cycles_stalled_otherwise", stats_.cycle_class[2],
+                  "cycles without issue, some warp waiting on something other than a long-latency memory operation");
         v.counter("lsu.stalled_coalesce", stats_.lsu[1], "cycles the LSU served one of several accesses (LDST_COAL)");
         v.counter("lsu.stalled_mshr", stats_.lsu[2], "cycles the LSU replayed for lack of an MSHR (LDST_MSHR)");
         v.counter("lsu.stalled_icnt", stats_.lsu[3], "cycles the LSU waited on the miss queue (LDST_ICNT)");
@@ -446,7 +447,7 @@ private:
         std::uint8_t source_count = 0;         // distinct non-predicate source registers, found once at fetch
         std::array<ir::RegId, 12> sources{};
         [[no_unique_address]] FetchRecordState fetch_state{}; // the fetch policy's marks (none for in-order fetch)
-        // issue 20, cp.async: a cp.async's group, or a wait's threshold (every group below it must be complete);
+        // cp.async: a cp.async's group, or a wait's threshold (every group below it must be complete);
         // async_counted while the record still has to be accounted for at completion (note_async_fetch).
         std::uint32_t async_group = 0;
         bool async_counted = false;
@@ -466,7 +467,7 @@ private:
         // The head instruction's scoreboard hazard, valid until the head or this warp's scoreboard changes
         // (both change only through this warp's own fetch, issue and write-back, which reset it).
         mutable std::uint8_t head_hazard = hazard_unknown;
-        // issue 20, cp.async groups (PTX ISA 9.0, Sec. 9.7.9.25.3): async_open_group counts the commits fetched so
+        // cp.async groups (PTX ISA 9.0, Sec. 9.7.9.25.3): async_open_group counts the commits fetched so
         // far, so it names the group the next cp.async joins; async_pending holds (group, copies in flight) for
         // every group with copies in flight, oldest first. A wait that completes before its groups do is parked
         // in async_waiting_token until they have (async_copy_done).
@@ -503,9 +504,9 @@ private:
         std::uint64_t cycles = 0, active_cycles = 0, warp_instructions = 0, thread_instructions = 0;
         std::uint64_t dual_issues = 0, issue_slots = 0, ctas = 0, resident_warp_cycles = 0;
         std::array<std::uint64_t, timing::issue_outcome_count> outcomes{};
-        std::array<std::uint64_t, 3> gong{};
+        std::array<std::uint64_t, 3> cycle_class{}; // Gong 2020 Fig. 1.2: issued, all on memory, otherwise
         std::array<std::uint64_t, 4> lsu{};
-        // issue 20: device-side malloc/free calls (threads) and cp.async warp instructions issued
+        // device-side malloc/free calls (threads) and cp.async warp instructions issued
         std::uint64_t device_mallocs = 0, device_frees = 0, async_copies = 0;
     };
 
@@ -598,33 +599,8 @@ private:
     }
     void release_record(std::uint32_t r) { records_.release(r); }
 
-    std::uint64_t* pending_of(unsigned w) { return pending_.data() + std::size_t(w) * reg_words_; }
-    const std::uint64_t* pending_of(unsigned w) const { return pending_.data() + std::size_t(w) * reg_words_; }
-    std::uint64_t* long_of(unsigned w) { return pending_long_.data() + std::size_t(w) * reg_words_; }
-    const std::uint64_t* long_of(unsigned w) const { return pending_long_.data() + std::size_t(w) * reg_words_; }
-    static bool test_bit(const std::uint64_t* bits, ir::RegId r) { return (bits[r / 64] >> (r % 64)) & 1U; }
-    static void set_bit(std::uint64_t* bits, ir::RegId r) { bits[r / 64] |= std::uint64_t{1} << (r % 64); }
-    static void clear_bit(std::uint64_t* bits, ir::RegId r) { bits[r / 64] &= ~(std::uint64_t{1} << (r % 64)); }
-    void clear_scoreboard(unsigned w) {
-        for (std::size_t i = 0; i < reg_words_; ++i) pending_of(w)[i] = long_of(w)[i] = 0;
-    }
-
-    enum class Hazard : std::uint8_t { none, raw_long, raw_other };
-    Hazard hazard(unsigned w, const ir::Instruction& inst) const {
-        const std::uint64_t* p = pending_of(w);
-        const std::uint64_t* l = long_of(w);
-        Hazard h = Hazard::none;
-        for (unsigned k = 0; k < inst.num_uses; ++k) {
-            const ir::RegId r = inst.uses[k];
-            if (test_bit(p, r)) {
-                if (test_bit(l, r)) return Hazard::raw_long;
-                h = Hazard::raw_other;
-            }
-        }
-        for (unsigned k = 0; k < inst.num_defs; ++k)
-            if (test_bit(p, inst.defs[k])) return test_bit(l, inst.defs[k]) ? Hazard::raw_long : Hazard::raw_other;
-        return h;
-    }
+    using Hazard = timing::detail::Scoreboard::Hazard;
+    Hazard hazard(unsigned w, const ir::Instruction& inst) const { return scoreboard_.hazard(w, inst); }
     Hazard head_hazard(unsigned w) const {
         const WarpState& ws = warps_[w];
         if (ws.head_hazard == hazard_unknown) {
@@ -810,7 +786,7 @@ private:
         }
         rec.fetch_state = FetchRecordState{};
     }
-    // issue 20, cp.async groups, kept in program order as the functional engine steps the warp: a cp.async joins
+    // cp.async groups, kept in program order as the functional engine steps the warp: a cp.async joins
     // the open group, commit_group closes it, and wait_all closes it and waits for every group; a wait records
     // the oldest group that may stay pending (wait_group N: the newest N committed groups).
     void note_async_fetch(unsigned w, InFlight& rec) {
@@ -977,7 +953,7 @@ private:
         if (any_issued) ++state_epoch_; // an issue changes warp state (the fetch stage's skip reads this too)
         if constexpr (quiet_cycle_replay) {
             quiet_.valid = !any_issued;
-            quiet_.gong = any_issued ? 0 : any_warp && all_long ? 1 : any_warp ? 2 : 3;
+            quiet_.cycle_class = any_issued ? 0 : any_warp && all_long ? 1 : any_warp ? 2 : 3;
             quiet_.epoch = state_epoch_;
         }
         if constexpr (Frontend::issue_rule == timing::IssueRule::one_per_type_round_robin) {
@@ -992,9 +968,9 @@ private:
                 }
             }
         }
-        if (any_issued) ++stats_.gong[0];
-        else if (any_warp && all_long) ++stats_.gong[1];
-        else if (any_warp) ++stats_.gong[2];
+        if (any_issued) ++stats_.cycle_class[0];
+        else if (any_warp && all_long) ++stats_.cycle_class[1];
+        else if (any_warp) ++stats_.cycle_class[2];
         count_lsu_state();
     }
 
@@ -1116,7 +1092,7 @@ private:
     }
 
     // ---------------------------------------------------------------------------------------------------
-    // Event-driven issue (issue 4 speed). Instead of asking every warp of a pool why it cannot issue in every
+    // Event-driven issue. Instead of asking every warp of a pool why it cannot issue in every
     // cycle, each scheduler keeps its pool partitioned by warp_blocker(), the part of a warp's stall reason that
     // only the warp's own events change: `warp_code_[w]` and one bit mask per reason. Every event that can change
     // warp w's warp_blocker() calls touch(w) (fetch, issue, write-back, control resolution, barrier release, CTA
@@ -1234,7 +1210,7 @@ private:
         return issued;
     }
 
-    // Quiet cycles (issue 4 speed). A cycle in which no scheduler issued leaves every warp's blocker() and every
+    // Quiet cycles. A cycle in which no scheduler issued leaves every warp's blocker() and every
     // scheduler's outcome unchanged until some event touches the SM's state: a completion, a write-back, a
     // dispatch, an issue, a fetch, a CTA start or a launch (each advances state_epoch_). Until then no warp is
     // ready, so a scheduler
@@ -1258,7 +1234,7 @@ private:
             stats_.issue_slots += Frontend::dispatch_per_scheduler;
             ++stats_.outcomes[static_cast<std::size_t>(quiet_.outcome[s])];
         }
-        if (quiet_.gong < 3) ++stats_.gong[quiet_.gong];
+        if (quiet_.cycle_class < 3) ++stats_.cycle_class[quiet_.cycle_class];
         count_lsu_state();
     }
     static std::size_t si_type(timing::UnitKind k) {
@@ -1288,17 +1264,14 @@ private:
         InFlight& rec = records_[ws.pop_head()];
         const ir::Instruction& inst = *rec.result.instruction;
         for (unsigned k = 0; k < inst.num_defs; ++k) {
-            set_bit(pending_of(w), def_register(rec, k));
-            if (rec.long_latency) {
-                set_bit(long_of(w), def_register(rec, k));
-                ++ws.long_pending;
-            }
+            scoreboard_.reserve(w, def_register(rec, k), rec.long_latency);
+            if (rec.long_latency) ++ws.long_pending;
         }
         rf_.accept(operand_read(rec), now_);
         ++pending_dispatch_[kind_index(rec.unit)][s];
         ++stats_.warp_instructions;
         stats_.thread_instructions += rec.active_lanes;
-        switch (inst.op) { // issue 20
+        switch (inst.op) { // device-heap calls and cp.async
         case ir::Opcode::device_malloc: stats_.device_mallocs += rec.active_lanes; break;
         case ir::Opcode::device_free: stats_.device_frees += rec.active_lanes; break;
         case ir::Opcode::cp_async: ++stats_.async_copies; break;
@@ -1394,7 +1367,7 @@ private:
     void complete(std::uint64_t token) {
         InFlight& rec = *record(token);
         const ir::Instruction& inst = *rec.result.instruction;
-        if (rec.async_counted) { // issue 20: a cp.async leaves its group; a wait holds until its groups are done
+        if (rec.async_counted) { // a cp.async leaves its group; a wait holds until its groups are done
             rec.async_counted = false;
             if (inst.op == ir::Opcode::cp_async) {
                 async_copy_done(rec.warp, rec.async_group);
@@ -1438,11 +1411,8 @@ private:
         ws.head_hazard = hazard_unknown;
         touch(rec.warp);
         for (unsigned k = 0; k < inst.num_defs; ++k) {
-            clear_bit(pending_of(rec.warp), def_register(rec, k));
-            if (rec.long_latency) {
-                clear_bit(long_of(rec.warp), def_register(rec, k));
-                --ws.long_pending;
-            }
+            scoreboard_.release(rec.warp, def_register(rec, k), rec.long_latency);
+            if (rec.long_latency) --ws.long_pending;
         }
         retire(token);
     }
@@ -1528,9 +1498,8 @@ private:
     std::vector<CtaSlot> ctas_;
     using RecordPool = timing::detail::RecordPool<InFlight>;
     RecordPool records_;
-    std::vector<std::uint64_t> pending_, pending_long_;
+    timing::detail::Scoreboard scoreboard_;
     std::vector<bool> is_predicate_; // per register of the bound kernel (predicates live outside the banks)
-    std::size_t reg_words_ = 0;
     // Counts events that change warp state (see quiet_cycle_replay). replay_quiet_cycle(): whether the last issue
     // stage issued nothing (valid), at which epoch, each scheduler's outcome and the Gong class then (0 issued,
     // 1 long-latency, 2 mixed, 3 no warp). fetch_idle_epoch_: the epoch at which a fetch stage last found nothing.
@@ -1541,7 +1510,7 @@ private:
     struct QuietCycle {
         bool valid = false;
         std::uint64_t epoch = 0;
-        std::uint8_t gong = 3;
+        std::uint8_t cycle_class = 3;
         std::array<timing::IssueOutcome, Frontend::schedulers> outcome{};
     };
     QuietCycle quiet_;

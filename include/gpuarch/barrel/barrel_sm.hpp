@@ -716,4 +716,4 @@ private:
     core::Histogram subwarps_per_instruction_;
 };
 
-} // namespace barrel
+} // namespace gpuarch::barrel

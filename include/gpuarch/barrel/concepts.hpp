@@ -91,4 +91,4 @@ consteval bool check_register_file() {
     return true;
 }
 
-} // namespace barrel
+} // namespace gpuarch::barrel

@@ -47,4 +47,4 @@ using NarasimanLwm256 = Narasiman2010::gpu<256, sched::LRR>;           // "4 lar
 using NarasimanTwoLevel8 = Narasiman2010::gpu<32, sched::TwoLevel<8>>; // "fetch group size to 8"
 using NarasimanLwm256TwoLevel2 = Narasiman2010::gpu<256, sched::TwoLevel<2>>; // "LWM256+2Lev2"
 
-} // namespace barrel
+} // namespace gpuarch::barrel

@@ -11,7 +11,7 @@
 namespace gpuarch::core {
 
 // Population count without a library call: the baseline x86-64 target has no POPCNT instruction, so std::popcount
-// calls libgcc (up to 5% of host time on the Kepler sgemm_tiled run, issue 4).
+// calls libgcc (up to 5% of host time on the Kepler sgemm_tiled run).
 constexpr unsigned count_bits(std::uint64_t v) {
     v = v - ((v >> 1) & 0x5555555555555555ULL);
     v = (v & 0x3333333333333333ULL) + ((v >> 2) & 0x3333333333333333ULL);

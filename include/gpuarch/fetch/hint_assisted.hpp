@@ -336,19 +336,18 @@ struct HintAssisted {
             const auto& hw = warp_of(sm, w);
             if (!stall_waiting(sm, w)) return Hazard::raw_other;
             const ir::Instruction& inst = *rec.result.instruction;
-            const std::uint64_t* p = sm.pending_of(w);
-            const std::uint64_t* l = sm.long_of(w);
             Hazard h = Hazard::none;
             for (unsigned k = 0; k < inst.num_uses; ++k) {
                 const ir::RegId r = lookup(sm, hw, inst.uses[k]);
-                if (Core::test_bit(p, r) || hw.rcu.pending_write(r)) {
-                    if (Core::test_bit(l, r)) return Hazard::raw_long;
+                if (sm.scoreboard_.pending(w, r) || hw.rcu.pending_write(r)) {
+                    if (sm.scoreboard_.long_latency(w, r)) return Hazard::raw_long;
                     h = Hazard::raw_other;
                 }
             }
             for (unsigned k = 0; k < inst.num_defs; ++k) {
                 const ir::RegId r = def_register(rec, k);
-                if (Core::test_bit(p, r)) return Core::test_bit(l, r) ? Hazard::raw_long : Hazard::raw_other;
+                if (sm.scoreboard_.pending(w, r))
+                    return sm.scoreboard_.long_latency(w, r) ? Hazard::raw_long : Hazard::raw_other;
             }
             return h;
         }
@@ -647,7 +646,7 @@ struct HintAssisted {
         void issue_copy(Core& sm, unsigned w) {
             typename Core::WarpState& ws = sm.warps_[w];
             typename Core::InFlight& rec = sm.records_[ws.pop_head()];
-            Core::set_bit(sm.pending_of(w), rec.result.instruction->defs[0]);
+            sm.scoreboard_.reserve(w, rec.result.instruction->defs[0], false);
             auto& sched = sm.schedulers_[ws.scheduler];
             sched.record_issue(ws.pool_index, rec.result.pc, sm.now_, HintIssueEvent::Kind::copy);
             sm.complete(Core::token_of(rec));

@@ -369,4 +369,4 @@ struct LargeWarpFrontend {
     static constexpr std::string_view name = name_text.view();
 };
 
-} // namespace frontend
+} // namespace gpuarch::frontend

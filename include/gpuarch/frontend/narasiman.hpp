@@ -56,4 +56,4 @@ struct Narasiman2010Core {
     static constexpr unsigned max_shared_bytes = private_memory_bytes;
 };
 
-} // namespace frontend
+} // namespace gpuarch::frontend

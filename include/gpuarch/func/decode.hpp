@@ -55,7 +55,7 @@ struct DecodedInstruction {
     std::uint8_t element_bytes = 0; // ld/st/atom: bytes of one element
     std::uint8_t elements = 1;      // ld/st: vector width
     ir::Pc target = ir::no_pc;      // bra
-    // issue 20, cp.async: the shared-memory destination, address = (base register, if any) + offset within the
+    // cp.async: the shared-memory destination, address = (base register, if any) + offset within the
     // CTA's shared memory; the global source is the memory operand above (space global).
     ir::RegId shared_base = ir::no_reg;
     std::uint64_t shared_offset = 0;
@@ -386,4 +386,4 @@ private:
     std::uint64_t dynamic_shared_start_;
 };
 
-} // namespace func
+} // namespace gpuarch::func

@@ -390,4 +390,4 @@ private:
     std::uint8_t* cache_data_ = nullptr;
 };
 
-} // namespace func
+} // namespace gpuarch::func

@@ -291,4 +291,4 @@ inline std::uint64_t f32_div_approx(std::uint64_t a, std::uint64_t b, bool ftz) 
     return ftz ? flush_subnormal(r, f32_format) : r;
 }
 
-} // namespace func
+} // namespace gpuarch::func

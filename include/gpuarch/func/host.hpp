@@ -1,5 +1,5 @@
 #pragma once
-// The host API of the functional engine (the contract in .notes/host_api.md): Device, Module, LaunchConfig,
+// The host API of the functional engine (docs/functional.md): Device, Module, LaunchConfig,
 // Args, LaunchOptions, FunctionalStats and launch().
 //
 // Contract of launch(): runs every CTA of the grid to completion on the functional engine and returns how many
@@ -66,4 +66,4 @@ inline FunctionalStats launch(Device& device, const Module& module, std::string_
     return FunctionalStats{execution.warp_instructions(), execution.thread_instructions(), total};
 }
 
-} // namespace func
+} // namespace gpuarch::func

@@ -245,4 +245,4 @@ constexpr std::uint32_t vabsdiff4(std::uint32_t a, std::uint32_t b, std::uint32_
     return accumulate ? static_cast<std::uint32_t>(sum) : merged;
 }
 
-} // namespace func
+} // namespace gpuarch::func

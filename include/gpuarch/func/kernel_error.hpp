@@ -67,4 +67,4 @@ private:
     KernelErrorKind kind_ = KernelErrorKind::other;
 };
 
-} // namespace func
+} // namespace gpuarch::func

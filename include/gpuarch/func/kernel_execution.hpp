@@ -172,7 +172,7 @@ public:
     // Executes warp `warp`'s next instruction without describing it (the functional-only path).
     void step(CtaState& cta, unsigned warp) { step_impl<false>(cta, check_steppable(cta, warp), nullptr, counts_); }
 
-    // Concurrent stepping (GPU's parallel tick, issue 11). next_step_is_private says whether warp `warp`'s next
+    // Concurrent stepping (GPU's parallel tick). next_step_is_private says whether warp `warp`'s next
     // step reads and writes nothing but `cta` (registers, SIMT stack, barriers, shared and local memory, the CTA's
     // scratch rows) and launch constants (parameters, constant memory, the decoded code): every instruction except
     // ld/st/atom/red in the global or generic space (the Device and its translation caches), and except a PC past
@@ -269,7 +269,7 @@ private:
         // They read strings from device memory, and vprintf appends to the Device's console.
         case ir::Opcode::vprintf:
         case ir::Opcode::assertfail: return false;
-        // issue 20: malloc and free change the Device's heap; cp.async reads global memory.
+        // malloc and free change the Device's heap; cp.async reads global memory.
         case ir::Opcode::device_malloc:
         case ir::Opcode::device_free:
         case ir::Opcode::cp_async: return false;
@@ -448,7 +448,7 @@ private:
         case Opcode::vprintf: semantics::device_printf(c); break;
         case Opcode::assertfail: semantics::assertion_failed(c);
         case Opcode::trap: semantics::trap(c);
-        // issue 20, device heap and asynchronous copies
+        // device heap and asynchronous copies
         case Opcode::device_malloc: semantics::device_malloc(c); break;
         case Opcode::device_free: semantics::device_free(c); break;
         case Opcode::cp_async: semantics::async_copy<Record>(c, out); break;
@@ -473,4 +473,4 @@ private:
     std::vector<std::uint8_t> private_step_; // per PC: touches_only_cta
 };
 
-} // namespace func
+} // namespace gpuarch::func

@@ -160,4 +160,4 @@ inline void validate_launch(const ir::Kernel& kernel, const LaunchConfig& config
 }
 
 
-} // namespace func
+} // namespace gpuarch::func

@@ -73,4 +73,4 @@ private:
     std::shared_ptr<const Shared> shared_;
 };
 
-} // namespace func
+} // namespace gpuarch::func

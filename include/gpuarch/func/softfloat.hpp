@@ -382,4 +382,4 @@ constexpr std::uint64_t soft_round_integral(std::uint64_t x, FloatFormat f, Roun
     return round_pack(a.sign, 0, integral, false, f, mode, ftz);
 }
 
-} // namespace func
+} // namespace gpuarch::func

@@ -61,4 +61,4 @@ struct StepCounts {
     std::uint64_t thread_instructions = 0;
 };
 
-} // namespace func
+} // namespace gpuarch::func

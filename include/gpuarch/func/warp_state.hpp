@@ -97,4 +97,4 @@ public:
     bool warp_ready(unsigned w) const { return !warps[w].finished() && !warps[w].waiting(); }
 };
 
-} // namespace func
+} // namespace gpuarch::func

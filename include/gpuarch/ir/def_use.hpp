@@ -45,7 +45,7 @@ constexpr bool has_destination(const Instruction& inst) {
     case Opcode::prefetchu:
     // sust stores its data vector at texel coordinates of a surface object: every operand is a source.
     case Opcode::sust:
-    // issue 20: malloc and free use .param storage as vprintf does; cp.async writes shared memory, not a register
+    // malloc and free use .param storage as vprintf does; cp.async writes shared memory, not a register
     // (both its addresses and its src-size or ignore-src operand are sources); commit and wait name no register.
     case Opcode::device_malloc:
     case Opcode::device_free:

@@ -87,16 +87,16 @@ struct Instruction {
     bool shiftamt = false;     // bfind.shiftamt
     bool clamp = false;        // shf/shl .clamp (reserved), also shfl sync forms
     bool aligned = true;       // barrier.sync vs barrier.sync.aligned / bar.sync (aligned)
-    // Appended after the first contract (see .notes/ir_changes.md).
+    // Appended after the first contract.
     bool funnel_right = false;  // shf.r (shf.l when false); .clamp vs .wrap is `clamp`
     bool propagate_nan = false; // min/max .NaN: a NaN input gives canonical NaN instead of the other operand
-    // Appended (issue 20). dp4a/dp2a/vabsdiff4 name the types of a and b: `type` is the result (vabsdiff4's .dtype;
+    // Appended. dp4a/dp2a/vabsdiff4 name the types of a and b: `type` is the result (vabsdiff4's .dtype;
     // dp4a/dp2a: .u32 when both sources are .u32, else .s32, as PTX types c and d), `src_type` is .atype and
     // `b_type` .btype. dp2a's .lo/.hi is `mul_mode`; redux.sync's operation is `atom_op`.
     ScalarType b_type = ScalarType::none;
     bool accumulate = false;                   // vabsdiff4.add: d = c + the sum of the byte differences
     CacheLevel cache_level = CacheLevel::none; // prefetch/prefetchu: .L1, .L2 or an L2 eviction priority
-    // Appended (issue 20, textures). tex: `type` is .dtype (f32/s32/u32), `src_type` the coordinate type .ctype
+    // Appended (textures). tex: `type` is .dtype (f32/s32/u32), `src_type` the coordinate type .ctype
     // (f32/s32), vector_width 4. suld/sust: `type` is the element (.b8...b64), vector_width 1, 2 or 4.
     TexGeometry geometry = TexGeometry::none;
     bool tex_level = false;                           // tex.level: the last operand is the level of detail

@@ -11,7 +11,7 @@
 //   lane. (Found by the differential fuzzer, docs/differential_fuzzing.md: such a read returned what the buffer's
 //   previous CTA had left, which differed between the functional launch and each timed SM.)
 // - Every other register is written by every thread before that thread reads it: its initial value is never
-//   observed. func::KernelExecution zeroes only the registers in the result when it starts a CTA (issue 4 speed:
+//   observed. func::KernelExecution zeroes only the registers in the result when it starts a CTA (host speed:
 //   a CTA's register rows were a memset of up to hundreds of kilobytes).
 // - The carry flag is not a register (ir/def_use.hpp) and is not covered here.
 #include <algorithm>

@@ -83,7 +83,7 @@ struct Kernel {
     // Every extern .shared symbol aliases this address (Symbol::offset of such a symbol is meaningless).
     std::uint64_t dynamic_shared_offset = 0;
     std::uint32_t line = 0;
-    // Appended (issue 20): out-of-line functions (recursion) and their call sites; empty without recursion.
+    // Appended: out-of-line functions (recursion) and their call sites; empty without recursion.
     std::vector<CallFrame> call_frames;
     std::vector<CallLink> call_links;
 };

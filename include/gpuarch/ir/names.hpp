@@ -133,10 +133,10 @@ constexpr std::string_view name(Opcode op) {
     case Opcode::tex: return "tex";
     case Opcode::suld: return "suld";
     case Opcode::sust: return "sust";
-    // issue 20, device heap: call targets, not PTX opcodes (printer.hpp prints the call)
+    // device heap: call targets, not PTX opcodes (printer.hpp prints the call)
     case Opcode::device_malloc: return "malloc";
     case Opcode::device_free: return "free";
-    // issue 20, cp.async: the whole opcode word (the parser matches head "cp" and these suffixes)
+    // cp.async: the whole opcode word (the parser matches head "cp" and these suffixes)
     case Opcode::cp_async: return "cp.async";
     case Opcode::cp_async_commit_group: return "cp.async.commit_group";
     case Opcode::cp_async_wait_group: return "cp.async.wait_group";

@@ -32,7 +32,7 @@
 //   texture    tex, suld and sust: memory instructions (ir::is_memory) of the texture unit, which address texels
 //              of a texture or surface object rather than bytes of a state space (docs/ptx.md, "Textures and
 //              surfaces")
-//   system     (issue 20, device heap) also the device-runtime calls malloc and free (docs/ptx.md, "Device-side
+//   system     (device heap) also the device-runtime calls malloc and free (docs/ptx.md, "Device-side
 //              malloc and free")
 //   async_copy cp.async (sm_80): a memory instruction timed as a global load whose data goes to shared memory
 //              and no register; cp.async.commit_group, .wait_group and .wait_all are control (docs/ptx.md,
@@ -119,10 +119,10 @@ constexpr OpClass classify(const Instruction& inst) {
         return OpClass::control;
     case Opcode::trap: case Opcode::vprintf: case Opcode::assertfail:
         return OpClass::system;
-    // issue 20, device heap
+    // device heap
     case Opcode::device_malloc: case Opcode::device_free:
         return OpClass::system;
-    // issue 20, cp.async
+    // cp.async
     case Opcode::cp_async:
         return OpClass::async_copy;
     case Opcode::cp_async_commit_group: case Opcode::cp_async_wait_group: case Opcode::cp_async_wait_all:

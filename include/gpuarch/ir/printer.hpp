@@ -184,7 +184,7 @@ inline std::string opcode_text(const Instruction& inst) {
         if (inst.space != StateSpace::none && inst.space != StateSpace::generic) mod(name(inst.space));
         mod(name(inst.cache_level));
         return out;
-    // issue 20: cp.async.{ca,cg}.shared.global (.cg is recorded as cache level L2: it caches in the L2 only).
+    // cp.async.{ca,cg}.shared.global (.cg is recorded as cache level L2: it caches in the L2 only).
     case Opcode::cp_async:
         out = "cp.async";
         mod(inst.cache_level == CacheLevel::L2 ? "cg" : "ca");

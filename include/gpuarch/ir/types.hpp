@@ -63,20 +63,20 @@ enum class Opcode : std::uint16_t {
     // instead of inlining a body the module does not have (ptx/inliner.hpp); their operands are the call's .param
     // symbols (see the operand table in ptx/parser.hpp).
     trap, vprintf, assertfail,
-    // appended (issue 20): integer video and dot-product instructions (vabsdiff4 d, a, b, c; dp4a/dp2a d, a, b, c;
+    // appended: integer video and dot-product instructions (vabsdiff4 d, a, b, c; dp4a/dp2a d, a, b, c;
     // sad d, a, b, c), the warp reduction redux.sync (sm_80), and cache prefetches (prefetch to the data caches,
     // prefetchu to the uniform cache), which change no value (PTX ISA 9.0, Secs. 9.7.1.x, 9.7.13.x, 9.7.9.15).
     vabsdiff4, dp4a, dp2a, sad, redux, prefetch, prefetchu,
-    // appended (issue 20, textures and surfaces): tex (texture fetch through a 64-bit texture-object register, the
+    // appended (textures and surfaces): tex (texture fetch through a 64-bit texture-object register, the
     // unified mode; .level reads an explicit level of detail), suld.b (surface load) and sust.b (surface store)
     // through a surface-object register (PTX ISA 9.0, Secs. 9.7.10.3, 9.7.10.7, 9.7.10.8). Operands are in the
-    // table of ptx/parser.hpp, "Texture and surface instructions".
+    // order ptx/parser/instructions.hpp parses them in (its texture and surface access).
     tex, suld, sust,
-    // appended (issue 20, device heap): the CUDA device-runtime functions malloc and free, which nvcc declares
+    // appended (device heap): the CUDA device-runtime functions malloc and free, which nvcc declares
     // `.extern .func` like vprintf. The inliner turns `call malloc`/`call free` into these; their operands are the
     // call's .param symbols (the input, then malloc's return; see the operand table in ptx/parser.hpp).
     device_malloc, device_free,
-    // appended (issue 20, asynchronous copies, sm_80; PTX ISA 9.0, Sec. 9.7.9.25): cp.async.{ca,cg}.shared.global
+    // appended (asynchronous copies, sm_80; PTX ISA 9.0, Sec. 9.7.9.25): cp.async.{ca,cg}.shared.global
     // [dst], [src], cp-size [, src-size | ignore-src]; cp.async.commit_group; cp.async.wait_group N;
     // cp.async.wait_all.
     cp_async, cp_async_commit_group, cp_async_wait_group, cp_async_wait_all,
@@ -138,7 +138,7 @@ enum class OpClass : std::uint8_t {
     system, // device-runtime calls (vprintf, __assertfail) and trap; inserted before nop, which stays last
     prefetch, // prefetch / prefetchu: a load into a cache that writes no register; inserted before nop
     texture,  // tex, suld and sust: the texture unit's loads and surface stores; inserted before nop
-    // appended (issue 20, cp.async): an asynchronous global-to-shared copy, timed as a global load that writes
+    // appended (cp.async): an asynchronous global-to-shared copy, timed as a global load that writes
     // no register (its commit and wait instructions are control); inserted before nop
     async_copy,
     nop,

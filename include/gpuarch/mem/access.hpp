@@ -71,4 +71,4 @@ using timing::L1View;
 using timing::LsuState;
 using timing::to_string;
 
-} // namespace mem
+} // namespace gpuarch::mem

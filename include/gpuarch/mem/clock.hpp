@@ -44,4 +44,4 @@ private:
     std::uint64_t accumulator_ = 0;
 };
 
-} // namespace mem
+} // namespace gpuarch::mem

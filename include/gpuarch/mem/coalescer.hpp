@@ -182,4 +182,4 @@ private:
     std::uint32_t epoch_ = 0;
 };
 
-} // namespace mem
+} // namespace gpuarch::mem

@@ -358,4 +358,4 @@ private:
                   bus_busy_ = 0, read_latency_ = 0, queue_full_cycles_ = 0, queue_occupancy_ = 0, active_cycles_ = 0;
 };
 
-} // namespace mem
+} // namespace gpuarch::mem

@@ -125,4 +125,4 @@ private:
     std::uint64_t duplicates_ = 0;
 };
 
-} // namespace mem
+} // namespace gpuarch::mem

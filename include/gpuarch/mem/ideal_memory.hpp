@@ -98,4 +98,4 @@ private:
     std::uint64_t accepted_ = 0;
 };
 
-} // namespace mem
+} // namespace gpuarch::mem

@@ -177,4 +177,4 @@ private:
     std::uint64_t cycles_ = 0, packets_ = 0, flits_ = 0, blocked_ = 0;
 };
 
-} // namespace mem
+} // namespace gpuarch::mem

@@ -83,7 +83,7 @@ struct JoinNames<K, K2, Rest...> {
 enum class KnobKind : std::uint8_t {
     mshr_entries, mshr_merges, sets, ways, line_bytes, sector_bytes, miss_queue, hit_latency, lsu_queue,
     allocation, indexing, shared_banks, shared_lanes_per_cycle, global_load_caching, reexecution_queue,
-    texture_load_caching, // appended (issue 20)
+    texture_load_caching, // appended
 };
 
 enum class AllocationPolicy : std::uint8_t {
@@ -170,7 +170,7 @@ struct CacheGlobalLoads {
     static constexpr std::string_view name = name_storage.view();
 };
 
-// The texture cache (issue 20): tex fetches and suld surface loads are looked up in the L1's tag array, the
+// The texture cache: tex fetches and suld surface loads are looked up in the L1's tag array, the
 // unified L1/texture cache of Maxwell and later, and with CacheTextureLoads (the default) they allocate there even
 // where global loads bypass the L1 (BypassL1ForGlobalLoads: Kepler serves texture and read-only loads from its
 // texture cache, not from L2). BypassL1ForTextureLoads sends them around the L1 as sector requests. GPGPU-Sim
@@ -222,4 +222,4 @@ constexpr bool knob_kinds_unique() {
 
 } // namespace detail
 
-} // namespace mem
+} // namespace gpuarch::mem

@@ -1,6 +1,6 @@
 #pragma once
 // The L1 slot: load/store unit, coalescer, L1 data cache with MSHRs, banked shared memory and constant cache
-// of one SM (the L1 slot contract, .notes/l1_slot.md). `L1<Knobs...>` is the policy the SM composes, e.g.
+// of one SM (the L1 slot contract, timing/concepts.hpp). `L1<Knobs...>` is the policy the SM composes, e.g.
 //
 //     using FermiL1 = L1<MSHR<32>, Merges<8>, Sets<32>, Ways<8>, LineBytes<128>, AllocOnFill, HashedIndex>;
 //
@@ -268,7 +268,7 @@ public:
         accepted_this_cycle_ = false;
         cycled_ = true;
         last_cycle_ = now;
-        // Nothing to forget, release, serve or send (issue 4 speed): only the per-cycle counters move, as in
+        // Nothing to forget, release, serve or send: only the per-cycle counters move, as in
         // busy_cycle with every step finding nothing (an empty report list has no stale entries, and an empty
         // miss queue is not full). Kept small so that the SM can inline it.
         if (lsu_count_ == 0 && miss_queue_.empty() && reexec_.empty() && issued_.empty() && locality_.empty() &&
@@ -980,4 +980,4 @@ public:
     L1(const Config& config, std::uint32_t sm_id) : L1Unit(config, sm_id) {}
 };
 
-} // namespace mem
+} // namespace gpuarch::mem

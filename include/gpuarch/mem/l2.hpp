@@ -349,4 +349,4 @@ private:
     Stats stats_{};
 };
 
-} // namespace mem
+} // namespace gpuarch::mem

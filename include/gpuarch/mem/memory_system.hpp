@@ -250,4 +250,4 @@ private:
     std::uint64_t delivered_ = 0;
 };
 
-} // namespace mem
+} // namespace gpuarch::mem

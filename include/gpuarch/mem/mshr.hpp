@@ -94,4 +94,4 @@ private:
     std::uint64_t version_ = 0;
 };
 
-} // namespace mem
+} // namespace gpuarch::mem

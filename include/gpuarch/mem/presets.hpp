@@ -214,4 +214,4 @@ inline MemorySystemConfig narasiman_memory(std::uint32_t sms = 1) {
     return m;
 }
 
-} // namespace mem::presets
+} // namespace gpuarch::mem::presets

@@ -122,4 +122,4 @@ private:
     std::atomic<std::uint64_t>* occupancy_;
 };
 
-} // namespace mem
+} // namespace gpuarch::mem

@@ -47,7 +47,7 @@ public:
         if (access.active.any() && access.addresses == nullptr)
             throw Error("a shared-memory access has active lanes but no addresses");
         const std::uint32_t bytes = access.access_bytes == 0 ? 1 : access.access_bytes;
-        if (const std::uint32_t degree = single_group_fast_path(access, bytes); degree != not_fast) return degree;
+        if (const std::uint32_t degree = degree_of_single_group(access, bytes); degree != needs_general_count) return degree;
         std::uint32_t total = 0;
         std::size_t group = ~std::size_t{0};
         // One pass marks, per bank, the first word the group asks of it; a group whose banks each see one distinct
@@ -78,14 +78,14 @@ public:
 
 private:
     static constexpr std::uint32_t not_power_of_two = 0xffffffffU;
-    static constexpr std::uint32_t not_fast = 0xffffffffU;
+    static constexpr std::uint32_t needs_general_count = 0xffffffffU;
     // The common case in one pass with a bank bitmask: at most 64 lanes and 64 banks (powers of two), all lanes
     // served in one group, every lane's bytes in one bank word, and no bank asked for two distinct words: degree 1
-    // (0 without active lanes). Anything else, a conflict included, returns not_fast for the general count.
-    std::uint32_t single_group_fast_path(const WarpAccess& access, std::uint32_t bytes) {
+    // (0 without active lanes). Anything else, a conflict included, returns needs_general_count for the general count.
+    std::uint32_t degree_of_single_group(const WarpAccess& access, std::uint32_t bytes) {
         if (bank_shift_ == not_power_of_two || !banks_power_of_two_ || config_.banks > 64 || access.width > 64 ||
             access.width > config_.lanes_per_cycle)
-            return not_fast;
+            return needs_general_count;
         std::uint64_t lanes = access.active.word(0);
         const std::uint64_t all_lanes = access.width < 64 ? (std::uint64_t{1} << access.width) - 1 : ~std::uint64_t{0};
         lanes &= all_lanes;
@@ -108,14 +108,14 @@ private:
             lanes &= lanes - 1;
             const std::uint64_t address = access.addresses[lane];
             const std::uint64_t word = address >> bank_shift_;
-            if (((address + bytes - 1) >> bank_shift_) != word) return not_fast;
+            if (((address + bytes - 1) >> bank_shift_) != word) return needs_general_count;
             const auto bank = static_cast<std::size_t>(word & bank_mask);
             const std::uint64_t bit = std::uint64_t{1} << bank;
             if ((seen & bit) == 0) {
                 seen |= bit;
                 bank_word_[bank] = word;
             } else if (bank_word_[bank] != word) {
-                return not_fast;
+                return needs_general_count;
             }
         }
         return seen != 0 ? 1 : 0;
@@ -172,4 +172,4 @@ private:
     bool conflict_ = false;
 };
 
-} // namespace mem
+} // namespace gpuarch::mem

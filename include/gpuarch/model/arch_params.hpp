@@ -269,4 +269,4 @@ constexpr ArchParams kepler_gtx680() {
   return a;
 }
 
-} // namespace model
+} // namespace gpuarch::model

@@ -143,4 +143,4 @@ inline constexpr double gtx280_graphic_memory_gbs = 140.0;  // B2, Sec. 2.4.2 ("
 inline constexpr double pcie_gbs = 8.0;                // B3 (PCIe), Sec. 2.4.2
 inline constexpr double pcie_encoding_efficiency = 0.8;  // "20% overhead because of encoding"
 
-} // namespace model
+} // namespace gpuarch::model

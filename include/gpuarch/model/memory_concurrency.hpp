@@ -67,4 +67,4 @@ constexpr double uncoalesced_bandwidth_waste(int threads, int bytes_per_thread, 
   return 1.0 - useful / fetched;
 }
 
-} // namespace model
+} // namespace gpuarch::model

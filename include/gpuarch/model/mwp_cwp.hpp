@@ -111,4 +111,4 @@ constexpr double extended_mwp_cwp_exec_time(double t_comp, double t_mem, double 
   return t_comp + t_mem - t_overlap;
 }
 
-} // namespace model
+} // namespace gpuarch::model

@@ -26,4 +26,4 @@ constexpr double roofline_ridge_intensity(double peak, double bandwidth) {
   return peak / bandwidth;
 }
 
-} // namespace model
+} // namespace gpuarch::model

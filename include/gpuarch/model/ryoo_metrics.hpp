@@ -26,4 +26,4 @@ constexpr double ryoo_utilization(double instructions_per_thread, double regions
   return instructions_per_thread / regions * ((warps_per_block - 1.0) / 2.0 + (blocks_per_sm - 1.0) * warps_per_block);
 }
 
-} // namespace model
+} // namespace gpuarch::model

@@ -293,4 +293,4 @@ constexpr std::optional<double> issue_limited_ffma_fraction(const ArchParams& ar
   return f < 1.0 ? f : 1.0;
 }
 
-} // namespace model
+} // namespace gpuarch::model

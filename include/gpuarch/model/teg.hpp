@@ -410,4 +410,4 @@ constexpr TegResult teg_estimate(R&& trace, const TegParams& p) {
   }
 }
 
-} // namespace model
+} // namespace gpuarch::model

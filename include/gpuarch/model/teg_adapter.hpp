@@ -208,7 +208,7 @@ inline std::optional<InstrClass> teg_instruction_class(const ir::Kernel& kernel,
         detail::teg_adapter_reject(kernel, pc, "prefetch has no timing in Lai 2013's TEG (GT200 has no prefetch instruction)");
     case OpClass::texture:
         detail::teg_adapter_reject(kernel, pc, "texture and surface instructions have no timing in Lai 2013's TEG");
-    case OpClass::async_copy: // issue 20
+    case OpClass::async_copy: // cp.async
         detail::teg_adapter_reject(kernel, pc, "cp.async has no timing in Lai 2013's TEG (GT200 has no asynchronous copies)");
     case OpClass::nop:
         return std::nullopt;
@@ -303,4 +303,4 @@ inline TegKernelEstimate teg_estimate_kernel(func::Device& device, const func::M
     return out;
 }
 
-} // namespace model
+} // namespace gpuarch::model

@@ -101,4 +101,4 @@ struct TraceRecord {
   std::uint32_t cta = 0;
 };
 
-} // namespace model
+} // namespace gpuarch::model

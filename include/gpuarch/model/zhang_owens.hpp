@@ -80,4 +80,4 @@ constexpr ZhangOwensResult zhang_owens(const ZhangOwensInputs& in) {
   return r;
 }
 
-} // namespace model
+} // namespace gpuarch::model

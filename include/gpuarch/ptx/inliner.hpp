@@ -608,7 +608,7 @@ private:
             {"vprintf", ir::Opcode::vprintf, {8, 8}, 4, ".extern .func (.param .b32 r) vprintf(.param .b64, .param .b64)"},
             {"__assertfail", ir::Opcode::assertfail, {8, 8, 4, 8, 8}, 0,
              ".extern .func __assertfail(.param .b64, .param .b64, .param .b32, .param .b64, .param .b64)"},
-            // issue 20, device heap
+            // device heap
             {"malloc", ir::Opcode::device_malloc, {8}, 8, ".extern .func (.param .b64 r) malloc(.param .b64)"},
             {"free", ir::Opcode::device_free, {8}, 0, ".extern .func free(.param .b64)"},
         };

@@ -179,7 +179,7 @@ public:
     // Whether some read request lost its bank in the latest arbitration (the SM reports the stall as a bank
     // conflict rather than a structural one).
     bool conflicted_last_cycle() const { return conflicted_; }
-    // The same for one scheduler's partition (see .notes/sm_requests.md, 10.1).
+    // The same for one scheduler's partition.
     bool conflicted_last_cycle(unsigned scheduler) const { return partition(scheduler).conflicted; }
     std::uint64_t bank_conflict_cycles() const { return conflict_cycles_; }
     // Instructions accepted whose worst bank held `degree` distinct source registers (degree >= degree_buckets

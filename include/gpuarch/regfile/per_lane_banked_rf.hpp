@@ -122,4 +122,4 @@ private:
     std::uint64_t reads_ = 0, writes_ = 0, read_cycles_ = 0, decoder_conflict_cycles_ = 0, bank_accesses_ = 0;
 };
 
-} // namespace regfile
+} // namespace gpuarch::regfile

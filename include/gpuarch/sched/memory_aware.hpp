@@ -49,7 +49,7 @@ constexpr NextAccess access_of(ir::OpClass c) {
     case ir::OpClass::prefetch: // a prefetch takes MSHR entries as a load does
     case ir::OpClass::texture:  // so do texture fetches and surface loads (the L1 serves them as global loads)
         return NextAccess::cached_load;
-    case ir::OpClass::async_copy: return NextAccess::cached_load; // cp.async: a global load (issue 20)
+    case ir::OpClass::async_copy: return NextAccess::cached_load; // cp.async: a global load
     default: return ir::is_memory(c) ? NextAccess::other_memory : NextAccess::compute;
     }
 }

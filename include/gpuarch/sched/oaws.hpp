@@ -21,13 +21,13 @@
 //     of the LSU (Sec. 4.2: "decreased only when a load instruction retires from memory pipeline"); a load that
 //     left the LSU holds real entries, which the free count shows. `budget`: Avail_mshr is the MSHR capacity and a
 //     prediction is held until the load's data is back. `live` needs the SM to forward the L1's LSU-exit reports
-//     (on_memory_issued, .notes/sm_requests.md); until the first such report arrives it runs as `budget`, the
+//     (on_memory_issued, timing/hooks.hpp); until the first such report arrives it runs as `budget`, the
 //     consistent pairing for a release at completion (the free count minus predictions of loads that already hold
 //     their entries would count those twice).
 //  2. Fig. 7's order of tests (OcwCheck::before_update: the saturated/zero counter is tested before the update,
 //     the digest's rendering) and Delta = CNT/2 rounded up (so CNT always moves).
 //  3. OCW, Miss_inflight, the DLC and the GTO rank are per SM in the paper. The SM builds one scheduler object per
-//     scheduler; when it calls attach(SmShared&, schedulers) (requested in .notes/sm_requests.md) they share one
+//     scheduler; when it calls attach(SmShared&, schedulers) they share one
 //     SmShared and the rank is over the SM's warps; otherwise each scheduler keeps its own and OCW ranges over its
 //     own pool, from `ocw_min_per_scheduler` (Wang: 2 per SM = one per scheduler) to its pool size.
 //  4. A thrashing warp's coherent load is predicted 1 (`coherent_prediction`); the rank is added to divergent loads

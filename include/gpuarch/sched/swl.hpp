@@ -8,7 +8,7 @@
 //    needs at least one active warp").
 //  * The K admitted warps are the oldest occupied warps that do not wait at a barrier. A warp at a barrier must not
 //    hold a slot, or a CTA whose oldest warps wait for its younger ones would never finish. The view tells barrier
-//    waits through `waiting_at_barrier(i)` (requested from the SM, .notes/sm_requests.md); while it does not, a
+//    waits through `waiting_at_barrier(i)`; while it does not, a
 //    starvation guard lifts the limit when no admitted warp has been ready for `StarvationGuard` cycles while another
 //    warp was, until an admitted warp is ready again (counted in `swl_guard_cycles`).
 //  * select never returns a warp that is not ready; it returns no_warp while warps are ready exactly when all of them

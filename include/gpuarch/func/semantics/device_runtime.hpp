@@ -120,7 +120,7 @@ inline void device_printf(const Context& c) {
           std::nullopt, KernelErrorKind::assertion);
 }
 
-// ---- device heap: malloc and free (issue 20) ------------------------------------------------------------
+// ---- device heap: malloc and free ------------------------------------------------------------
 
 // malloc(size): each executing lane in ascending order allocates from the Device's heap (func/device.hpp) and
 // receives the pointer, or NULL when the heap is exhausted, in the return .param (when the call names one).

@@ -125,7 +125,7 @@ inline std::uint8_t* resolve(const Context& c, unsigned lane, std::uint64_t addr
     return resolve_checked(c, lane, address, bytes, write, space, space_address);
 }
 
-// shared_load_fast_path's lane loop: a counted loop over a word whose 64 lanes all execute, else the set bits.
+// load_shared_words_directly's lane loop: a counted loop over a word whose 64 lanes all execute, else the set bits.
 // Element: the access size when known at compile time (then as wide as the register), 0 for `element`.
 template <bool Record, unsigned Element>
 inline bool shared_load_lanes(const Context& c, StepResult* out, const detail::Source& base, std::uint64_t* dst,
@@ -169,7 +169,7 @@ inline bool shared_load_lanes(const Context& c, StepResult* out, const detail::S
 // the general path does not overwrite (destination lanes and recorded addresses only), when some lane is not:
 // the general path then faults on it exactly as before.
 template <bool Record>
-inline bool shared_load_fast_path(const Context& c, StepResult* out, const detail::Source& base, std::uint64_t* dst,
+inline bool load_shared_words_directly(const Context& c, StepResult* out, const detail::Source& base, std::uint64_t* dst,
                                   unsigned element, bool is_signed, unsigned reg_bits) {
     const std::uint64_t size = c.cta.shared.size();
     if (c.d.elements != 1 || size < element || (element & (element - 1)) != 0) return false;
@@ -263,7 +263,7 @@ inline void memory(const Context& c, StepResult* out) {
         const unsigned reg_bits = std::max<unsigned>(d.dst_bits, ebits);
         if (d.dst_count == 0) {
             std::uint64_t* dst = dst_row(c);
-            if (d.space == ir::StateSpace::shared && shared_load_fast_path<Record>(c, out, base, dst, element,
+            if (d.space == ir::StateSpace::shared && load_shared_words_directly<Record>(c, out, base, dst, element,
                                                                                    is_signed, reg_bits))
                 return;
             lanes(c, [&](unsigned l) {
@@ -319,7 +319,7 @@ inline void memory(const Context& c, StepResult* out) {
     });
 }
 
-// ---- cp.async (issue 20) --------------------------------------------------------------------------------
+// ---- cp.async --------------------------------------------------------------------------------
 
 // cp.async.{ca,cg}.shared.global [dst], [src], cp-size [, src-size | ignore-src] (PTX ISA 9.0, Sec.
 // 9.7.9.25.3): each executing lane in ascending order copies the first src-size bytes of [src] (all cp-size

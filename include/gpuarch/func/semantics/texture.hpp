@@ -13,7 +13,7 @@
 
 namespace gpuarch::func::semantics {
 
-// ---- textures and surfaces (issue 20) ---------------------------------------------------------------------
+// ---- textures and surfaces ---------------------------------------------------------------------
 // The texel arithmetic is func/texture.hpp's; here each lane's object handle is looked up in the Device's table
 // and faults get the kernel's position. Results are gathered for every lane before any destination register is
 // written, so a destination that is also a coordinate or handle register reads its old value in every lane.

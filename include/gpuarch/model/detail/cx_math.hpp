@@ -56,4 +56,4 @@ constexpr bool is_integral_value(double x, double tolerance = 1e-9) {
   return d <= tolerance && d >= -tolerance;
 }
 
-} // namespace detail
+} // namespace gpuarch::model::detail

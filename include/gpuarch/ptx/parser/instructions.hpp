@@ -109,7 +109,7 @@ protected:
         function_->body.code.push_back(inst);
     }
 
-    // ---- texture and surface instructions (issue 20)
+    // ---- texture and surface instructions
     // Unified mode only: the texture or surface is a 64-bit object handle in a register (CUDA 12 removed texture
     // references, so nvcc emits no .texref/.surfref operands). Operands (PTX ISA 9.0, Secs. 9.7.10.3, .7, .8):
     //   tex{.level}.geom.v4.dtype.ctype d, [t, c]{, lod}  -> operands d (vector of 4 .dtype registers), t (a 64-bit
@@ -273,7 +273,7 @@ protected:
         function_->body.code.push_back(inst);
     }
 
-    // ---- cp.async (issue 20; PTX ISA 9.0, Sec. 9.7.9.25, sm_80)
+    // ---- cp.async (PTX ISA 9.0, Sec. 9.7.9.25, sm_80)
     // cp.async.ca.shared{::cta}.global{.L2::64B|.L2::128B|.L2::256B} [dst], [src], cp-size{, src-size | ignore-src};
     // cp.async.cg.shared{::cta}.global... with cp-size 16; cp.async.commit_group; cp.async.wait_group N;
     // cp.async.wait_all. The L2 prefetch sizes are hints and ignored; cache policies (.L2::cache_hint), the bulk

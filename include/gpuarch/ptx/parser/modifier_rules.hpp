@@ -579,7 +579,7 @@ protected:
             fail_word(word, "'" + opname(word) + "' is a device-runtime function: call it (call.uni (r), vprintf, (a, b);)");
         case ir::Opcode::tex: case ir::Opcode::suld: case ir::Opcode::sust: // parse_texture reads these
             fail_word(word, "internal error: '" + opname(word) + "' reached the generic modifier rules");
-        // issue 20: made by the inliner (malloc, free) or by parse_cp_async, never parsed here
+        // made by the inliner (malloc, free) or by parse_cp_async, never parsed here
         case ir::Opcode::device_malloc: case ir::Opcode::device_free:
             fail_word(word, "'" + opname(word) + "' is a device-runtime function: call it (call.uni (r), malloc, (a);)");
         default:

@@ -217,7 +217,7 @@ protected:
             return {{Role::address, ScalarType::none}};
         case Opcode::call: case Opcode::vprintf: case Opcode::assertfail:
         case Opcode::tex: case Opcode::suld: case Opcode::sust:
-        // issue 20: operands set by the inliner (malloc, free) or by parse_cp_async
+        // operands set by the inliner (malloc, free) or by parse_cp_async
         case Opcode::device_malloc: case Opcode::device_free: case Opcode::cp_async:
         case Opcode::cp_async_commit_group: case Opcode::cp_async_wait_group: case Opcode::cp_async_wait_all:
             break;
