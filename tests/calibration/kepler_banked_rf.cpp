@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "table41_support.hpp"
+#include "../../examples/lib/table41_support.hpp"
 
 namespace {
 using namespace gpuarch;

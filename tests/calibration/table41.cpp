@@ -10,7 +10,7 @@
 #include <sstream>
 #include <string>
 
-#include "table41_support.hpp"
+#include "../../examples/lib/table41_support.hpp"
 
 namespace {
 using namespace gpuarch;
