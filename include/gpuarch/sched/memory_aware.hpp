@@ -34,7 +34,7 @@ constexpr void require_instruction_preview() {
 
 // What a warp's next instruction does to the L1 data cache.
 enum class NextAccess : std::uint8_t {
-    unknown,      // nothing decoded, or the view shows no instructions
+    unknown,      // nothing decoded (the warp's instruction buffer is empty)
     compute,      // not a memory instruction
     cached_load,  // ld.global / ld.local / generic ld: goes through the L1 data cache and may take MSHR entries
     other_memory, // stores, atomics, shared/constant/parameter loads: no data-cache MSHR entry (Wang 2016 Sec. 2.1:
