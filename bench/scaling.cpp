@@ -9,10 +9,10 @@
 // Per run: simulated cycles, warp- and thread-instructions (identical for every thread count: the parallel tick is
 // bit-identical), wall seconds, process CPU seconds (every host thread) and the main thread's CPU seconds, all
 // measured around GPU::launch only; the best of --repeat runs by wall time. scripts/plot_scaling.py plots the JSON.
-#include <lib/cli.hpp>
-#include <lib/names.hpp>
-#include <lib/progress.hpp>
-#include <lib/variants.hpp>
+#include <gpuarch/support/cli.hpp>
+#include <gpuarch/support/names.hpp>
+#include <gpuarch/support/progress.hpp>
+#include <gpuarch/support/variants.hpp>
 
 #include <corpus/corpus.hpp>
 #include <gpuarch/func/host.hpp>

@@ -10,10 +10,10 @@
 // the parallel tick (then the rates use wall time, and thread CPU time would undercount; both are reported).
 // Functional-only mode: thread-instructions per
 // second of func::launch. Reference figures to compare with are in docs/performance.md.
-#include <lib/cli.hpp>
-#include <lib/names.hpp>
-#include <lib/progress.hpp>
-#include <lib/variants.hpp>
+#include <gpuarch/support/cli.hpp>
+#include <gpuarch/support/names.hpp>
+#include <gpuarch/support/progress.hpp>
+#include <gpuarch/support/variants.hpp>
 
 #include <corpus/corpus.hpp>
 #include <gpuarch/func/host.hpp>

@@ -6,7 +6,7 @@
 //   carf_study [--size small|large] [--quick] [--repro FILE] [--kernels a,b] [--quiet]
 //
 //   --quick: three small cases (checks every figure is computed); --repro FILE: also write the thesis's numbers
-//   beside ours as JSON (examples/lib/repro.hpp, tools/repro); --kernels: corpus cases (default all); --quiet: no
+//   beside ours as JSON (support/include/gpuarch/support/repro.hpp, tools/repro); --kernels: corpus cases (default all); --quiet: no
 //   progress on stderr.
 //
 // Chapter 4's machine (Table 4.1) is Maxwell-like; here its register file (16 banks, 16 collectors) and
@@ -23,10 +23,10 @@
 #include <gpuarch/sched/two_level.hpp>
 
 #include "corpus/corpus.hpp"
-#include "lib/cli.hpp"
-#include "lib/names.hpp"
-#include "lib/progress.hpp"
-#include "lib/repro.hpp"
+#include <gpuarch/support/cli.hpp>
+#include <gpuarch/support/names.hpp>
+#include <gpuarch/support/progress.hpp>
+#include <gpuarch/support/repro.hpp>
 
 #include <cstdint>
 #include <cstdio>

@@ -8,11 +8,11 @@
 // The headline table comes first on stdout; the per-variant details follow it, or go to FILE with --details
 // (scripts/demo.sh does that, so the headline table and the plot are what the demo shows). Progress (a bar with
 // the total and an ETA on a terminal, a start and an end line in a log) goes to stderr; --quiet silences it.
-#include "lib/cli.hpp"
-#include "lib/names.hpp"
-#include "lib/progress.hpp"
-#include "lib/report.hpp"
-#include "lib/variants.hpp"
+#include <gpuarch/support/cli.hpp>
+#include <gpuarch/support/names.hpp>
+#include <gpuarch/support/progress.hpp>
+#include <gpuarch/support/report.hpp>
+#include <gpuarch/support/variants.hpp>
 
 #include <corpus/corpus.hpp>
 

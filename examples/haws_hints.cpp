@@ -16,7 +16,7 @@
 #include <gpuarch/ir/hint_pass.hpp>
 #include <gpuarch/ptx/parser.hpp>
 
-#include "lib/cli.hpp"
+#include <gpuarch/support/cli.hpp>
 
 int main(int argc, char** argv) {
     using namespace gpuarch;

@@ -4,15 +4,15 @@
 //   usage: haws_study [--size small|large] [--quick] [--jobs N] [--repro FILE] [--kernels a,b] [--quiet]
 //   Default: every corpus kernel at its large size on the full machines (32 and 14 SMs).
 //   --quick: small inputs on four kernels (checks that every table is produced). --repro FILE: also write the
-//   published numbers beside ours as JSON (examples/lib/repro.hpp, tools/repro). Exits non-zero when a run fails.
+//   published numbers beside ours as JSON (support/include/gpuarch/support/repro.hpp, tools/repro). Exits non-zero when a run fails.
 //
 // Hints come from the compiler pass (ir/hint_pass.hpp). The HAWS variants are compiled here only (not in
-// examples/lib), so that no other program pays for them.
-#include "lib/cli.hpp"
-#include "lib/names.hpp"
-#include "lib/progress.hpp"
-#include "lib/repro.hpp"
-#include "lib/run_machine.hpp"
+// gpuarch_support), so that no other program pays for them.
+#include <gpuarch/support/cli.hpp>
+#include <gpuarch/support/names.hpp>
+#include <gpuarch/support/progress.hpp>
+#include <gpuarch/support/repro.hpp>
+#include <gpuarch/support/run_machine.hpp>
 
 #include <gpuarch/func/host.hpp>
 #include <gpuarch/machines.hpp>
@@ -55,7 +55,7 @@ struct Run {
     }
 };
 
-// One corpus case on one HAWS or base GPU, through the examples' shared runner (examples/lib/run_machine.hpp).
+// One corpus case on one HAWS or base GPU, through the examples' shared runner (support/include/gpuarch/support/run_machine.hpp).
 template <class Machine, class GpuType>
 Run run(const std::string& kernel, kernels::Size size) {
     examples::RunRow r = examples::run_on_gpu<Machine, GpuType>("", GpuType::variant_name(), kernel, size, {});

@@ -1,5 +1,5 @@
 // Runs corpus kernels on the kepler-like machine with LRR, GTO and TwoLevel<8>, checks every output against its CPU
 // reference and prints cycles, IPC and the top stall reasons (--json for machine-readable output).
-#include "lib/machine_main.hpp"
+#include <gpuarch/support/machine_main.hpp>
 
 int main(int argc, char** argv) { return gpuarch::examples::machine_main("kepler", argc, argv); }

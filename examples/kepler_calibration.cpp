@@ -4,17 +4,17 @@
 //   kepler_calibration [--quick] [--repro FILE] [--quiet]
 //
 //   --quick        four rows (no conflict, 2-way, 3-way, the IMU-bound IMAD gap) instead of all twenty
-//   --repro FILE   also write the measured and simulated rates side by side as JSON (examples/lib/repro.hpp)
+//   --repro FILE   also write the measured and simulated rates side by side as JSON (support/include/gpuarch/support/repro.hpp)
 //   --quiet        no progress on stderr
 //
 // The machine, the kernels and the measurement are those of the calibration tests (tests/calibration/, through
-// examples/lib/table41_support.hpp): GK104 frontend, GTO, KeplerBankedRF (Lai Sec. 4.2.3's banks), ideal memory, and
+// support/include/gpuarch/support/table41_support.hpp): GK104 frontend, GTO, KeplerBankedRF (Lai Sec. 4.2.3's banks), ideal memory, and
 // the rate taken as the difference between 10 and 8 blocks of 1024 threads. The tests pin each row within 5 %; this program
 // prints the numbers and exits non-zero only when a run fails, not when a row misses.
-#include "lib/table41_support.hpp"
-#include "lib/cli.hpp"
-#include "lib/progress.hpp"
-#include "lib/repro.hpp"
+#include <gpuarch/support/table41_support.hpp>
+#include <gpuarch/support/cli.hpp>
+#include <gpuarch/support/progress.hpp>
+#include <gpuarch/support/repro.hpp>
 
 #include <gpuarch/model/kepler_register_banks.hpp>
 #include <gpuarch/regfile/ideal_rf.hpp>

@@ -14,7 +14,7 @@
 #include <gpuarch/core/stats.hpp>
 #include <gpuarch/mem/l1.hpp>
 
-#include "lib/cli.hpp"
+#include <gpuarch/support/cli.hpp>
 
 #include <cstdint>
 #include <cstdio>

@@ -14,7 +14,7 @@
 //   locality  machines::Kepler::gpu<sched::LocalityTwoLevel<>> with the hint: the dispatcher plus hint-specific
 //             two-level warp grouping (the thesis's scheme).
 // --quick: small inputs on sgemm_naive, jacobi2d and histogram_shared (every table is still produced).
-// --repro FILE: also write the published numbers beside ours as JSON (examples/lib/repro.hpp, tools/repro).
+// --repro FILE: also write the published numbers beside ours as JSON (support/include/gpuarch/support/repro.hpp, tools/repro).
 // Exit status: 0 when every run reproduced its CPU reference, 1 otherwise, 2 for a usage error.
 #include <algorithm>
 #include <cmath>
@@ -41,10 +41,10 @@
 
 #include <corpus/corpus.hpp>
 
-#include "lib/cli.hpp"
-#include "lib/progress.hpp"
-#include "lib/repro.hpp"
-#include "lib/variants.hpp"
+#include <gpuarch/support/cli.hpp>
+#include <gpuarch/support/progress.hpp>
+#include <gpuarch/support/repro.hpp>
+#include <gpuarch/support/variants.hpp>
 
 namespace {
 

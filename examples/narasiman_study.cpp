@@ -14,7 +14,7 @@
 //                  the CTA size is free; the corpus drivers check every output against the CPU reference.
 //   --jobs         simulations run in parallel (default 2)
 //   --quick        small inputs and four cases (plus coin): checks that every table is produced (CTest repro.quick)
-//   --repro FILE   also write the published numbers beside ours as JSON (examples/lib/repro.hpp; tools/repro)
+//   --repro FILE   also write the published numbers beside ours as JSON (support/include/gpuarch/support/repro.hpp; tools/repro)
 //   --kernels      corpus cases and/or coin (default: the branch- or memory-divergent and memory-bound cases that
 //                  can be re-blocked, see `study_cases`)
 //   --quiet        no progress on stderr
@@ -33,9 +33,9 @@
 #include <gpuarch/sched/two_level.hpp>
 
 #include "corpus/corpus.hpp"
-#include "lib/cli.hpp"
-#include "lib/progress.hpp"
-#include "lib/repro.hpp"
+#include <gpuarch/support/cli.hpp>
+#include <gpuarch/support/progress.hpp>
+#include <gpuarch/support/repro.hpp>
 
 #include <algorithm>
 #include <array>

@@ -14,15 +14,15 @@
 //
 //   usage: oaws_study [--size small|large] [--jobs N] [--only-ipc] [--quick] [--repro FILE] [--kernels a,b] [--quiet]
 //   --quick: small inputs on atax, bfs and saxpy (checks every table is produced); --repro FILE: also write the
-//   published numbers beside ours as JSON (examples/lib/repro.hpp, tools/repro); `oaws_study --help` says the rest.
+//   published numbers beside ours as JSON (support/include/gpuarch/support/repro.hpp, tools/repro); `oaws_study --help` says the rest.
 //
 // The machine has kStudySms SMs (see docs/oaws.md: the corpus inputs are far smaller than Wang's, so fewer SMs keep
 // each SM as loaded as in the paper).
-#include "lib/cli.hpp"
-#include "lib/names.hpp"
-#include "lib/progress.hpp"
-#include "lib/repro.hpp"
-#include "lib/run_machine.hpp"
+#include <gpuarch/support/cli.hpp>
+#include <gpuarch/support/names.hpp>
+#include <gpuarch/support/progress.hpp>
+#include <gpuarch/support/repro.hpp>
+#include <gpuarch/support/run_machine.hpp>
 
 #include <gpuarch/sched/ccws.hpp>
 #include <gpuarch/sched/gto.hpp>

@@ -17,8 +17,8 @@
 #include <gpuarch/func/host.hpp>
 
 #include "corpus/corpus.hpp"
-#include "lib/cli.hpp"
-#include "lib/names.hpp"
+#include <gpuarch/support/cli.hpp>
+#include <gpuarch/support/names.hpp>
 
 #ifndef GPUARCH_KERNELS_DIR
 #error "GPUARCH_KERNELS_DIR must name the kernels/ directory (the CMake build defines it)"

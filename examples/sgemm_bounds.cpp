@@ -17,8 +17,8 @@
 
 #include "gpuarch/model/arch_params.hpp"
 #include "gpuarch/model/sgemm_bound.hpp"
-#include "lib/cli.hpp"
-#include "lib/repro.hpp"
+#include <gpuarch/support/cli.hpp>
+#include <gpuarch/support/repro.hpp>
 
 namespace {
 using namespace gpuarch::model;

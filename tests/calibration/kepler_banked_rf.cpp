@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "../../examples/lib/table41_support.hpp"
+#include <gpuarch/support/table41_support.hpp>
 
 namespace {
 using namespace gpuarch;

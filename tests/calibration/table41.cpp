@@ -10,7 +10,7 @@
 #include <sstream>
 #include <string>
 
-#include "../../examples/lib/table41_support.hpp"
+#include <gpuarch/support/table41_support.hpp>
 
 namespace {
 using namespace gpuarch;

@@ -1,8 +1,8 @@
 #pragma once
-// Runs one corpus kernel on a HAWS machine variant through the examples' runner (examples/lib/run_machine.hpp,
-// linked from gpuarch_example_variants: tests/CMakeLists.txt). The HAWS variants are declared here, not in
-// examples/lib, so that only the HAWS tests and the HAWS study compile them.
-#include <lib/run_machine.hpp>
+// Runs one corpus kernel on a HAWS machine variant through the examples' runner (support/include/gpuarch/support/run_machine.hpp,
+// linked from gpuarch_support: tests/CMakeLists.txt). The HAWS variants are declared here, not in
+// gpuarch_support, so that only the HAWS tests and the HAWS study compile them.
+#include <gpuarch/support/run_machine.hpp>
 
 #include <gpuarch/frontend/kepler.hpp>
 #include <gpuarch/machines.hpp>

@@ -7,7 +7,7 @@
 // writes the table in the format below; the test then fails once so that a regeneration is never silent.
 #include <doctest/doctest.h>
 
-#include <lib/variants.hpp>
+#include <gpuarch/support/variants.hpp>
 
 #include <corpus/corpus.hpp>
 

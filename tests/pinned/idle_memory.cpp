@@ -5,7 +5,7 @@
 // (write-backs), and multi-launch kernels whose memory system idles between launches.
 #include <doctest/doctest.h>
 
-#include <lib/run_machine.hpp>
+#include <gpuarch/support/run_machine.hpp>
 
 #include "same_run.hpp"
 

@@ -5,7 +5,7 @@
 // shared memory, on every machine.
 #include <doctest/doctest.h>
 
-#include <lib/variants.hpp>
+#include <gpuarch/support/variants.hpp>
 
 #include "same_run.hpp"
 
@@ -13,6 +13,7 @@
 #include <gpuarch/func/host.hpp>
 #include <gpuarch/gpu.hpp>
 #include <gpuarch/machines.hpp>
+#include <gpuarch/pipeline/private_steps.hpp>
 #include <gpuarch/sched/gto.hpp>
 
 #include <cstdint>
@@ -175,11 +176,13 @@ TEST_CASE("private steps: every instruction but a global or generic memory acces
     func::CtaState cta = execution.start_cta(0);
     func::StepResult result(32);
     func::StepCounts counts;
+    pipeline::PrivateSteps private_steps;
+    private_steps.bind(execution.kernel());
     const bool expected[] = {true, true, true, false, false, false, true};
     for (unsigned pc = 0; pc < 7; ++pc) {
         INFO("pc " << pc);
         REQUIRE(cta.next_pc(0) == pc);
-        CHECK(execution.next_step_is_private(cta, 0) == expected[pc]);
+        CHECK(private_steps.next_is_private(cta, 0) == expected[pc]);
         if (expected[pc]) execution.step(cta, 0, result, counts);
         else execution.step(cta, 0, result);
     }

@@ -6,7 +6,7 @@
 // off): the same picks, so any difference in cycles or in any statistic is an error of the fast paths.
 #include <doctest/doctest.h>
 
-#include <lib/run_machine.hpp>
+#include <gpuarch/support/run_machine.hpp>
 
 #include "same_run.hpp"
 

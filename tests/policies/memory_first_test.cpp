@@ -1,6 +1,6 @@
 // The worked example of docs/new_policy.md: examples/policies/memory_first.hpp satisfies the Scheduler concept,
 // obeys the scheduler laws of tests/laws/scheduler_laws.cpp, and does what its comment says. (Its run on real
-// kernels is tests/timing/corpus_on_machines.cpp: the Fermi machine's scheduler list in examples/lib includes it.)
+// kernels is tests/timing/corpus_on_machines.cpp: the Fermi machine's scheduler list in gpuarch_support includes it.)
 #include "../../examples/policies/memory_first.hpp"
 
 #include <doctest/doctest.h>

@@ -2,7 +2,7 @@
 // matches the CPU reference: functional results do not depend on the timing variant.
 #include <doctest/doctest.h>
 
-#include <lib/variants.hpp>
+#include <gpuarch/support/variants.hpp>
 
 #include <corpus/corpus.hpp>
 

@@ -14,15 +14,15 @@
 //   --jobs N    threads a study may use (default: the hardware's)
 //   --quiet     no progress on stderr (a bar with the total and an ETA on a terminal, a start and an end line in a log)
 //
-// Each study executable writes its numbers with `--repro FILE` (the contract in examples/lib/repro.hpp); this
+// Each study executable writes its numbers with `--repro FILE` (the contract in support/include/gpuarch/support/repro.hpp); this
 // program runs them, checks each produced a non-empty table, draws their `plots` with tools/repro/plot_repro.py
 // (python3-matplotlib) and writes reproduction.md from the JSON alone, so every number in it comes from a run.
 // The known deviations come from tools/repro/deviations/<paper>.md (prose with reasons, no measured numbers).
 //
 // Exit status: 0 every requested experiment ran and produced its table (and, without --quick, every listed paper
 // test passed); 1 something failed (named on stderr and in the document); 2 usage error.
-#include <lib/cli.hpp>
-#include <lib/progress.hpp>
+#include <gpuarch/support/cli.hpp>
+#include <gpuarch/support/progress.hpp>
 
 #include <nlohmann/json.hpp>
 

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Draws the `plots` entries of study reproduction files (examples/lib/repro.hpp) as PNG.
+"""Draws the `plots` entries of study reproduction files (support/include/gpuarch/support/repro.hpp) as PNG.
 
 usage: plot_repro.py OUT_DIR study.json [study.json ...]
 Each plot is {"file", "title", "kind": "bar"|"line", "ylabel", "labels": [...], "series": {name: [values]}};

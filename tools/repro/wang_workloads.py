@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Wang 2016 (OAWS) on the workloads: the CUDA programs of workloads/ that stand for Wang's Table 2 benchmarks, run
 unchanged through gpuarch-run on the 15-SM Fermi preset with GTO, LRR, OAWS (static and dynamic), CCWS, SWL and
-MASCAR. Writes the reproduction contract's JSON (examples/lib/repro.hpp) with --repro FILE: Fig. 8's IPC gains over
+MASCAR. Writes the reproduction contract's JSON (support/include/gpuarch/support/repro.hpp) with --repro FILE: Fig. 8's IPC gains over
 GTO (geometric means over the divergent and the coherent benchmarks) and Fig. 10's fully cached divergent loads.
 
 usage: wang_workloads.py --build DIR [--size paper|small] [--quick] [--programs a,b] [--jobs N] [--out DIR]

@@ -10,7 +10,7 @@
 //
 // Exit status: 0 every point has an "ok" record; 1 some point failed, crashed or timed out; 2 usage or spec
 // error; 3 points are missing (collect); 130 interrupted (run again to resume). The command line follows the
-// convention of examples/lib/cli.hpp (`sweep --help`, `sweep run --help`; a usage error is one line).
+// convention of support/include/gpuarch/support/cli.hpp (`sweep --help`, `sweep run --help`; a usage error is one line).
 #include "record.hpp"
 #include "runner.hpp"
 #include "slurm.hpp"
@@ -18,7 +18,7 @@
 
 #include <gpuarch/core/error.hpp>
 
-#include <lib/cli.hpp>
+#include <gpuarch/support/cli.hpp>
 
 #include <algorithm>
 #include <cstdlib>

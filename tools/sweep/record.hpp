@@ -16,7 +16,7 @@
 //    simulator is deterministic), so two runs of a point, on any host, give records equal in everything else.
 #include "spec.hpp"
 
-#include "lib/variants.hpp"
+#include <gpuarch/support/variants.hpp>
 
 #include <nlohmann/json.hpp>
 

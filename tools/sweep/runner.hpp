@@ -12,10 +12,10 @@
 //  - SIGINT, SIGTERM and SIGHUP stop the pool: no new point starts, running workers get SIGTERM, and the points
 //    they held stay unfinished (no record), to be run on resume.
 //  - Progress (done/total, failures, elapsed time and ETA) goes to the given stream: a redrawn bar on a terminal,
-//    only a start and an end line otherwise, so batch logs stay short (the convention of examples/lib/progress.hpp).
+//    only a start and an end line otherwise, so batch logs stay short (the convention of support/include/gpuarch/support/progress.hpp).
 #include "spec.hpp"
 
-#include <lib/progress.hpp>
+#include <gpuarch/support/progress.hpp>
 
 #include <cstddef>
 #include <filesystem>

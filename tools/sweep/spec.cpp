@@ -1,6 +1,6 @@
 #include "spec.hpp"
 
-#include "lib/variants.hpp"
+#include <gpuarch/support/variants.hpp>
 
 #include <gpuarch/core/error.hpp>
 

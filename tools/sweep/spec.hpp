@@ -6,7 +6,7 @@
 //    enumerated in one fixed order (machine, scheduler, kernel, size, mshr_entries, allocate_on_fill,
 //    clustered_ctas; each list in the order the spec gives it, duplicates dropped). A point's index is its place
 //    in that order, which is what a Slurm array task uses to find its chunk.
-//  - Every name is checked against the run-time registry (examples/lib/variants.hpp) and the kernel corpus when
+//  - Every name is checked against the run-time registry (support/include/gpuarch/support/variants.hpp) and the kernel corpus when
 //    the spec is read: an unknown machine, scheduler, kernel or tag, an unknown key or a value of the wrong type
 //    is an error (gpuarch::Error) that says where it is and lists the valid choices. A typo must never shrink a
 //    sweep silently.

@@ -63,10 +63,10 @@
 #include <gpuarch/ir/op_class.hpp>
 #include <gpuarch/mem/access.hpp>
 #include <gpuarch/mem/queue.hpp>
+#include <gpuarch/pipeline/cta_table.hpp>
 #include <gpuarch/regfile/per_lane_banked_rf.hpp>
 #include <gpuarch/timing/concepts.hpp>
 #include <gpuarch/timing/cta_shape.hpp>
-#include <gpuarch/timing/detail/occupancy.hpp>
 #include <gpuarch/timing/detail/record_pool.hpp>
 
 namespace gpuarch::barrel {
@@ -101,7 +101,7 @@ public:
         : id_(sm_id),
           rf_(regfile::LaneBankConfig{simd_width, Frontend::max_warps, rows, Frontend::register_file_bytes}),
           l1_(l1_config, sm_id), scheduler_(timing::SchedulerConfig{Frontend::max_warps, 0}),
-          ctas_(Frontend::max_ctas), ready_(Frontend::max_warps, 0), fu_lanes_(simd_width + 1),
+          ready_(Frontend::max_warps, 0), fu_lanes_(simd_width + 1),
           subwarps_per_instruction_(rows + 1) {
         warps_.reserve(Frontend::max_warps);
         for (unsigned w = 0; w < Frontend::max_warps; ++w) warps_.emplace_back(warp_width);
@@ -132,20 +132,14 @@ public:
 
     // Occupancy: threads, (large) warps, CTAs, registers and shared memory per core.
     bool can_accept_cta() const {
-        return occupancy_.can_accept(shape_);
+        return ctas_.can_accept(shape_);
     }
     static unsigned max_resident_ctas(const CtaShape& s) { return timing::detail::Occupancy<Frontend>::max_resident(s); }
 
     // Starts CTA `linear_cta` on this core. Precondition: can_accept_cta().
     void start_cta(std::uint64_t linear_cta, std::uint64_t launch_age) {
-        unsigned slot = 0;
-        while (ctas_[slot].active) ++slot;
+        const unsigned slot = ctas_.open(*execution_, linear_cta, id_);
         CtaSlot& cta = ctas_[slot];
-        cta.active = true;
-        cta.state = std::make_unique<func::CtaState>(execution_->start_cta(linear_cta, id_));
-        cta.live_warps = static_cast<unsigned>(cta.state->warp_count());
-        cta.arrived = 0;
-        cta.warp_slots.clear();
         unsigned w = 0;
         for (unsigned k = 0; k < cta.live_warps; ++k) {
             // A CTA's warps take consecutive free slots, so a fetch group (consecutive slots) holds neighbours.
@@ -160,17 +154,14 @@ public:
             scheduler_.on_warp_start(w);
             if (cta.state->warp_finished(k)) ws.functional_done = true;
         }
-        occupancy_.add(shape_);
-        const std::vector<unsigned> slots = cta.warp_slots; // finishing warps may retire the CTA slot
-        for (unsigned warp_slot : slots) maybe_finish_warp(warp_slot);
+        ctas_.admit(shape_);
+        for (unsigned warp_slot : cta.warp_slots) maybe_finish_warp(warp_slot);
     }
 
-    bool idle() const { return occupancy_.resident_ctas() == 0; }
-    unsigned resident_ctas() const { return occupancy_.resident_ctas(); }
+    bool idle() const { return ctas_.resident() == 0; }
+    unsigned resident_ctas() const { return ctas_.resident(); }
     unsigned take_finished_ctas() {
-        const unsigned n = finished_ctas_;
-        finished_ctas_ = 0;
-        return n;
+        return ctas_.take_finished();
     }
 
     // One core cycle. `down` is this core's port into the interconnect.
@@ -188,7 +179,7 @@ public:
         }
         form_subwarp();
         compute_ready();
-        if (occupancy_.resident_ctas() > 0) {
+        if (ctas_.resident() > 0) {
             ++stats_.active_cycles;
             count_fu_lanes();
         }
@@ -256,7 +247,7 @@ public:
 
     // A human-readable snapshot of every resident warp (for deadlock reports).
     std::string describe_state() const {
-        std::string out = "barrel core " + std::to_string(id_) + ": " + std::to_string(occupancy_.resident_ctas()) + " CTAs, LSU " +
+        std::string out = "barrel core " + std::to_string(id_) + ": " + std::to_string(ctas_.resident()) + " CTAs, LSU " +
                           std::string(mem::to_string(l1_.lsu_state())) + (l1_.can_accept() ? "" : " (full)") +
                           ", decode " + (decode_.busy ? "warp " + std::to_string(decode_.warp) : std::string("empty")) + "\n";
         for (unsigned w = 0; w < warps_.size(); ++w) {
@@ -314,12 +305,8 @@ private:
         core::WarpMask covered, taken_seen, not_taken_seen;
     };
 
-    struct CtaSlot {
-        bool active = false;
-        std::unique_ptr<func::CtaState> state;
-        std::vector<unsigned> warp_slots;
-        unsigned live_warps = 0, arrived = 0;
-    };
+    using CtaTable = pipeline::CtaTable<Frontend>;
+    using CtaSlot = typename CtaTable::Slot;
 
     // One sub-warp travelling through the back end.
     struct Record {
@@ -392,7 +379,7 @@ private:
             return;
         }
         if (!any_ready_) {
-            if (occupancy_.resident_ctas() > 0) ++stats_.fetch_idle;
+            if (ctas_.resident() > 0) ++stats_.fetch_idle;
             return;
         }
         const unsigned pick = scheduler_.select(PoolView{this});
@@ -660,36 +647,22 @@ private:
         ws.in_pipeline = false;
         const ir::Instruction& inst = *result.instruction;
         if (inst.op == ir::Opcode::bar && inst.barrier != ir::BarrierMode::arrive && result.executed.any()) {
-            CtaSlot& cta = ctas_[ws.cta_slot];
             ws.at_barrier = true;
-            ++cta.arrived;
-            release_barrier_if_complete(cta);
+            ctas_.arrive(ws.cta_slot, [this](unsigned released) { release_from_barrier(released); });
         }
         maybe_finish_warp(w);
     }
-    void release_barrier_if_complete(CtaSlot& cta) {
-        if (cta.arrived == 0 || cta.arrived < cta.live_warps) return;
-        cta.arrived = 0;
-        for (unsigned w : cta.warp_slots)
-            if (warps_[w].occupied) warps_[w].at_barrier = false;
+    void release_from_barrier(unsigned w) {
+        if (warps_[w].occupied) warps_[w].at_barrier = false;
     }
-
+    // Warp w leaves once it has fetched its last instruction and none of its sub-warps is in the pipeline.
     void maybe_finish_warp(unsigned w) {
         WarpState& ws = warps_[w];
         if (!ws.occupied || !ws.functional_done || ws.in_pipeline) return;
         ws.occupied = false;
         scheduler_.on_warp_exit(w);
-        CtaSlot& cta = ctas_[ws.cta_slot];
-        --cta.live_warps;
-        if (cta.live_warps > 0) {
-            release_barrier_if_complete(cta);
-            return;
-        }
-        cta.active = false;
-        cta.state.reset();
-        occupancy_.remove(shape_);
-        ++finished_ctas_;
-        ++stats_.ctas;
+        if (ctas_.warp_exited(ws.cta_slot, shape_, [this](unsigned released) { release_from_barrier(released); }))
+            ++stats_.ctas;
     }
 
     // ---------------------------------------------------------------------------------------------------
@@ -698,7 +671,7 @@ private:
     L1 l1_;
     Scheduler scheduler_;
     std::vector<WarpState> warps_;
-    std::vector<CtaSlot> ctas_;
+    CtaTable ctas_; // CTA residency, barriers and occupancy, shared with SM
     std::vector<std::uint8_t> ready_;
     timing::detail::RecordPool<Record> records_;
     bool any_ready_ = false;
@@ -708,8 +681,6 @@ private:
     func::KernelExecution* execution_ = nullptr;
     CtaShape shape_{};
     std::uint64_t local_frame_bytes_ = 0;
-    timing::detail::Occupancy<Frontend> occupancy_; // CTA residency, shared with SM
-    unsigned finished_ctas_ = 0;
     core::Cycle now_ = 0;
     Stats stats_;
     core::Histogram fu_lanes_;

@@ -392,7 +392,7 @@ struct HintAssisted {
                 for (unsigned i = 0; i < Core::pool_size(s); ++i) {
                     const unsigned v = Core::slot_of(s, i);
                     if (sm.warps_[v].occupied && !warp_of(sm, v).hint_mode &&
-                        sm.blocker(v) != timing::IssueOutcome::raw_long_latency)
+                        sm.issue_.blocker(sm, v) != timing::IssueOutcome::raw_long_latency)
                         return;
                 }
             }
@@ -462,7 +462,7 @@ struct HintAssisted {
             typename Core::InFlight& rec = sm.records_[r];
             for (auto& e : hw.window)
                 if (e.staged && e.record == r) e.staged = false;
-            sm.prepare_record(w, rec); // back to its in-order view (sources not renamed)
+            sm.fetch_.prepare_record(sm, w, rec); // back to its in-order view (sources not renamed)
             ws.ib_count = 0;
             ws.ib_head = 0;
             ws.head_hazard = Core::hazard_unknown;
@@ -479,8 +479,8 @@ struct HintAssisted {
             const std::uint32_t r = sm.allocate_record();
             typename Core::InFlight& rec = sm.records_[r];
             sm.execution_->step(*cta.state, ws.warp_in_cta, rec.result);
-            sm.prepare_record(w, rec);
-            sm.note_async_fetch(w, rec);
+            sm.fetch_.prepare_record(sm, w, rec);
+            sm.fetch_.note_async_fetch(sm, w, rec);
             ++ws.in_flight;
             ++stats_of(sm, w).run_ahead_steps;
             if (rec.result.warp_finished) hw.window_done = true;
@@ -636,7 +636,7 @@ struct HintAssisted {
             res.has_value = false;
             res.value_reg = ir::no_reg;
             res.warp_finished = res.barrier_wait = res.barrier_released = false;
-            sm.prepare_record(w, rec);
+            sm.fetch_.prepare_record(sm, w, rec);
             rec.fetch_state.copy = true;
             ws.push(r);
             ++ws.in_flight;
@@ -649,7 +649,7 @@ struct HintAssisted {
             sm.scoreboard_.reserve(w, rec.result.instruction->defs[0], false);
             auto& sched = sm.schedulers_[ws.scheduler];
             sched.record_issue(ws.pool_index, rec.result.pc, sm.now_, HintIssueEvent::Kind::copy);
-            sm.complete(Core::token_of(rec));
+            sm.writeback_.complete(sm, Core::token_of(rec));
         }
 
     };

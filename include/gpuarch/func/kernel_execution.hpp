@@ -80,8 +80,6 @@ public:
         warps_per_cta_ = (launch_.threads_per_cta + launch_.width - 1) / launch_.width;
         launch_.shared_bytes = cta_shared_bytes(*launch_.kernel, launch_.config);
         live_at_entry_ = ir::registers_live_at_entry(*launch_.kernel);
-        private_step_.resize(code_.size());
-        for (std::size_t pc = 0; pc < code_.size(); ++pc) private_step_[pc] = touches_only_cta(code_[pc]) ? 1 : 0;
         if (launch_.options.cooperative) launch_.workspace = detail::GridWorkspace(*launch_.device);
         for (const ir::Instruction& inst : launch_.kernel->code)
             for (std::uint8_t i = 0; i < inst.num_operands; ++i)
@@ -172,20 +170,12 @@ public:
     // Executes warp `warp`'s next instruction without describing it (the functional-only path).
     void step(CtaState& cta, unsigned warp) { step_impl<false>(cta, check_steppable(cta, warp), nullptr, counts_); }
 
-    // Concurrent stepping (GPU's parallel tick). next_step_is_private says whether warp `warp`'s next
-    // step reads and writes nothing but `cta` (registers, SIMT stack, barriers, shared and local memory, the CTA's
-    // scratch rows) and launch constants (parameters, constant memory, the decoded code): every instruction except
-    // ld/st/atom/red in the global or generic space (the Device and its translation caches), and except a PC past
-    // the end (a fault). Such a step commutes with every step of every other CTA, so callers may run private steps
-    // of different CTAs on different threads at once, through the overload below that counts into the caller's
-    // `counts` instead of this object. Contract for that overload: its instruction-limit check reads the count
-    // as of the last add_counts, so the caller folds every StepCounts in (add_counts, never concurrently with any
-    // step) before the shared count could reach LaunchOptions::instruction_limit. Precondition of both: the warp
-    // can step (not finished, not waiting at a barrier).
-    bool next_step_is_private(const CtaState& cta, unsigned warp) const {
-        const ir::Pc pc = cta.warps[warp].stack.back().pc;
-        return pc < private_step_.size() && private_step_[pc] != 0;
-    }
+    // Steps into the caller's `counts` instead of this launch's: callers that step different CTAs on different host
+    // threads at once (GPU's parallel tick, pipeline/private_steps.hpp says which steps may) keep one StepCounts
+    // each. Contract: the instruction-limit check reads this launch's count as of the last add_counts, so the
+    // caller folds every StepCounts in (add_counts, never concurrently with any step) before the launch's count
+    // could reach LaunchOptions::instruction_limit. Precondition: the warp can step (not finished, not waiting at a
+    // barrier).
     void step(CtaState& cta, unsigned warp, StepResult& out, StepCounts& counts) {
         if (out.width() < launch_.width)
             throw Error("StepResult holds " + std::to_string(out.width()) + " lanes but the launch uses " +
@@ -250,32 +240,6 @@ private:
 
 
     // ---- stepping ------------------------------------------------------------------------------------------
-
-    // Whether executing `d` touches nothing outside its CTA and the launch constants (see next_step_is_private).
-    static bool touches_only_cta(const DecodedInstruction& d) {
-        switch (d.op) {
-        case ir::Opcode::ld:
-        case ir::Opcode::st:
-        case ir::Opcode::atom:
-        case ir::Opcode::red:
-        case ir::Opcode::prefetch: // a global or generic prefetch asks the Device's translation (prefetch())
-        case ir::Opcode::prefetchu:
-            return d.space == ir::StateSpace::shared || d.space == ir::StateSpace::local ||
-                   d.space == ir::StateSpace::param || d.space == ir::StateSpace::constant;
-        // They read the Device's texture table and its memory (texels live in device allocations).
-        case ir::Opcode::tex:
-        case ir::Opcode::suld:
-        case ir::Opcode::sust: return false;
-        // They read strings from device memory, and vprintf appends to the Device's console.
-        case ir::Opcode::vprintf:
-        case ir::Opcode::assertfail: return false;
-        // malloc and free change the Device's heap; cp.async reads global memory.
-        case ir::Opcode::device_malloc:
-        case ir::Opcode::device_free:
-        case ir::Opcode::cp_async: return false;
-        default: return true;
-        }
-    }
 
     template <bool Record>
     void step_impl(CtaState& cta, WarpState& w, StepResult* out, StepCounts& counts) {
@@ -470,7 +434,6 @@ private:
     std::vector<ir::RegId> live_at_entry_; // ir::registers_live_at_entry of the kernel
     unsigned warps_per_cta_ = 0;
     StepCounts counts_;
-    std::vector<std::uint8_t> private_step_; // per PC: touches_only_cta
 };
 
 } // namespace gpuarch::func

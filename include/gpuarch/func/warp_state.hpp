@@ -83,7 +83,7 @@ public:
     unsigned live_warps = 0; // warps that have not finished
     // The functional engine's scratch rows (special-register operands, the sink `_`, shfl's copy of its source):
     // per CTA rather than per launch, so that steps of different CTAs touch disjoint memory and may run on
-    // different host threads (KernelExecution::next_step_is_private). No value in them outlives one step.
+    // different host threads (pipeline/private_steps.hpp). No value in them outlives one step.
     std::array<std::vector<std::uint64_t>, 6> scratch; // [0..4]: special-register rows per source; [5]: sink
     std::vector<std::uint64_t> shuffle;
 

@@ -1,0 +1,466 @@
+#pragma once
+// pipeline::IssueStage<Core>: stage 5 of SM's cycle, issue (sm.hpp has the cycle order).
+//
+// Contract. Each scheduler (one per SIMD turn on Southern Islands) asks its policy to select() one ready pool slot
+// through a PoolView; the stage checks the pick (a slot outside the pool or not ready is the policy's bug and
+// throws gpuarch::Error naming it), then issues the warp's head instruction: it reserves the destinations in the
+// scoreboard, hands the operand read to the register file and takes a place in front of the instruction's unit
+// (DispatchStage). Where the frontend allows, the next independent instruction of the same warp issues too (dual
+// issue). A scheduler that issues nothing records why: the reason of its warp closest to issuing (stall_rank).
+// Each cycle also counts the SM-wide class of Gong 2020 Fig. 1.2 and the LSU's state.
+//
+// A warp's reason not to issue is blocker(w): warp_blocker(w), what only the warp's own events change (barrier,
+// instruction buffer, scoreboard), then resources_block, the structural limits that change every cycle. Two
+// optimisations give the same picks and statistics as the full scan (tests/pinned/quiet_cycles.cpp): event-driven
+// issue (IssueMasks) and quiet-cycle replay (Core::quiet_cycle_replay).
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cstdint>
+#include <string>
+
+#include <gpuarch/core/cycle.hpp>
+#include <gpuarch/core/error.hpp>
+#include <gpuarch/ir/instruction.hpp>
+#include <gpuarch/mem/access.hpp>
+#include <gpuarch/pipeline/pool_view.hpp>
+#include <gpuarch/pipeline/state.hpp>
+#include <gpuarch/timing/hooks.hpp>
+#include <gpuarch/timing/interfaces.hpp>
+
+namespace gpuarch::pipeline {
+
+template <class Core>
+class IssueStage {
+public:
+    using Frontend = typename Core::Frontend;
+    using Scheduler = typename Core::Scheduler;
+    using RegisterFile = typename Core::RegisterFile;
+    using InFlight = typename Core::InFlight;
+    using Hazard = typename Core::Hazard;
+    using PoolView = pipeline::PoolView<Core>;
+
+    // Warp w's warp_blocker() may have changed (event-driven issue).
+    void mark_dirty(unsigned w) {
+        issue_masks_[w % Frontend::schedulers].dirty |= std::uint64_t{1} << (w / Frontend::schedulers);
+    }
+    void mark_all_dirty() {
+        for (auto& m : issue_masks_) m.dirty = ~std::uint64_t{0};
+    }
+    // A new launch: the last cycle without issue says nothing about the next one.
+    void on_launch() { quiet_.valid = false; }
+
+    void run(Core& sm, core::Cycle now) {
+        if constexpr (Core::quiet_cycle_replay) {
+            if (quiet_.valid && quiet_.epoch == sm.state_epoch_) {
+                replay_quiet_cycle(sm);
+                return;
+            }
+        }
+        bool any_issued = false;
+        bool all_long = true; // every occupied warp of the SM waits on a long-latency load
+        bool any_warp = false;
+        for (unsigned s = 0; s < Frontend::schedulers; ++s) {
+            if constexpr (Frontend::issue_rule == timing::IssueRule::one_per_type_round_robin)
+                if (now % Frontend::schedulers != s) continue; // not this SIMD's turn
+            const unsigned issued = issue_scheduler(sm, s, now, all_long, any_warp);
+            any_issued = any_issued || issued > 0;
+        }
+        if (any_issued) ++sm.state_epoch_; // an issue changes warp state (the fetch stage's skip reads this too)
+        if constexpr (Core::quiet_cycle_replay) {
+            quiet_.valid = !any_issued;
+            quiet_.cycle_class = any_issued ? 0 : any_warp && all_long ? 1 : any_warp ? 2 : 3;
+            quiet_.epoch = sm.state_epoch_;
+        }
+        if constexpr (Frontend::issue_rule == timing::IssueRule::one_per_type_round_robin) {
+            // The SIMDs whose turn it was not still count for the Gong classification of a cycle without issue.
+            for (unsigned s = 0; s < Frontend::schedulers && !any_issued; ++s) {
+                if (now % Frontend::schedulers == s) continue;
+                for (unsigned i = 0; i < Core::pool_size(s); ++i) {
+                    const unsigned w = Core::slot_of(s, i);
+                    if (!sm.warps_[w].occupied) continue;
+                    any_warp = true;
+                    if (blocker(sm, w) != timing::IssueOutcome::raw_long_latency) all_long = false;
+                }
+            }
+        }
+        if (any_issued) ++sm.stats_.cycle_class[0];
+        else if (any_warp && all_long) ++sm.stats_.cycle_class[1];
+        else if (any_warp) ++sm.stats_.cycle_class[2];
+        count_lsu_state(sm);
+    }
+
+    // Issues up to the scheduler's width this cycle; records its outcome. Returns instructions issued.
+    // The outcome a scheduler reports when nothing issues is the reason of its warp closest to issuing: the
+    // highest rank among its warps' reasons.
+    static constexpr int stall_rank(timing::IssueOutcome o) {
+        switch (o) {
+        case timing::IssueOutcome::issued: return 9;
+        case timing::IssueOutcome::memory_pipeline: return 8;
+        case timing::IssueOutcome::bank_conflict: return 7;
+        case timing::IssueOutcome::structural: return 6;
+        case timing::IssueOutcome::raw_other: return 5;
+        case timing::IssueOutcome::ibuffer_empty: return 4;
+        case timing::IssueOutcome::barrier: return 3;
+        case timing::IssueOutcome::raw_long_latency: return 2;
+        case timing::IssueOutcome::idle: return 1;
+        }
+        return 0;
+    }
+
+    unsigned issue_scheduler(Core& sm, unsigned s, core::Cycle now, bool& all_long, bool& any_warp) {
+        if constexpr (Core::event_driven_issue) return issue_scheduler_from_masks(sm, s, now, all_long, any_warp);
+        const unsigned pool = Core::pool_size(s);
+        std::fill_n(ready_flags_.begin(), pool, std::uint8_t{0});
+        std::fill_n(outcome_cache_.begin(), pool, std::uint8_t{0});
+        timing::IssueOutcome best = timing::IssueOutcome::idle;
+        auto rank = [](timing::IssueOutcome o) { return stall_rank(o); };
+        // The outcome of a scheduler that issues nothing: the reason of its warp closest to issuing. Also feeds
+        // the SM-wide Gong classification.
+        auto classify = [&] {
+            for (unsigned i = 0; i < pool; ++i) {
+                const unsigned w = Core::slot_of(s, i);
+                if (!sm.warps_[w].occupied) continue;
+                any_warp = true;
+                const timing::IssueOutcome o = pool_outcome(sm, s, i);
+                if (o != timing::IssueOutcome::raw_long_latency) all_long = false;
+                if (rank(o) > rank(best)) best = o;
+            }
+        };
+        if constexpr (Frontend::issue_rule == timing::IssueRule::one_per_type_round_robin) {
+            classify();
+            for (unsigned i = 0; i < pool; ++i) {
+                const unsigned w = Core::slot_of(s, i);
+                ready_flags_[i] = sm.warps_[w].occupied && pool_outcome(sm, s, i) == timing::IssueOutcome::issued ? 1 : 2;
+            }
+        }
+        sm.stats_.issue_slots += Frontend::dispatch_per_scheduler;
+        unsigned issued = 0;
+        PoolView view{&sm, s, ready_flags_.data(), pool};
+        if constexpr (Frontend::issue_rule == timing::IssueRule::one_per_type_round_robin) {
+            // Up to one instruction per type, each from a different wavefront.
+            std::array<bool, 5> type_used{};
+            for (unsigned n = 0; n < Frontend::dispatch_per_scheduler; ++n) {
+                for (unsigned i = 0; i < pool; ++i) {
+                    if (ready_flags_[i] != 1) continue;
+                    const WarpState& ws = sm.warps_[Core::slot_of(s, i)];
+                    if (type_used[si_type(sm.records_[ws.ibuffer[ws.ib_head]].unit)]) ready_flags_[i] = 2;
+                }
+                const unsigned pick = sm.schedulers_[s].select(view);
+                if (pick == timing::no_warp) break;
+                if (pick >= pool || ready_flags_[pick] != 1) [[unlikely]]
+                    throw_bad_pick(sm, s, pick);
+                const unsigned w = Core::slot_of(s, pick);
+                type_used[si_type(sm.records_[sm.warps_[w].ibuffer[sm.warps_[w].ib_head]].unit)] = true;
+                issue_head(sm, w, s, now);
+                sm.schedulers_[s].on_issue(pick, now);
+                std::fill_n(outcome_cache_.begin(), pool, std::uint8_t{0});
+                ready_flags_[pick] = 2;
+                ++issued;
+            }
+        } else {
+            const unsigned pick = sm.schedulers_[s].select(view);
+            if (pick != timing::no_warp) {
+                if (pick >= pool || !view.ready(pick)) [[unlikely]]
+                    throw_bad_pick(sm, s, pick);
+                issued = issue_warp(sm, s, pick, now);
+            }
+        }
+        if constexpr (Frontend::issue_rule != timing::IssueRule::one_per_type_round_robin)
+            if (issued == 0) classify();
+        const timing::IssueOutcome outcome = issued > 0 ? timing::IssueOutcome::issued : best;
+        ++sm.stats_.outcomes[static_cast<std::size_t>(outcome)];
+        if constexpr (Core::quiet_cycle_replay) quiet_.outcome[s] = outcome;
+        return issued;
+    }
+
+    // The Scheduler contract (timing/concepts.hpp): select returns a ready pool slot or no_warp. A slot outside the
+    // pool would index past it, a slot that is not ready would issue a stalled warp; either is the policy's bug, so
+    // the SM stops with the policy's name instead of running on. Checked in every build type (a thrown Error, not an
+    // assert), so that the sanitizer build runs the same test.
+    [[noreturn]] void throw_bad_pick(const Core& sm, unsigned s, unsigned pick) const {
+        const bool outside = pick >= Core::pool_size(s);
+        throw Error("scheduler policy '" + std::string(Scheduler::name) + "' (scheduler " + std::to_string(s) +
+                    " of SM " + std::to_string(sm.id_) + ") picked pool slot " + std::to_string(pick) + ", which is " +
+                    (outside ? "outside its pool of " + std::to_string(Core::pool_size(s)) + " slots" : "not ready") +
+                    " at cycle " + std::to_string(sm.now_) + "; select must return a ready slot or no_warp");
+    }
+
+    // Issues the picked warp's head instruction and, where the frontend allows, the next ones: dual issue takes the
+    // next instruction of the same warp, if decoded, independent of the first and free of hazards and structural
+    // limits (Gong 2020 Sec. 2.2: "two independent instructions"). Returns instructions issued.
+    unsigned issue_warp(Core& sm, unsigned s, unsigned pick, core::Cycle now) {
+        const unsigned w = Core::slot_of(s, pick);
+        const InFlight* first = &sm.records_[sm.warps_[w].ibuffer[sm.warps_[w].ib_head]];
+        issue_head(sm, w, s, now);
+        sm.schedulers_[s].on_issue(pick, now);
+        unsigned issued = 1;
+        while (issued < Frontend::dispatch_per_scheduler && sm.warps_[w].ib_count > 0 && !first->is_control) {
+            const InFlight& next = sm.records_[sm.warps_[w].ibuffer[sm.warps_[w].ib_head]];
+            if (blocker(sm, w) != timing::IssueOutcome::issued) break;
+            if (depends_on(*next.result.instruction, *first->result.instruction)) break;
+            first = &next;
+            issue_head(sm, w, s, now);
+            ++issued;
+            ++sm.stats_.dual_issues;
+        }
+        return issued;
+    }
+
+    void issue_head(Core& sm, unsigned w, unsigned s, core::Cycle) {
+        if constexpr (!Core::in_order_fetch)
+            if (sm.fetch_mechanism_.issue_instead(sm, w)) return;
+        sm.touch(w);
+        WarpState& ws = sm.warps_[w];
+        InFlight& rec = sm.records_[ws.pop_head()];
+        const ir::Instruction& inst = *rec.result.instruction;
+        for (unsigned k = 0; k < inst.num_defs; ++k) {
+            sm.scoreboard_.reserve(w, Core::def_register(rec, k), rec.long_latency);
+            if (rec.long_latency) ++ws.long_pending;
+        }
+        sm.rf_.accept(sm.dispatch_.operand_read(sm, rec), sm.now_);
+        sm.dispatch_.reserve(Core::kind_index(rec.unit), s);
+        ++sm.stats_.warp_instructions;
+        sm.stats_.thread_instructions += rec.active_lanes;
+        switch (inst.op) { // device-heap calls and cp.async
+        case ir::Opcode::device_malloc: sm.stats_.device_mallocs += rec.active_lanes; break;
+        case ir::Opcode::device_free: sm.stats_.device_frees += rec.active_lanes; break;
+        case ir::Opcode::cp_async: ++sm.stats_.async_copies; break;
+        default: break;
+        }
+        if constexpr (!Core::in_order_fetch) sm.fetch_mechanism_.after_issue(sm, w, rec);
+    }
+
+    // Event-driven issue. Instead of asking every warp of a pool why it cannot issue in every
+    // cycle, each scheduler keeps its pool partitioned by warp_blocker(), the part of a warp's stall reason that
+    // only the warp's own events change: `warp_code_[w]` and one bit mask per reason. Every event that can change
+    // warp w's warp_blocker() calls touch(w) (fetch, issue, write-back, control resolution, barrier release, CTA
+    // start and warp exit; a functional barrier release touches the whole CTA), which marks it dirty; an issue step
+    // re-evaluates only the dirty warps, then checks the structural limits (resources_block, which change every
+    // cycle) of the warps whose own state lets them issue. Statistics and picks equal the full scan's:
+    // tests/pinned/quiet_cycles.cpp compares full statistics tables against a scheduler that disables this.
+    // Only where quiet_cycle_replay holds (in-order fetch: a fetch policy changes warp state in its own transitions;
+    // no SIMD turn) and pools have at most 64 slots.
+    static constexpr std::size_t unit_keys = timing::unit_kind_count * 2;
+    static_assert(unit_keys <= 32, "IssueMasks::units_used holds one bit per unit key");
+    static std::size_t unit_key(const InFlight& rec) { return Core::kind_index(rec.unit) * 2 + (rec.is_memory ? 1 : 0); }
+    static constexpr std::uint8_t no_unit_key = 0xff;
+
+    struct IssueMasks {
+        std::uint64_t dirty = ~std::uint64_t{0}; // slots whose warp_code_ must be re-evaluated
+        std::array<std::uint64_t, timing::issue_outcome_count> by_code{}; // slots per warp_blocker() (idle: empty)
+        // The slots of by_code[issued] by their head instruction's unit_key(): resources_block() depends on the
+        // head only through its unit and is_memory (the register file accepts every read here).
+        std::array<std::uint64_t, unit_keys> by_unit{};
+        std::uint32_t units_used = 0; // bit k set when by_unit[k] is not empty
+    };
+
+    void refresh_masks(Core& sm, unsigned s) {
+        IssueMasks& m = issue_masks_[s];
+        const unsigned pool = Core::pool_size(s);
+        for (std::uint64_t d = m.dirty & pipeline::low_bits(pool); d != 0; d &= d - 1) {
+            const unsigned i = static_cast<unsigned>(std::countr_zero(d));
+            const unsigned w = Core::slot_of(s, i);
+            const std::uint64_t bit = std::uint64_t{1} << i;
+            m.by_code[warp_code_[w]] &= ~bit;
+            if (const std::uint8_t old = warp_unit_key_[w]; old != no_unit_key)
+                if ((m.by_unit[old] &= ~bit) == 0) m.units_used &= ~(std::uint32_t{1} << old);
+            const timing::IssueOutcome code = sm.warps_[w].occupied ? warp_blocker(sm, w) : timing::IssueOutcome::idle;
+            warp_code_[w] = static_cast<std::uint8_t>(code);
+            warp_unit_key_[w] = no_unit_key;
+            if (code != timing::IssueOutcome::idle) m.by_code[static_cast<std::size_t>(code)] |= bit;
+            if (code == timing::IssueOutcome::issued) {
+                const WarpState& ws = sm.warps_[w];
+                warp_unit_key_[w] = static_cast<std::uint8_t>(unit_key(sm.records_[ws.ibuffer[ws.ib_head]]));
+                m.by_unit[warp_unit_key_[w]] |= bit;
+                m.units_used |= std::uint32_t{1} << warp_unit_key_[w];
+            }
+        }
+        m.dirty = 0;
+    }
+
+    unsigned issue_scheduler_from_masks(Core& sm, unsigned s, core::Cycle now, bool& all_long, bool& any_warp) {
+        refresh_masks(sm, s);
+        const IssueMasks& m = issue_masks_[s];
+        auto mask_of = [&m](timing::IssueOutcome o) { return m.by_code[static_cast<std::size_t>(o)]; };
+        // Warps whose own state lets them issue: ready unless the pipeline register in front of their unit is full
+        // (resources_block() with a register file that accepts every read), decided once per unit.
+        static_assert(timing::AcceptsEveryRead<RegisterFile>);
+        std::uint64_t ready = 0;
+        timing::IssueOutcome best_structural = timing::IssueOutcome::idle;
+        for (std::uint32_t keys = m.units_used; keys != 0; keys &= keys - 1) {
+            const auto key = static_cast<std::size_t>(std::countr_zero(keys));
+            const std::size_t kind = key / 2;
+            if (sm.dispatch_.has_room(kind, s)) {
+                ready |= m.by_unit[key];
+                continue;
+            }
+            const timing::IssueOutcome o =
+                key % 2 == 1 ? timing::IssueOutcome::memory_pipeline : timing::IssueOutcome::structural;
+            if (stall_rank(o) > stall_rank(best_structural)) best_structural = o;
+        }
+        sm.stats_.issue_slots += Frontend::dispatch_per_scheduler;
+        ready_now_ = ready;
+        PoolView view{&sm, s, ready_flags_.data(), Core::pool_size(s), ready};
+        const unsigned pick = sm.schedulers_[s].select(view);
+        unsigned issued = 0;
+        if (pick != timing::no_warp) {
+            if (pick >= Core::pool_size(s) || ((ready >> pick) & 1U) == 0) [[unlikely]]
+                throw_bad_pick(sm, s, pick);
+            issued = issue_warp(sm, s, pick, now);
+        }
+        timing::IssueOutcome outcome = timing::IssueOutcome::issued;
+        if (issued == 0) {
+            // The full scan's classification, from the masks: the highest-ranked reason among occupied warps.
+            const std::uint64_t occupied = mask_of(timing::IssueOutcome::issued) |
+                                           mask_of(timing::IssueOutcome::raw_other) |
+                                           mask_of(timing::IssueOutcome::ibuffer_empty) |
+                                           mask_of(timing::IssueOutcome::barrier) |
+                                           mask_of(timing::IssueOutcome::raw_long_latency);
+            if (occupied != 0) any_warp = true;
+            if ((occupied & ~mask_of(timing::IssueOutcome::raw_long_latency)) != 0) all_long = false;
+            if (ready != 0) outcome = timing::IssueOutcome::issued; // a select that broke work conservation
+            else if (mask_of(timing::IssueOutcome::issued) != 0) outcome = best_structural;
+            else if (mask_of(timing::IssueOutcome::raw_other) != 0) outcome = timing::IssueOutcome::raw_other;
+            else if (mask_of(timing::IssueOutcome::ibuffer_empty) != 0) outcome = timing::IssueOutcome::ibuffer_empty;
+            else if (mask_of(timing::IssueOutcome::barrier) != 0) outcome = timing::IssueOutcome::barrier;
+            else if (mask_of(timing::IssueOutcome::raw_long_latency) != 0) outcome = timing::IssueOutcome::raw_long_latency;
+            else outcome = timing::IssueOutcome::idle;
+        }
+        ++sm.stats_.outcomes[static_cast<std::size_t>(outcome)];
+        quiet_.outcome[s] = outcome;
+        return issued;
+    }
+
+    void replay_quiet_cycle(Core& sm) {
+        for (unsigned s = 0; s < Frontend::schedulers; ++s) {
+            sm.stats_.issue_slots += Frontend::dispatch_per_scheduler;
+            ++sm.stats_.outcomes[static_cast<std::size_t>(quiet_.outcome[s])];
+        }
+        if (quiet_.cycle_class < 3) ++sm.stats_.cycle_class[quiet_.cycle_class];
+        count_lsu_state(sm);
+    }
+
+    void count_lsu_state(Core& sm) {
+        switch (sm.l1_.lsu_state()) {
+        case mem::LsuState::stalled_coalesce: ++sm.stats_.lsu[1]; break;
+        case mem::LsuState::stalled_mshr: ++sm.stats_.lsu[2]; break;
+        case mem::LsuState::stalled_icnt: ++sm.stats_.lsu[3]; break;
+        default: break;
+        }
+    }
+
+    // Why warp w cannot issue its head instruction now (IssueOutcome::issued when it can).
+    timing::IssueOutcome blocker(const Core& sm, unsigned w) const {
+        const timing::IssueOutcome local = warp_blocker(sm, w);
+        if (local != timing::IssueOutcome::issued) return local;
+        const WarpState& ws = sm.warps_[w];
+        return resources_block(sm, ws.scheduler, sm.records_[ws.ibuffer[ws.ib_head]]);
+    }
+
+    // The part of blocker() that depends only on warp w's own state (barrier, instruction buffer, scoreboard,
+    // its CTA's functional barrier): `issued` when only the structural limits of resources_block() remain.
+    // It changes only through events that touch(w) (see event_driven_issue).
+    timing::IssueOutcome warp_blocker(const Core& sm, unsigned w) const {
+        const WarpState& ws = sm.warps_[w];
+        if (ws.at_barrier) return timing::IssueOutcome::barrier;
+        if (ws.ib_count == 0) {
+            if constexpr (!Core::in_order_fetch)
+                if (ws.occupied && sm.fetch_mechanism_.owns_fetch(sm, w)) return sm.fetch_mechanism_.empty_blocker(sm, w);
+            if (ws.occupied && (ws.functional_done || ws.fetch_blocked)) return timing::IssueOutcome::raw_other;
+            if (ws.occupied && sm.ctas_[ws.cta_slot].state->warp_waiting(ws.warp_in_cta))
+                return timing::IssueOutcome::barrier;
+            return timing::IssueOutcome::ibuffer_empty;
+        }
+        switch (sm.head_hazard(w)) { // cached per warp: most stalled warps stop here without touching their record
+        case Hazard::raw_long: return timing::IssueOutcome::raw_long_latency;
+        case Hazard::raw_other: return timing::IssueOutcome::raw_other;
+        case Hazard::none: break;
+        }
+        return timing::IssueOutcome::issued;
+    }
+
+    // blocker() of pool slot i of the scheduler now issuing, computed once between two issues: the stall
+    // classification and the scheduler's readiness queries share it. issue_scheduler() clears it on entry and
+    // after every issue, the only state changes inside a scheduler's issue step.
+    timing::IssueOutcome pool_outcome(const Core& sm, unsigned scheduler, unsigned i) const {
+        if constexpr (Core::event_driven_issue) {
+            // Kept up to date by refresh_masks() and the candidates' resource check of this issue step.
+            const auto local = static_cast<timing::IssueOutcome>(warp_code_[Core::slot_of(scheduler, i)]);
+            if (local != timing::IssueOutcome::issued) return local;
+            if ((ready_now_ >> i) & 1U) return local;
+            // Not ready: the pipeline register in front of its head instruction's unit is full.
+            return warp_unit_key_[Core::slot_of(scheduler, i)] % 2 == 1 ? timing::IssueOutcome::memory_pipeline
+                                                                   : timing::IssueOutcome::structural;
+        }
+        std::uint8_t& code = outcome_cache_[i];
+        if (code == 0) code = static_cast<std::uint8_t>(blocker(sm, Core::slot_of(scheduler, i))) + 1;
+        return static_cast<timing::IssueOutcome>(code - 1);
+    }
+
+    // Structural limits at issue: one instruction waiting for dispatch per unit the scheduler may use (the
+    // pipeline register in front of each unit), and a free operand collector.
+    timing::IssueOutcome resources_block(const Core& sm, unsigned scheduler, const InFlight& rec) const {
+        if (!sm.dispatch_.has_room(Core::kind_index(rec.unit), scheduler))
+            return rec.is_memory ? timing::IssueOutcome::memory_pipeline : timing::IssueOutcome::structural;
+        timing::OperandRead read = sm.dispatch_.operand_read(sm, rec);
+        if (!sm.rf_.can_accept(read)) {
+            if constexpr (timing::ReportsBankConflictsPerScheduler<RegisterFile>) {
+                if (sm.rf_.conflicted_last_cycle(scheduler)) return timing::IssueOutcome::bank_conflict;
+            } else if constexpr (timing::ReportsBankConflicts<RegisterFile>) {
+                if (sm.rf_.conflicted_last_cycle()) return timing::IssueOutcome::bank_conflict;
+            }
+            return timing::IssueOutcome::structural;
+        }
+        return timing::IssueOutcome::issued;
+    }
+
+    static std::size_t si_type(timing::UnitKind k) {
+        switch (k) {
+        case timing::UnitKind::scalar: return 1;
+        case timing::UnitKind::ldst: return 2;
+        case timing::UnitKind::lds: return 3;
+        case timing::UnitKind::branch: return 4;
+        default: return 0; // vector ALU (sp, sfu, dp, int_mul)
+        }
+    }
+
+    static bool depends_on(const ir::Instruction& later, const ir::Instruction& earlier) {
+        for (unsigned d = 0; d < earlier.num_defs; ++d) {
+            for (unsigned u = 0; u < later.num_uses; ++u)
+                if (later.uses[u] == earlier.defs[d]) return true;
+            for (unsigned u = 0; u < later.num_defs; ++u)
+                if (later.defs[u] == earlier.defs[d]) return true;
+        }
+        return false;
+    }
+
+private:
+    // replay_quiet_cycle(): whether the last issue stage issued nothing (valid), at which state_epoch_, each
+    // scheduler's outcome and the Gong class then (0 issued, 1 long-latency, 2 mixed, 3 no warp).
+    struct QuietCycle {
+        bool valid = false;
+        std::uint64_t epoch = 0;
+        std::uint8_t cycle_class = 3;
+        std::array<timing::IssueOutcome, Frontend::schedulers> outcome{};
+    };
+    static constexpr std::array<std::uint8_t, Frontend::max_warps> per_warp(std::uint8_t value) {
+        std::array<std::uint8_t, Frontend::max_warps> values{};
+        values.fill(value);
+        return values;
+    }
+    static constexpr unsigned max_pool = (Frontend::max_warps + Frontend::schedulers - 1) / Frontend::schedulers;
+
+    QuietCycle quiet_;
+    std::array<IssueMasks, Frontend::schedulers> issue_masks_{};
+    std::uint64_t ready_now_ = 0; // the ready slots of the scheduler now issuing
+    // warp_blocker() of each warp, idle if unoccupied; unit_key() of a candidate's head instruction.
+    std::array<std::uint8_t, Frontend::max_warps> warp_code_ =
+        per_warp(static_cast<std::uint8_t>(timing::IssueOutcome::idle));
+    std::array<std::uint8_t, Frontend::max_warps> warp_unit_key_ = per_warp(no_unit_key);
+    // Per pool slot of the scheduler now issuing.
+    mutable std::array<std::uint8_t, max_pool> ready_flags_{};
+    mutable std::array<std::uint8_t, max_pool> outcome_cache_{}; // pool_outcome(): IssueOutcome + 1, 0 unknown
+};
+
+} // namespace gpuarch::pipeline

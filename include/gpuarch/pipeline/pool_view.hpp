@@ -1,0 +1,76 @@
+#pragma once
+// pipeline::PoolView<Core>: what one of SM's schedulers sees of its warp pool in an issue step (the
+// timing::SchedulerView concept, with the PreviewsInstructions and ReportsBarrierWaits hooks of timing/hooks.hpp).
+// Readiness is IssueStage's: computed on first use in a cycle, or precomputed as a mask by event-driven issue.
+#include <cstdint>
+
+#include <gpuarch/core/cycle.hpp>
+#include <gpuarch/ir/instruction.hpp>
+#include <gpuarch/timing/interfaces.hpp>
+
+namespace gpuarch::pipeline {
+
+template <class Core>
+struct PoolView {
+    const Core* sm;
+    unsigned scheduler;
+    std::uint8_t* ready_flags; // per pool slot: 0 not yet known, 1 ready, 2 not ready
+    unsigned pool;
+    std::uint64_t ready_bits = 0; // event_driven_issue: bit i set when slot i is ready (computed before select)
+    unsigned pool_size() const { return pool; }
+    bool occupied(unsigned i) const { return sm->warps_[sm->slot_of(scheduler, i)].occupied; }
+    // Computed on first use in a cycle: a greedy scheduler that finds its warp ready looks at no other.
+    bool ready(unsigned i) const {
+        if constexpr (Core::event_driven_issue) return (ready_bits >> i) & 1U;
+        std::uint8_t& flag = ready_flags[i];
+        if (flag == 0) {
+            const unsigned w = sm->slot_of(scheduler, i);
+            flag = sm->warps_[w].occupied && sm->issue_.pool_outcome(*sm, scheduler, i) == timing::IssueOutcome::issued ? 1 : 2;
+        }
+        return flag == 1;
+    }
+    // Every ready slot at once, bit i for slot i (pools of at most 64 slots): schedulers that scan for a ready
+    // warp may iterate these bits instead of asking ready() of every slot.
+    std::uint64_t ready_mask() const {
+        if constexpr (Core::event_driven_issue) return ready_bits;
+        std::uint64_t bits = 0;
+        for (unsigned i = 0; i < pool && i < 64; ++i)
+            if (ready(i)) bits |= std::uint64_t{1} << i;
+        return bits;
+    }
+    std::uint64_t age(unsigned i) const { return sm->warps_[sm->slot_of(scheduler, i)].age; }
+    bool long_latency_pending(unsigned i) const {
+        const auto& w = sm->warps_[sm->slot_of(scheduler, i)];
+        return w.occupied && w.long_pending > 0 && w.ib_count > 0 && sm->head_blocked_by_long(sm->slot_of(scheduler, i));
+    }
+    // The decoded instruction a warp would issue next (nullptr when its instruction buffer is empty), and how
+    // many lanes execute it; OAWS predicts a load's misses from these (Wang 2016 Sec. 4.1).
+    const ir::Instruction* next_instruction(unsigned i) const {
+        const auto& w = sm->warps_[sm->slot_of(scheduler, i)];
+        return w.occupied && w.ib_count > 0 ? sm->records_[w.ibuffer[w.ib_head]].result.instruction : nullptr;
+    }
+    unsigned next_active_lanes(unsigned i) const {
+        const auto& w = sm->warps_[sm->slot_of(scheduler, i)];
+        return w.occupied && w.ib_count > 0 ? sm->records_[w.ibuffer[w.ib_head]].active_lanes : 0;
+    }
+    ir::Pc next_pc(unsigned i) const {
+        const auto& w = sm->warps_[sm->slot_of(scheduler, i)];
+        return w.occupied && w.ib_count > 0 ? sm->records_[w.ibuffer[w.ib_head]].result.pc : ir::no_pc;
+    }
+    // The warp's next instruction is blocked only by a structural limit of the LSU (it would issue if the
+    // memory pipeline had room).
+    bool blocked_by_memory_pipeline(unsigned i) const {
+        return sm->warps_[sm->slot_of(scheduler, i)].occupied &&
+               sm->issue_.pool_outcome(*sm, scheduler, i) == timing::IssueOutcome::memory_pipeline;
+    }
+    unsigned warp_width() const { return Core::warp_width; }
+    // The warp waits at a CTA barrier (a warp limiter must not count it, or the CTA deadlocks).
+    bool waiting_at_barrier(unsigned i) const {
+        const unsigned w = sm->slot_of(scheduler, i);
+        return sm->warps_[w].occupied && sm->issue_.pool_outcome(*sm, scheduler, i) == timing::IssueOutcome::barrier;
+    }
+    timing::L1View l1() const { return sm->l1_.view(); }
+    core::Cycle now() const { return sm->now_; }
+};
+
+} // namespace gpuarch::pipeline
