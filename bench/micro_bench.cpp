@@ -33,7 +33,8 @@ void BM_FunctionalSgemmTiled(benchmark::State& state) {
     std::uint64_t thread_inst = 0;
     for (auto _ : state) {
         func::Device device;
-        auto launcher = [&](const func::Module& m, std::string_view e, const func::LaunchConfig& c, const func::Args& a) {
+        auto launcher = [&](const func::Module& m, std::string_view e, const func::LaunchConfig& c,
+                            const func::Args& a) {
             thread_inst += func::launch(device, m, e, c, a).thread_instructions;
         };
         benchmark::DoNotOptimize(kernels::run_case("sgemm_tiled", device, module, launcher, kernels::Size::small));
@@ -44,8 +45,12 @@ BENCHMARK(BM_FunctionalSgemmTiled)->Unit(benchmark::kMillisecond);
 
 void BM_KeplerSmComputeBound(benchmark::State& state) {
     std::string body;
-    for (int i = 0; i < 64; ++i) body += "  add.s32 %r" + std::to_string(i % 8 + 1) + ", %r" + std::to_string((i + 3) % 8 + 1) + ", " + std::to_string(i) + ";\n";
-    const std::string ptx = ".version 8.0\n.target sm_75\n.address_size 64\n.visible .entry k()\n{\n  .reg .b32 %r<10>;\n" + body + "  ret;\n}\n";
+    for (int i = 0; i < 64; ++i)
+        body += "  add.s32 %r" + std::to_string(i % 8 + 1) + ", %r" + std::to_string((i + 3) % 8 + 1) + ", " +
+                std::to_string(i) + ";\n";
+    const std::string ptx =
+        ".version 8.0\n.target sm_75\n.address_size 64\n.visible .entry k()\n{\n  .reg .b32 %r<10>;\n" + body +
+        "  ret;\n}\n";
     const auto module = func::Module::from_string(ptx, "bench.ptx");
     using SMType = SM<frontend::KeplerFrontend, sched::GTO, regfile::IdealRF, exec::SimdExec, mem::IdealMemory<100>>;
     std::uint64_t warp_inst = 0, cycles = 0;
@@ -54,7 +59,8 @@ void BM_KeplerSmComputeBound(benchmark::State& state) {
     for (auto _ : state) {
         func::Device device;
         GPU<SMType, 1> gpu;
-        const auto r = gpu.launch(device, module, "k", func::LaunchConfig{{32, 1, 1}, {1024, 1, 1}, 0}, func::Args{}, options);
+        const auto r =
+            gpu.launch(device, module, "k", func::LaunchConfig{{32, 1, 1}, {1024, 1, 1}, 0}, func::Args{}, options);
         warp_inst += r.warp_instructions;
         cycles += r.cycles;
     }

@@ -56,8 +56,7 @@ struct Measurement {
     double wall = 0, process_cpu = 0, thread_cpu = 0;
 };
 
-template <class Machine, unsigned N>
-Measurement run(const std::string& kernel, kernels::Size size, unsigned threads) {
+template <class Machine, unsigned N> Measurement run(const std::string& kernel, kernels::Size size, unsigned threads) {
     using Gpu = typename Machine::template gpu<sched::GTO, N>;
     Measurement m;
     const auto& info = kernels::find_case(kernel);
@@ -102,7 +101,8 @@ Measurement run_sms(const std::string& machine, unsigned sms, const std::string&
     case 8: return run<machines::Fermi, 8>(kernel, size, threads);
     case 15: return run<machines::Fermi, 15>(kernel, size, threads);
     case 30: return run<machines::Fermi, 30>(kernel, size, threads);
-    default: throw Error("scaling: no Fermi GPU instantiated with " + std::to_string(sms) + " SMs (1, 2, 4, 8, 15, 30)");
+    default:
+        throw Error("scaling: no Fermi GPU instantiated with " + std::to_string(sms) + " SMs (1, 2, 4, 8, 15, 30)");
     }
 }
 } // namespace
@@ -172,8 +172,8 @@ int main(int argc, char** argv) {
     std::vector<kernels::Size> sizes;
     for (const auto& s : size_names) sizes.push_back(s == "large" ? kernels::Size::large : kernels::Size::small);
     if (sizes.empty()) sizes = {kernels::Size::small, kernels::Size::large};
-    std::printf("%-17s %-6s %4s %7s %11s %12s %9s %9s %9s %11s %12s %s\n", "kernel", "size", "SMs", "threads",
-                "cycles", "warp-inst", "wall s", "cpu s", "main s", "cycles/s", "warp-inst/s", "");
+    std::printf("%-17s %-6s %4s %7s %11s %12s %9s %9s %9s %11s %12s %s\n", "kernel", "size", "SMs", "threads", "cycles",
+                "warp-inst", "wall s", "cpu s", "main s", "cycles/s", "warp-inst/s", "");
     std::ostringstream json;
     json << "[\n";
     bool first = true;
@@ -202,12 +202,10 @@ int main(int argc, char** argv) {
                                 best.passed ? "" : ("FAILED " + best.message).c_str());
                     std::fflush(stdout);
                     json << (first ? "" : ",\n") << "  {\"machine\":\"" << machine << "\",\"kernel\":\"" << kernel
-                         << "\",\"size\":\""
-                         << kernels::size_name(size) << "\",\"sms\":" << n << ",\"threads\":" << t
+                         << "\",\"size\":\"" << kernels::size_name(size) << "\",\"sms\":" << n << ",\"threads\":" << t
                          << ",\"cycles\":" << best.cycles << ",\"warp_instructions\":" << best.warp_instructions
-                         << ",\"thread_instructions\":" << best.thread_instructions
-                         << ",\"launches\":" << best.launches << ",\"wall_seconds\":" << best.wall
-                         << ",\"process_cpu_seconds\":" << best.process_cpu
+                         << ",\"thread_instructions\":" << best.thread_instructions << ",\"launches\":" << best.launches
+                         << ",\"wall_seconds\":" << best.wall << ",\"process_cpu_seconds\":" << best.process_cpu
                          << ",\"main_thread_cpu_seconds\":" << best.thread_cpu
                          << ",\"passed\":" << (best.passed ? "true" : "false") << '}';
                     first = false;

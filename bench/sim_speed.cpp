@@ -111,8 +111,8 @@ int main(int argc, char** argv) {
             progress.step(name, result.passed);
             json << (first ? "" : ",\n") << "  {\"mode\":\"functional\",\"kernel\":\"" << name
                  << "\",\"thread_instructions\":" << thread_inst << ",\"seconds\":" << seconds
-                 << ",\"thread_instructions_per_second\":" << rate << ",\"passed\":" << (result.passed ? "true" : "false")
-                 << '}';
+                 << ",\"thread_instructions_per_second\":" << rate
+                 << ",\"passed\":" << (result.passed ? "true" : "false") << '}';
             first = false;
         }
     } else {
@@ -128,14 +128,12 @@ int main(int argc, char** argv) {
                 auto rate = [&](double v) { return s > 0 ? v / s : 0.0; };
                 progress.clear();
                 std::printf("%-17s %-12s %-18s %11llu %9.3f %11.0f %11.0f %12.0f %9.1f %s\n", machine.c_str(),
-                            scheduler.c_str(), name.c_str(),
-                            static_cast<unsigned long long>(row.cycles), s, rate(double(row.cycles)),
-                            rate(double(row.warp_instructions)), rate(double(row.thread_instructions)),
-                            peak_rss_kib() / 1024.0, row.passed ? "" : "FAILED");
+                            scheduler.c_str(), name.c_str(), static_cast<unsigned long long>(row.cycles), s,
+                            rate(double(row.cycles)), rate(double(row.warp_instructions)),
+                            rate(double(row.thread_instructions)), peak_rss_kib() / 1024.0, row.passed ? "" : "FAILED");
                 json << (first ? "" : ",\n") << "  {\"mode\":\"timing\",\"machine\":\"" << machine << "\",\"kernel\":\""
                      << name << "\",\"scheduler\":\"" << scheduler << "\",\"host_threads\":" << threads
-                     << ",\"cycles\":" << row.cycles
-                     << ",\"warp_instructions\":" << row.warp_instructions
+                     << ",\"cycles\":" << row.cycles << ",\"warp_instructions\":" << row.warp_instructions
                      << ",\"thread_instructions\":" << row.thread_instructions << ",\"seconds\":" << s
                      << ",\"cycles_per_second\":" << rate(double(row.cycles))
                      << ",\"warp_instructions_per_second\":" << rate(double(row.warp_instructions))

@@ -54,7 +54,9 @@ struct Totals {
     core::StatsTable stats;
     unsigned failures = 0;
     double ipc() const { return cycles == 0 ? 0 : double(thread_instructions) / double(cycles); }
-    double c(std::string_view name) const { return static_cast<double>(stats.counter(std::string("sm.rf.") + std::string(name))); }
+    double c(std::string_view name) const {
+        return static_cast<double>(stats.counter(std::string("sm.rf.") + std::string(name)));
+    }
 };
 
 template <class RF, class Exec = exec::SimdExec>
@@ -65,7 +67,8 @@ Totals run_variant(const std::vector<std::string>& cases, kernels::Size size, ex
     for (const std::string& name : cases) {
         const kernels::CaseInfo& info = kernels::find_case(name);
         func::Device device;
-        const auto module = func::Module::from_file(std::string(GPUARCH_KERNELS_DIR) + "/ptx/" + std::string(info.ptx_file));
+        const auto module =
+            func::Module::from_file(std::string(GPUARCH_KERNELS_DIR) + "/ptx/" + std::string(info.ptx_file));
         auto gpu = std::make_unique<GpuType>(Machine::template config<GpuType>());
         auto launcher = [&](const func::Module& m, std::string_view entry, const func::LaunchConfig& launch,
                             const func::Args& args) {
@@ -111,7 +114,8 @@ Chapter3 chapter3_row(const Totals& base, const Totals& v, const power::EnergyTa
                      v.ipc() / base.ipc() - 1,
                      e / e_base - 1,
                      power::energy_report(v.stats, table).group_pj("rf") /
-                             power::energy_report(base.stats, table).group_pj("rf") - 1};
+                             power::energy_report(base.stats, table).group_pj("rf") -
+                         1};
     std::printf("%-28s access -%5.1f%%  OC writes -%5.1f%%  RF bw +%5.1f%%  OC bw +%5.1f%%  "
                 "rd-rd %4.1f%% wr-wr %4.1f%% rd-wr %4.1f%%  IPC %+5.1f%%  energy %+5.1f%% (RF %+5.1f%%)\n",
                 v.variant.c_str(), pct(r.access_cut), pct(r.oc_write_cut), pct(r.rf_bw), pct(r.oc_bw), pct(r.rd_rd),
@@ -170,7 +174,8 @@ int main(int argc, char** argv) {
         const Totals reg_wid = run_variant<CoalescingRF<4, Sub4, WidLayout, RegAlignment>>(cases, size, progress);
         const Totals wr_wid = run_variant<CoalescingRF<4, Sub4, WidLayout, WrAlignment>>(cases, size, progress);
         const Totals ideal_wid = run_variant<CoalescingRF<4, Sub4, WidLayout, IdealAlignment>>(cases, size, progress);
-        const Totals upper_wid = run_variant<CoalescingRF<4, Sub4, WidLayout, UpperBoundAlignment>>(cases, size, progress);
+        const Totals upper_wid =
+            run_variant<CoalescingRF<4, Sub4, WidLayout, UpperBoundAlignment>>(cases, size, progress);
         const Totals reg_wshift = run_variant<CoalescingRF<4, Sub4, WshiftLayout, RegAlignment>>(cases, size, progress);
         const Totals corf = run_variant<CORF<4, 4, WidLayout>>(cases, size, progress);
         const auto widths = reg_wid.stats;
@@ -191,8 +196,10 @@ int main(int argc, char** argv) {
 
         std::cout << "Radaideh 2020 Chapter 4 (16 banks, 16 collectors)\n";
         const Totals ch4_base = run_variant<WwfaRF<16, 16>>(cases, size, progress);
-        const Totals ch4_inactive = run_variant<ZeroGatedRF<16, 16, InactiveGating>, exec::InactiveGatedExec>(cases, size, progress);
-        const Totals ch4_gated = run_variant<ZeroGatedRF<16, 16, CrossLaneZeroGating>, exec::ZeroGatedExec>(cases, size, progress);
+        const Totals ch4_inactive =
+            run_variant<ZeroGatedRF<16, 16, InactiveGating>, exec::InactiveGatedExec>(cases, size, progress);
+        const Totals ch4_gated =
+            run_variant<ZeroGatedRF<16, 16, CrossLaneZeroGating>, exec::ZeroGatedExec>(cases, size, progress);
         const auto& g = ch4_gated;
         const double reads = g.c("thread_reads"), writes = g.c("thread_writes");
         const double r_inactive = g.c("thread_reads_gated.inactive") / reads,
@@ -207,7 +214,8 @@ int main(int argc, char** argv) {
         std::printf("RF writes gated: inactive %.1f%%, in-lane zero %.1f%%, cross-lane zero %.1f%%, total %.1f%% "
                     "(thesis 14%%, 19%%, ~21%%, 54%%)\n",
                     pct(w_inactive), pct(w_in_lane), pct(w_cross), pct(w_inactive + w_in_lane + w_cross));
-        const auto e0 = power::energy_report(ch4_base.stats, table), e1 = power::energy_report(ch4_inactive.stats, table),
+        const auto e0 = power::energy_report(ch4_base.stats, table),
+                   e1 = power::energy_report(ch4_inactive.stats, table),
                    e2 = power::energy_report(ch4_gated.stats, table);
         const double rf_energy = e2.group_pj("rf") / e0.group_pj("rf") - 1,
                      exec_energy = e2.group_pj("exec") / e0.group_pj("exec") - 1,
@@ -215,8 +223,8 @@ int main(int argc, char** argv) {
                      total_energy = e2.total_pj() / e0.total_pj() - 1;
         std::printf("RF dynamic energy %+.1f%% (inactive only %+.1f%%; thesis -27%%), execution units %+.1f%% "
                     "(inactive only %+.1f%%; thesis -19%%, -6%%), total %+.1f%% (thesis ~-8%%)\n",
-                    pct(rf_energy), pct(e1.group_pj("rf") / e0.group_pj("rf") - 1), pct(exec_energy), pct(exec_inactive),
-                    pct(total_energy));
+                    pct(rf_energy), pct(e1.group_pj("rf") / e0.group_pj("rf") - 1), pct(exec_energy),
+                    pct(exec_inactive), pct(total_energy));
         unsigned failures = 0;
         for (const Totals* t : {&base_wid, &base_wshift, &reg_wid, &wr_wid, &ideal_wid, &upper_wid, &reg_wshift, &corf,
                                 &ch4_base, &ch4_inactive, &ch4_gated})
@@ -233,9 +241,12 @@ int main(int argc, char** argv) {
                                 " corpus cases";
         auto cut = [](double x) { return repro::pct(x); };
         report.add("Sec. 3.2: source operands needing the full register width", "27.3%", repro::pct(full_src), ch3);
-        report.add("Sec. 3.2: destination operands needing the full register width", "29.2%", repro::pct(full_dst), ch3);
-        report.add("Table 3.7: CARF (wid_layout, reg_alignment) RF access reduction", "31.8%", cut(c_reg.access_cut), ch3);
-        report.add("Sec. 3.5: CARF (wid_layout) operand-collector write reduction", "35.9%", cut(c_reg.oc_write_cut), ch3);
+        report.add("Sec. 3.2: destination operands needing the full register width", "29.2%", repro::pct(full_dst),
+                   ch3);
+        report.add("Table 3.7: CARF (wid_layout, reg_alignment) RF access reduction", "31.8%", cut(c_reg.access_cut),
+                   ch3);
+        report.add("Sec. 3.5: CARF (wid_layout) operand-collector write reduction", "35.9%", cut(c_reg.oc_write_cut),
+                   ch3);
         report.add("Sec. 3.5: CARF (wid_layout) RF bandwidth increase", "49.5%", cut(c_reg.rf_bw), ch3);
         report.add("Sec. 3.5: CARF (wid_layout) OC bandwidth increase", "58.3%", cut(c_reg.oc_bw), ch3);
         report.add("Sec. 3.5: CARF (wid_layout) coalesced pairs rd-rd / wr-wr / rd-wr", "63.7% / 9.7% / 26.5%",
@@ -257,7 +268,8 @@ int main(int argc, char** argv) {
         report.add("Fig. 4.7: RF reads gated, all three mechanisms", "50%", cut(r_inactive + r_in_lane + r_cross), ch4);
         report.add("Fig. 4.8: RF writes gated by the active mask", "14%", cut(w_inactive), ch4);
         report.add("Fig. 4.8: RF writes gated by in-lane zero detection (additional)", "19%", cut(w_in_lane), ch4);
-        report.add("Fig. 4.8: RF writes gated, all three mechanisms", "54%", cut(w_inactive + w_in_lane + w_cross), ch4);
+        report.add("Fig. 4.8: RF writes gated, all three mechanisms", "54%", cut(w_inactive + w_in_lane + w_cross),
+                   ch4);
         report.add("Fig. 4.9: RF dynamic power reduction", "27%", cut(-rf_energy), ch4,
                    "ours: gpuarch's energy table (docs/energy.md), not GPUWattch");
         report.add("Fig. 4.10: execution-unit dynamic power reduction, inactive gating only", "about 6%",
@@ -266,21 +278,28 @@ int main(int argc, char** argv) {
                    cut(-exec_energy), ch4);
         report.add("Sec. 4.4: total dynamic energy reduction", "about 8%", cut(-total_energy), ch4);
         report.tables_markdown = "Chapter 3 variants against their baselines (reductions negative):\n\n" + md.str();
+        report.plots.push_back(
+            repro::Plot{"carf_ch3.png",
+                        "Radaideh 2020 Table 3.7: thesis against gpuarch",
+                        "bar",
+                        "percent",
+                        {"CARF wid: RF access cut", "CARF wid: IPC gain", "CARF wshift: RF access cut",
+                         "CARF wshift: IPC gain", "CORF: RF access cut", "CORF: IPC gain"},
+                        {{"thesis", {31.8, 15.3, 30.5, 16.5, 10, 4}},
+                         {"gpuarch",
+                          {pct(c_reg.access_cut), pct(c_reg.ipc_gain), pct(c_wshift.access_cut), pct(c_wshift.ipc_gain),
+                           pct(c_corf.access_cut), pct(c_corf.ipc_gain)}}}});
         report.plots.push_back(repro::Plot{
-            "carf_ch3.png", "Radaideh 2020 Table 3.7: thesis against gpuarch", "bar", "percent",
-            {"CARF wid: RF access cut", "CARF wid: IPC gain", "CARF wshift: RF access cut", "CARF wshift: IPC gain",
-             "CORF: RF access cut", "CORF: IPC gain"},
-            {{"thesis", {31.8, 15.3, 30.5, 16.5, 10, 4}},
-             {"gpuarch", {pct(c_reg.access_cut), pct(c_reg.ipc_gain), pct(c_wshift.access_cut),
-                          pct(c_wshift.ipc_gain), pct(c_corf.access_cut), pct(c_corf.ipc_gain)}}}});
-        report.plots.push_back(repro::Plot{
-            "carf_ch4.png", "Radaideh 2020 Figs. 4.7/4.8: RF accesses gated", "bar", "percent of thread accesses",
+            "carf_ch4.png",
+            "Radaideh 2020 Figs. 4.7/4.8: RF accesses gated",
+            "bar",
+            "percent of thread accesses",
             {"reads: active mask", "reads: in-lane zero", "reads: cross-lane zero", "writes: active mask",
              "writes: in-lane zero", "writes: cross-lane zero"},
             // The thesis's cross-lane shares are by subtraction (50 - 15 - 15, 54 - 14 - 19; digest Sec. 4.4).
             {{"thesis", {15, 15, 20, 14, 19, 21}},
-             {"gpuarch", {pct(r_inactive), pct(r_in_lane), pct(r_cross), pct(w_inactive), pct(w_in_lane),
-                          pct(w_cross)}}}});
+             {"gpuarch",
+              {pct(r_inactive), pct(r_in_lane), pct(r_cross), pct(w_inactive), pct(w_in_lane), pct(w_cross)}}}});
         return report.finish("carf_study", repro_file, failures == 0);
     } catch (const std::exception& e) {
         std::cerr << "carf_study: " << e.what() << '\n';

@@ -61,7 +61,8 @@ int main(int argc, char** argv) {
     for (const auto& m : machine_names) {
         std::vector<std::string> chosen;
         for (const auto& s : examples::scheduler_names(m))
-            if (schedulers.empty() || s == "LRR" || std::find(schedulers.begin(), schedulers.end(), s) != schedulers.end())
+            if (schedulers.empty() || s == "LRR" ||
+                std::find(schedulers.begin(), schedulers.end(), s) != schedulers.end())
                 chosen.push_back(s);
         total += chosen.size() * kernel_names.size();
         plan.emplace_back(m, std::move(chosen));

@@ -54,7 +54,8 @@ int main(int argc, char** argv) {
                 found = found || kernel.name == kernel_name;
                 names += (names.empty() ? "" : ", ") + kernel.name;
             }
-            if (!found) return cli::usage_error(app, "no kernel '" + kernel_name + "' in " + file + " (it has " + names + ")");
+            if (!found)
+                return cli::usage_error(app, "no kernel '" + kernel_name + "' in " + file + " (it has " + names + ")");
         }
         for (const ir::Kernel& kernel : module.kernels) {
             if (!kernel_name.empty() && kernel.name != kernel_name) continue;

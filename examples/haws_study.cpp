@@ -50,14 +50,11 @@ struct Run {
     std::string message;
     std::uint64_t cycles = 0, warp_instructions = 0;
     core::StatsTable stats;
-    std::uint64_t counter(const char* name) const {
-        return stats.contains(name) ? stats.counter(name) : 0;
-    }
+    std::uint64_t counter(const char* name) const { return stats.contains(name) ? stats.counter(name) : 0; }
 };
 
 // One corpus case on one HAWS or base GPU, through the examples' shared runner (support/include/gpuarch/support/run_machine.hpp).
-template <class Machine, class GpuType>
-Run run(const std::string& kernel, kernels::Size size) {
+template <class Machine, class GpuType> Run run(const std::string& kernel, kernels::Size size) {
     examples::RunRow r = examples::run_on_gpu<Machine, GpuType>("", GpuType::variant_name(), kernel, size, {});
     return Run{r.passed, std::move(r.message), r.cycles, r.warp_instructions, std::move(r.stats)};
 }
@@ -71,7 +68,9 @@ struct Pair {
         const auto ep = haws.counter("sm.sched.haws.episodes");
         return ep == 0 ? 0.0 : double(haws.counter("sm.sched.haws.hint_issued")) / double(ep);
     }
-    static double share(std::uint64_t part, std::uint64_t whole) { return whole == 0 ? 0.0 : double(part) / double(whole); }
+    static double share(std::uint64_t part, std::uint64_t whole) {
+        return whole == 0 ? 0.0 : double(part) / double(whole);
+    }
     double alu_share() const {
         return share(haws.counter("sm.sched.haws.hint_alu"), haws.counter("sm.sched.haws.total_alu"));
     }
@@ -177,8 +176,8 @@ std::string table(const char* title, const char* base_name, const std::vector<Pa
         << ", max " << signed_pct(s.memory_max) << " (" << s.max_kernel << "), mean long-latency RAW stall change "
         << signed_pct(-s.stall_reduction_memory) << ". Compute-bound (C, " << s.compute_count << "): mean speedup "
         << signed_pct(s.compute_mean) << ". Instructions per hint episode, all kernels: " << fmt(s.per_episode)
-        << "; per long-latency stall point (episodes plus stalls at instructions without a chain): "
-        << fmt(s.per_stall) << ".\n\n";
+        << "; per long-latency stall point (episodes plus stalls at instructions without a chain): " << fmt(s.per_stall)
+        << ".\n\n";
     return out.str();
 }
 
@@ -261,11 +260,16 @@ int main(int argc, char** argv) {
                    "mean of per-kernel changes in stall.raw_long_latency");
         report.add("Fig. 5.16 average speedup over round-robin (Kepler)", "+15%", signed_pct(k.all_mean, 0),
                    kepler_config, "thesis: 5 hand-hinted workloads; here every kernel, compiler hints");
-        report.add("Sec. 5.3.6 HAWS storage per SM", "7.34 KBytes", fmt(double(cost.total_bytes()) / 1024.0) + " KBytes",
+        report.add("Sec. 5.3.6 HAWS storage per SM", "7.34 KBytes",
+                   fmt(double(cost.total_bytes()) / 1024.0) + " KBytes",
                    "40 warps, RCU<8>, 8-entry SIMT copy (64-bit mask), 8-entry scalar + vector rename tables",
                    "computed from the thesis's field widths");
-        repro::Plot plot{"haws_speedup.png", "HAWS speedup over its base scheduler (Gong 2020 Figs. 5.10, 5.16)",
-                         "bar", "speedup", {}, {}};
+        repro::Plot plot{"haws_speedup.png",
+                         "HAWS speedup over its base scheduler (Gong 2020 Figs. 5.10, 5.16)",
+                         "bar",
+                         "speedup",
+                         {},
+                         {}};
         std::vector<double> si_speedup, kepler_speedup;
         for (std::size_t i = 0; i < si.size(); ++i) {
             plot.labels.push_back(si[i].kernel);

@@ -69,8 +69,12 @@ int main(int argc, char** argv) {
         const std::string config = "SM<KeplerGK104Frontend, GTO, KeplerBankedRF, SimdExec, IdealMemory<20>> x1, "
                                    "kernels/calibration/kepler_table41.ptx, rate = (10 - 8 blocks of 1024 threads)";
         repro::Report report{"lai_calibration", "Lai 2013", "Kepler GK104 calibration against Table 4.1", {}, {}, {}};
-        repro::Plot plot{"lai_table41.png", "Lai 2013 Table 4.1: GTX680 measured against the simulated GK104 SM", "bar",
-                         "math thread-instructions per cycle per SM", {}, {{"Lai (measured)", {}}, {"gpuarch", {}}}};
+        repro::Plot plot{"lai_table41.png",
+                         "Lai 2013 Table 4.1: GTX680 measured against the simulated GK104 SM",
+                         "bar",
+                         "math thread-instructions per cycle per SM",
+                         {},
+                         {{"Lai (measured)", {}}, {"gpuarch", {}}}};
         std::ostringstream md;
         md << "| Lai Table 4.1 row | measured | simulated | error | dual issues | bank-conflict cycles |\n"
               "|---|---:|---:|---:|---:|---:|\n";
@@ -81,14 +85,17 @@ int main(int argc, char** argv) {
             progress.step(row.entry);
             const double err = relative_error(m.math_per_cycle, row.measured);
             if (row.entry != "imad_r0_r1_r3_r9") worst_other = std::max(worst_other, std::abs(err));
-            md << "| " << row.sass << " | " << repro::fixed(row.measured, 1) << " | " << repro::fixed(m.math_per_cycle, 2)
-               << " | " << repro::signed_pct(err) << " | " << m.dual_issues << " | " << m.bank_conflict_cycles << " |\n";
+            md << "| " << row.sass << " | " << repro::fixed(row.measured, 1) << " | "
+               << repro::fixed(m.math_per_cycle, 2) << " | " << repro::signed_pct(err) << " | " << m.dual_issues
+               << " | " << m.bank_conflict_cycles << " |\n";
             // The note names the mechanism that bounds the row (docs/calibration.md, "The mechanism").
             report.add("Table 4.1: " + std::string(row.sass), repro::fixed(row.measured, 1),
                        repro::fixed(m.math_per_cycle, 1), config,
                        row.integer_multiply ? "bound by the 32-lane IMU (32)"
                                             : "bound by the register banks (" +
-                                                  repro::fixed(128.0 / double(model::kepler_bank_conflict_degree(std::span<const unsigned>(row.sources))), 1) +
+                                                  repro::fixed(128.0 / double(model::kepler_bank_conflict_degree(
+                                                                           std::span<const unsigned>(row.sources))),
+                                                               1) +
                                                   ")");
             plot.labels.emplace_back(row.sass);
             plot.series[0].second.push_back(row.measured);
@@ -98,15 +105,16 @@ int main(int argc, char** argv) {
         const Measurement repeated = measure("ffma_repeated_sources");
         progress.step("ffma_repeated_sources");
         md << "| FFMA RA, RB, RB, RA over all four banks (Sec. 4.2.3) | about 178 | "
-           << repro::fixed(repeated.math_per_cycle, 2) << " | " << repro::signed_pct(repeated.math_per_cycle / 178.0 - 1)
-           << " | " << repeated.dual_issues << " | " << repeated.bank_conflict_cycles << " |\n";
+           << repro::fixed(repeated.math_per_cycle, 2) << " | "
+           << repro::signed_pct(repeated.math_per_cycle / 178.0 - 1) << " | " << repeated.dual_issues << " | "
+           << repeated.bank_conflict_cycles << " |\n";
         report.add("Sec. 4.2.3: FFMA RA, RB, RB, RA with repeated sources over all four banks", "about 178",
                    repro::fixed(repeated.math_per_cycle, 1), config, "dual issue, bound by the SP groups (192)");
         if (!quick) {
             const Measurement ideal = measure<GK104SM<regfile::IdealRF>>("ffma_r0_r1_r4_r5");
             progress.step("ffma_r0_r1_r4_r5 IdealRF");
-            md << "| FFMA R0, R1, R4, R5 with IdealRF (mechanism check) | n/a | " << repro::fixed(ideal.math_per_cycle, 2)
-               << " | | " << ideal.dual_issues << " | 0 |\n";
+            md << "| FFMA R0, R1, R4, R5 with IdealRF (mechanism check) | n/a | "
+               << repro::fixed(ideal.math_per_cycle, 2) << " | | " << ideal.dual_issues << " | 0 |\n";
             report.add("Mechanism check: FFMA R0, R1, R4, R5 with IdealRF instead of the banks", "n/a",
                        repro::fixed(ideal.math_per_cycle, 1), "as above with regfile::IdealRF",
                        "the banks, not the frontend, set the ~128 ceiling");

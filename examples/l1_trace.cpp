@@ -75,7 +75,7 @@ int main(int argc, char** argv) {
     if (const auto status = examples::cli::parse(app, argc, argv)) return *status;
     using L1 = mem::L1<mem::MSHR<32>>;
     L1 l1(L1::Config{}, /*sm_id=*/0);
-    mem::Downstream down{8};                            // the L1's port into the host's memory
+    mem::Downstream down{8}; // the L1's port into the host's memory
     std::multimap<core::Cycle, mem::MemPacket> arriving; // responses in flight, by arrival cycle
     std::vector<std::uint64_t> lanes(32);
 
@@ -131,9 +131,10 @@ int main(int argc, char** argv) {
         }
         const std::uint64_t h = counter(l1, "hits"), m = counter(l1, "misses"), g = counter(l1, "mshr_merges");
         if (h != hits || m != misses || g != merges || sent != 0 || !events.empty() || state != last_state)
-            std::printf("%5llu  %-9s %4llu %6llu %6llu %5u %s\n", static_cast<unsigned long long>(now), state_name(state),
-                        static_cast<unsigned long long>(h - hits), static_cast<unsigned long long>(m - misses),
-                        static_cast<unsigned long long>(g - merges), sent, events.c_str());
+            std::printf("%5llu  %-9s %4llu %6llu %6llu %5u %s\n", static_cast<unsigned long long>(now),
+                        state_name(state), static_cast<unsigned long long>(h - hits),
+                        static_cast<unsigned long long>(m - misses), static_cast<unsigned long long>(g - merges), sent,
+                        events.c_str());
         hits = h;
         last_state = state;
         misses = m;

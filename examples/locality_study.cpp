@@ -62,10 +62,10 @@ struct StudyKernel {
     const char* thesis_analogue;
 };
 const StudyKernel study_kernels[] = {
-    {"sgemm_naive", 1, "GEMM"},      {"sgemm_tiled", 1, "GEMM"},   {"transpose_naive", 1, "MT"},
-    {"transpose_tiled", 1, "MT"},    {"jacobi2d", 2, "JS"},        {"conv2d", 2, "CONV"},
-    {"hotspot", 2, "JS-like"},       {"histogram_shared", 3, "HS"}, {"histogram_global", 3, "HS"},
-    {"scan_block", 3, "SC"},         {"bitonic_sort", 3, "BS"},    {"mvt", 3, "MVT"},
+    {"sgemm_naive", 1, "GEMM"},   {"sgemm_tiled", 1, "GEMM"},    {"transpose_naive", 1, "MT"},
+    {"transpose_tiled", 1, "MT"}, {"jacobi2d", 2, "JS"},         {"conv2d", 2, "CONV"},
+    {"hotspot", 2, "JS-like"},    {"histogram_shared", 3, "HS"}, {"histogram_global", 3, "HS"},
+    {"scan_block", 3, "SC"},      {"bitonic_sort", 3, "BS"},     {"mvt", 3, "MVT"},
 };
 
 enum class Mode { rr, cluster, locality };
@@ -79,8 +79,7 @@ struct Result {
     double requests_per_entry() const { return entries == 0 ? 0.0 : double(requests) / double(entries); }
 };
 
-template <class Gpu>
-Result run(const StudyKernel& k, unsigned hint, kernels::Size size, unsigned cluster_ctas) {
+template <class Gpu> Result run(const StudyKernel& k, unsigned hint, kernels::Size size, unsigned cluster_ctas) {
     Result out;
     try {
         const kernels::CaseInfo& info = kernels::find_case(k.name);
@@ -225,7 +224,8 @@ int main(int argc, char** argv) {
     std::ostringstream md;
     md << "### Locality-aware scheduling on Kepler x14 (" << kernels::size_name(size) << " inputs)\n\n"
        << "Speedup = RR cycles / cycles. Duplicates: MSHR allocations of a line another SM allocated within 2000 "
-          "cycles (Gong 2020 Sec. 6.1), as a share of all allocations. Requests per entry: line requests an MSHR entry served, averaged over entries (L1 "
+          "cycles (Gong 2020 Sec. 6.1), as a share of all allocations. Requests per entry: line requests an MSHR entry "
+          "served, averaged over entries (L1 "
           "histogram mshr_requests_per_entry).\n\n"
        << "| kernel | thesis analogue | hint | RR cycles | cluster speedup | locality speedup | RR duplicates | "
           "locality duplicates | duplicate drop | RR req/entry | locality req/entry |\n"
@@ -233,10 +233,18 @@ int main(int argc, char** argv) {
     std::vector<double> speed12, cluster12, drop12, speed3, dup_base_all, dup_loc_all;
     double best = 0;
     std::string best_kernel;
-    repro::Plot speed_plot{"locality_speedup.png", "Gong 2020 Fig. 6.10 on the corpus: speedup over round-robin (Kepler x14)",
-                           "bar", "speedup over RR", {}, {}};
-    repro::Plot dup_plot{"locality_duplicates.png", "Gong 2020 Fig. 6.1/6.11 on the corpus: duplicate MSHR allocations",
-                         "bar", "share of MSHR allocations", {}, {}};
+    repro::Plot speed_plot{"locality_speedup.png",
+                           "Gong 2020 Fig. 6.10 on the corpus: speedup over round-robin (Kepler x14)",
+                           "bar",
+                           "speedup over RR",
+                           {},
+                           {}};
+    repro::Plot dup_plot{"locality_duplicates.png",
+                         "Gong 2020 Fig. 6.1/6.11 on the corpus: duplicate MSHR allocations",
+                         "bar",
+                         "share of MSHR allocations",
+                         {},
+                         {}};
     std::vector<double> s_cluster, s_loc, d_rr, d_loc;
     std::map<std::string, double> req_ratio;
     for (std::size_t i = 0; i < ks.size(); ++i) {
@@ -250,8 +258,8 @@ int main(int argc, char** argv) {
         const double drop = has_drop ? 1.0 - double(lo.duplicates) / double(rr.duplicates) : 0.0;
         md << "| " << ks[i].name << " | " << ks[i].thesis_analogue << " | " << ks[i].hint << " | " << rr.cycles << " | "
            << fmt("%.3f", sc) << " | " << fmt("%.3f", sl) << " | " << repro::pct(rr.dup_fraction()) << " | "
-           << repro::pct(lo.dup_fraction()) << " | " << (has_drop ? repro::pct(drop) : std::string("n/a")) << " | " << fmt("%.2f", rr.requests_per_entry())
-           << " | " << fmt("%.2f", lo.requests_per_entry()) << " |\n";
+           << repro::pct(lo.dup_fraction()) << " | " << (has_drop ? repro::pct(drop) : std::string("n/a")) << " | "
+           << fmt("%.2f", rr.requests_per_entry()) << " | " << fmt("%.2f", lo.requests_per_entry()) << " |\n";
         speed_plot.labels.push_back(ks[i].name);
         dup_plot.labels.push_back(ks[i].name);
         s_cluster.push_back(sc);
@@ -276,12 +284,14 @@ int main(int argc, char** argv) {
     dup_plot.series = {{"RR", d_rr}, {"locality", d_loc}};
     md << "\nType 1+2 geometric-mean speedup: locality " << repro::gain_pct(geomean(speed12)) << ", cluster only "
        << repro::gain_pct(geomean(cluster12)) << "; type 3: locality " << repro::gain_pct(geomean(speed3))
-       << ". Mean duplicate share: RR " << repro::pct(mean(dup_base_all))
-       << ", locality " << repro::pct(mean(dup_loc_all)) << ".\n";
+       << ". Mean duplicate share: RR " << repro::pct(mean(dup_base_all)) << ", locality "
+       << repro::pct(mean(dup_loc_all)) << ".\n";
 
-    const std::string config = "Kepler x14 (Gong 2020 Tables 4.1, 6.3), RR = LRR + one CTA per SM per turn; locality = "
-                               "LocalityTwoLevel<4> + clustered CTAs (ceil(CTAs/SMs) per SM), launch hint per Table 6.2 "
-                               "class, " + std::string(kernels::size_name(size)) + " inputs";
+    const std::string config =
+        "Kepler x14 (Gong 2020 Tables 4.1, 6.3), RR = LRR + one CTA per SM per turn; locality = "
+        "LocalityTwoLevel<4> + clustered CTAs (ceil(CTAs/SMs) per SM), launch hint per Table 6.2 "
+        "class, " +
+        std::string(kernels::size_name(size)) + " inputs";
     repro::Report report{"locality", "Gong 2020", "Hint-assisted locality-aware scheduling", {}, {}, {}};
     report.add("Sec. 6.4.5 / Fig. 6.10 average speedup over RR, type 1 and 2 workloads", "+13%",
                repro::gain_pct(geomean(speed12), 0), config, "geometric mean over the type 1 and 2 corpus kernels");
@@ -290,8 +300,9 @@ int main(int argc, char** argv) {
     report.add("Fig. 6.1 duplicate MSHR allocations at baseline (average)", "60%", repro::pct(mean(dup_base_all), 0),
                config, "2000-cycle window, all study kernels");
     report.add("Fig. 6.11 duplicate MSHR reduction, high-locality workloads", "at least 10%",
-               drop12.empty() ? "n/a" : repro::pct(*std::min_element(drop12.begin(), drop12.end()), 0) + " min, " +
-                                            repro::pct(mean(drop12), 0) + " mean",
+               drop12.empty() ? "n/a"
+                              : repro::pct(*std::min_element(drop12.begin(), drop12.end()), 0) + " min, " +
+                                    repro::pct(mean(drop12), 0) + " mean",
                config, "relative drop in duplicate allocations, type 1 and 2 kernels with duplicates at baseline");
     const auto ratio_of = [&](const char* k) {
         return req_ratio.count(k) ? fmt("%.2fx", req_ratio.at(k)) + " (" + k + ")" : std::string();

@@ -65,8 +65,7 @@ using namespace gpuarch;
 using barrel::Narasiman2010;
 namespace repro = examples::repro;
 using sched::LRR;
-template <unsigned G>
-using TwoLevel = sched::TwoLevel<G>;
+template <unsigned G> using TwoLevel = sched::TwoLevel<G>;
 template <unsigned LargeWarp, class Scheduler, class... Knobs>
 using Machine = Narasiman2010::gpu<LargeWarp, Scheduler, regfile::PerLaneBankedRF<>, Knobs...>;
 
@@ -76,8 +75,9 @@ using Machine = Narasiman2010::gpu<LargeWarp, Scheduler, regfile::PerLaneBankedR
 // tiles), and the shared-memory kernels (histogram_shared, reduce_*, scan_block, sgemm_tiled, transpose_tiled,
 // hotspot, bitonic_sort, conv2d), whose CTA size is part of the algorithm.
 constexpr std::array<std::string_view, 14> study_cases{
-    "spmv_csr_scalar", "bfs",     "mandelbrot", "devfunc_local", "kmeans_assign", "histogram_global", "transpose_naive",
-    "atax",            "bicg",    "mvt",        "vector_add",    "saxpy",         "jacobi2d",         "sgemm_naive"};
+    "spmv_csr_scalar", "bfs",        "mandelbrot", "devfunc_local", "kmeans_assign", "histogram_global",
+    "transpose_naive", "atax",       "bicg",       "mvt",           "vector_add",    "saxpy",
+    "jacobi2d",        "sgemm_naive"};
 
 struct Result {
     bool passed = false;
@@ -100,8 +100,8 @@ func::LaunchConfig reblock(const func::LaunchConfig& in, unsigned threads) {
         return out;
     }
     if (threads % in.block.x != 0)
-        throw Error("cannot re-block a " + std::to_string(in.block.x) + "-wide 2-D block into " + std::to_string(threads) +
-                    " threads");
+        throw Error("cannot re-block a " + std::to_string(in.block.x) + "-wide 2-D block into " +
+                    std::to_string(threads) + " threads");
     const std::uint64_t rows = std::uint64_t{in.grid.y} * in.block.y;
     out.block.y = threads / in.block.x;
     out.grid.y = static_cast<std::uint32_t>((rows + out.block.y - 1) / out.block.y);
@@ -213,8 +213,7 @@ struct Options {
     bool quiet = false; // no progress on stderr
 };
 
-template <class Gpu>
-Result run_case(std::string_view name, const Options& opt) {
+template <class Gpu> Result run_case(std::string_view name, const Options& opt) {
     Result out;
     try {
         func::Device device;
@@ -281,8 +280,7 @@ Results run_all(const Options& opt) {
         for (std::size_t i = next++; i < work.size(); i = next++) {
             const auto& [variant, name] = work[i];
             Result r = variant->run(name, opt);
-            if (!r.passed)
-                progress.note("FAILED: " + std::string(variant->label) + " on " + name + ": " + r.message);
+            if (!r.passed) progress.note("FAILED: " + std::string(variant->label) + " on " + name + ": " + r.message);
             progress.step(std::string(variant->label) + " " + name, r.passed);
             const std::lock_guard<std::mutex> guard(lock);
             results.emplace(std::make_pair(std::string(variant->label), name), std::move(r));
@@ -372,12 +370,12 @@ struct Table {
     // Fig. 1 / 10: share of active cycles with k lanes starting work, bucketed; Table 2's classes on RR.
     void utilization(const std::vector<std::string_view>& vs) const {
         os << "\n### FU utilization (Fig. 1 / Fig. 10) and the Table 2 classes\n\n"
-                     "Share of active cycles by lanes starting work in the execute stage (0 = idle FUs), and the "
-                     "average active threads per retired (sub-)warp. Classes from RR with the paper's thresholds: "
-                     "branch intensity by active threads per warp (>30 low, 20-30 medium, <20 high), idle-FU intensity "
-                     "by idle cycles (<20% low, 20-40% medium, >40% high).\n\n"
-                     "| case | config | idle | 1-8 | 9-16 | 17-24 | 25-31 | 32 | threads/warp | classes (RR) |\n"
-                     "|---|---|---:|---:|---:|---:|---:|---:|---:|---|\n";
+              "Share of active cycles by lanes starting work in the execute stage (0 = idle FUs), and the "
+              "average active threads per retired (sub-)warp. Classes from RR with the paper's thresholds: "
+              "branch intensity by active threads per warp (>30 low, 20-30 medium, <20 high), idle-FU intensity "
+              "by idle cycles (<20% low, 20-40% medium, >40% high).\n\n"
+              "| case | config | idle | 1-8 | 9-16 | 17-24 | 25-31 | 32 | threads/warp | classes (RR) |\n"
+              "|---|---|---:|---:|---:|---:|---:|---:|---:|---|\n";
         for (const std::string& c : cases) {
             for (auto v : vs) {
                 const Result& r = at(v, c);
@@ -390,13 +388,19 @@ struct Table {
                     return fixed(100.0 * double(s) / cycles, 1);
                 };
                 const double per_warp = double(r.c("sm.retired_active_lanes")) / double(r.c("sm.retired_subwarps"));
-                os << "| " << c << " | " << v << " | " << share(0, 0) << " | " << share(1, 8) << " | "
-                          << share(9, 16) << " | " << share(17, 24) << " | " << share(25, 31) << " | " << share(32, 32)
-                          << " | " << fixed(per_warp, 1) << " | ";
+                os << "| " << c << " | " << v << " | " << share(0, 0) << " | " << share(1, 8) << " | " << share(9, 16)
+                   << " | " << share(17, 24) << " | " << share(25, 31) << " | " << share(32, 32) << " | "
+                   << fixed(per_warp, 1) << " | ";
                 if (v == "RR") {
                     const double idle = double(h[0]) / cycles;
-                    os << "branch " << (per_warp > 30 ? "low" : per_warp >= 20 ? "medium" : "high") << ", idle FU "
-                              << (idle < 0.2 ? "low" : idle <= 0.4 ? "medium" : "high");
+                    os << "branch "
+                       << (per_warp > 30    ? "low"
+                           : per_warp >= 20 ? "medium"
+                                            : "high")
+                       << ", idle FU "
+                       << (idle < 0.2    ? "low"
+                           : idle <= 0.4 ? "medium"
+                                         : "high");
                 }
                 os << " |\n";
             }
@@ -406,15 +410,15 @@ struct Table {
     // The mechanisms at work: sub-warping, fetch stalls, the optimizations, fetch-group switches.
     void mechanisms() const {
         os << "\n### Mechanism statistics\n\n"
-                     "sub-warps/instr: sub-warps per large-warp instruction; sub-warping stall: share of cycles the "
-                     "sub-warping logic held fetch; jump saved: sub-warping cycles the single-sub-warp jump saved (share "
-                     "of cycles); row-wise extra: sub-warps the row-wise global-memory cut added over packing; switches: "
-                     "fetch-group switches on a stall / premature, per 1000 cycles; DRAM row misses: activates per 100 DRAM "
-                     "requests for RR / LWM256 / 2Lev8 / LWM256+2Lev2 (FCFS open-row: each costs a 300-cycle row "
-                     "conflict).\n\n"
-                     "| case | LWM256 sub-warps/instr | LWM256 sub-warping stall | jump saved | row-wise extra | "
-                     "2Lev8 switches stall/premature | LWM256+2Lev2 switches stall/premature | DRAM row misses |\n"
-                     "|---|---:|---:|---:|---:|---:|---:|---|\n";
+              "sub-warps/instr: sub-warps per large-warp instruction; sub-warping stall: share of cycles the "
+              "sub-warping logic held fetch; jump saved: sub-warping cycles the single-sub-warp jump saved (share "
+              "of cycles); row-wise extra: sub-warps the row-wise global-memory cut added over packing; switches: "
+              "fetch-group switches on a stall / premature, per 1000 cycles; DRAM row misses: activates per 100 DRAM "
+              "requests for RR / LWM256 / 2Lev8 / LWM256+2Lev2 (FCFS open-row: each costs a 300-cycle row "
+              "conflict).\n\n"
+              "| case | LWM256 sub-warps/instr | LWM256 sub-warping stall | jump saved | row-wise extra | "
+              "2Lev8 switches stall/premature | LWM256+2Lev2 switches stall/premature | DRAM row misses |\n"
+              "|---|---:|---:|---:|---:|---:|---:|---|\n";
         for (const std::string& c : cases) {
             if (!ok(c, {"LWM256", "2Lev8", "LWM256+2Lev2"})) continue;
             const Result& l = at("LWM256", c);
@@ -425,19 +429,19 @@ struct Table {
                 return fixed(1000.0 * double(r.c(n)) / double(r.cycles), 2);
             };
             os << "| " << c << " | "
-                      << fixed(double(l.c("sm.warp_instructions")) / double(l.c("sm.large_warp_instructions")), 2) << " | "
-                      << fixed(100.0 * double(l.c("sm.fetch.subwarping_stall_cycles")) / cyc, 1) << "% | "
-                      << fixed(100.0 * double(l.c("sm.jump.cycles_saved")) / cyc, 1) << "% | "
-                      << l.c("sm.row_wise.extra_subwarps") << " | " << per_k(t, "sm.sched.group_switches_on_stall") << " / "
-                      << per_k(t, "sm.sched.group_switches_premature") << " | "
-                      << per_k(lt, "sm.sched.group_switches_on_stall") << " / "
-                      << per_k(lt, "sm.sched.group_switches_premature") << " | ";
+               << fixed(double(l.c("sm.warp_instructions")) / double(l.c("sm.large_warp_instructions")), 2) << " | "
+               << fixed(100.0 * double(l.c("sm.fetch.subwarping_stall_cycles")) / cyc, 1) << "% | "
+               << fixed(100.0 * double(l.c("sm.jump.cycles_saved")) / cyc, 1) << "% | "
+               << l.c("sm.row_wise.extra_subwarps") << " | " << per_k(t, "sm.sched.group_switches_on_stall") << " / "
+               << per_k(t, "sm.sched.group_switches_premature") << " | "
+               << per_k(lt, "sm.sched.group_switches_on_stall") << " / "
+               << per_k(lt, "sm.sched.group_switches_premature") << " | ";
             bool first = true;
             for (auto v : {"RR", "LWM256", "2Lev8", "LWM256+2Lev2"}) {
                 const Result& r = at(v, c);
                 const double requests = double(r.c("mem.dram_reads") + r.c("mem.dram_writes"));
                 os << (first ? "" : " / ")
-                          << (requests > 0 ? fixed(100.0 * double(r.c("mem.dram_activates")) / requests, 1) : "-");
+                   << (requests > 0 ? fixed(100.0 * double(r.c("mem.dram_activates")) / requests, 1) : "-");
                 first = false;
             }
             os << " |\n";
@@ -468,8 +472,8 @@ void add_repro_rows(repro::Report& report, const Table& t, const Table* regime, 
         return best;
     };
     report.add("Fig. 11: best large-warp size under round-robin", "256",
-               best_of({{"RR", "32"}, {"LWM64", "64"}, {"LWM128", "128"}, {"LWM256", "256"}, {"LWM512", "512"}}), config,
-               "geometric means over the cases");
+               best_of({{"RR", "32"}, {"LWM64", "64"}, {"LWM128", "128"}, {"LWM256", "256"}, {"LWM512", "512"}}),
+               config, "geometric means over the cases");
     report.add("Fig. 11: warp size 512 against 256", "\"slightly worse\"",
                repro::signed_pct(t.means("LWM512").first / t.means("LWM256").first - 1.0), config,
                "ratio of the geometric mean speedups");
@@ -479,12 +483,16 @@ void add_repro_rows(repro::Report& report, const Table& t, const Table* regime, 
     report.add("Fig. 12: the memory-divergence (row-wise) optimization", "\"not much benefit\"",
                repro::signed_pct(t.means("LWM256").first / t.means("LWM256-nomemopt").first - 1.0), config,
                "LWM256 against LWM256 without it");
-    report.add("Fig. 13: best fetch-group size on 32 baseline warps", "8",
-               best_of({{"2Lev1", "1"}, {"2Lev2", "2"}, {"2Lev4", "4"}, {"2Lev8", "8"}, {"2Lev16", "16"}, {"RR", "32"}}),
-               config, "geometric means over the cases");
+    report.add(
+        "Fig. 13: best fetch-group size on 32 baseline warps", "8",
+        best_of({{"2Lev1", "1"}, {"2Lev2", "2"}, {"2Lev4", "4"}, {"2Lev8", "8"}, {"2Lev16", "16"}, {"RR", "32"}}),
+        config, "geometric means over the cases");
     report.add("Fig. 14: best warp size with its pipeline-filling fetch group", "LWM256+2Lev2",
-               best_of({{"2Lev8", "Warp32+2Lev8"}, {"LWM64+2Lev4", "LWM64+2Lev4"}, {"LWM128+2Lev2", "LWM128+2Lev2"},
-                        {"LWM256+2Lev2", "LWM256+2Lev2"}, {"LWM512+2Lev1", "LWM512+2Lev1"}}),
+               best_of({{"2Lev8", "Warp32+2Lev8"},
+                        {"LWM64+2Lev4", "LWM64+2Lev4"},
+                        {"LWM128+2Lev2", "LWM128+2Lev2"},
+                        {"LWM256+2Lev2", "LWM256+2Lev2"},
+                        {"LWM512+2Lev1", "LWM512+2Lev1"}}),
                config, "geometric means over the cases");
     if (regime != nullptr)
         report.add("Fig. 9: LWM on the compute-bound branch-intensive regime (paper: blackjack, sort)",
@@ -563,11 +571,11 @@ int main(int argc, char** argv) {
        << "), size " << kernels::size_name(opt.size) << ", CTAs of "
        << (opt.cta_threads == 0 ? std::string("the drivers' size") : std::to_string(opt.cta_threads) + " threads")
        << ". Speedup = RR cycles / variant cycles (the thread-instruction count is the same in every variant).\n";
-    const std::string config = "barrel::Narasiman2010 (1024 threads, 32-lane barrel core, Table 1), " +
-                               std::string(kernels::size_name(opt.size)) + " inputs, " +
-                               std::to_string(corpus_cases.size()) + " corpus cases, CTAs of " +
-                               (opt.cta_threads == 0 ? std::string("the drivers' size")
-                                                     : std::to_string(opt.cta_threads) + " threads");
+    const std::string config =
+        "barrel::Narasiman2010 (1024 threads, 32-lane barrel core, Table 1), " +
+        std::string(kernels::size_name(opt.size)) + " inputs, " + std::to_string(corpus_cases.size()) +
+        " corpus cases, CTAs of " +
+        (opt.cta_threads == 0 ? std::string("the drivers' size") : std::to_string(opt.cta_threads) + " threads");
     repro::Report report{"narasiman", "Narasiman 2010", "Large warps and two-level warp scheduling", {}, {}, {}};
     const Table regime{results, regime_cases, md};
     if (!corpus_cases.empty()) {
@@ -578,26 +586,32 @@ int main(int argc, char** argv) {
                    {{"LWM64", "64"}, {"LWM128", "128"}, {"LWM256", "256"}, {"LWM512", "512"}}, false);
         t.speedups("Fig. 13: fetch-group size on 32 baseline warps (32 = RR by definition)",
                    {{"2Lev1", "1"}, {"2Lev2", "2"}, {"2Lev4", "4"}, {"2Lev8", "8"}, {"2Lev16", "16"}}, false);
-        t.speedups("Fig. 12: LWM optimizations (LWM256, round-robin)",
-                   {{"LWM256", "both"}, {"LWM256-nomemopt", "no row-wise memory"}, {"LWM256-nojumpopt", "no jump opt."}}, false);
+        t.speedups(
+            "Fig. 12: LWM optimizations (LWM256, round-robin)",
+            {{"LWM256", "both"}, {"LWM256-nomemopt", "no row-wise memory"}, {"LWM256-nojumpopt", "no jump opt."}},
+            false);
         t.speedups("Fig. 14: each warp size with the smallest fetch group that fills the 7-stage pipeline",
-                   {{"2Lev8", "Warp32+2Lev8"}, {"LWM64+2Lev4", "LWM64+2Lev4"}, {"LWM128+2Lev2", "LWM128+2Lev2"},
-                    {"LWM256+2Lev2", "LWM256+2Lev2"}, {"LWM512+2Lev1", "LWM512+2Lev1"}}, false);
+                   {{"2Lev8", "Warp32+2Lev8"},
+                    {"LWM64+2Lev4", "LWM64+2Lev4"},
+                    {"LWM128+2Lev2", "LWM128+2Lev2"},
+                    {"LWM256+2Lev2", "LWM256+2Lev2"},
+                    {"LWM512+2Lev1", "LWM512+2Lev1"}},
+                   false);
         t.utilization({"RR", "LWM256", "2Lev8", "LWM256+2Lev2"});
         t.mechanisms();
         add_repro_rows(report, t, &regime, config);
-        report.plots.push_back(speedup_plot(t, "narasiman_fig9.png", "Narasiman 2010 Fig. 9 on the corpus: speedup over RR",
-                                            {{"LWM256", "LWM256"}, {"2Lev8", "2Lev8"}, {"LWM256+2Lev2", "LWM256+2Lev2"}}));
+        report.plots.push_back(
+            speedup_plot(t, "narasiman_fig9.png", "Narasiman 2010 Fig. 9 on the corpus: speedup over RR",
+                         {{"LWM256", "LWM256"}, {"2Lev8", "2Lev8"}, {"LWM256+2Lev2", "LWM256+2Lev2"}}));
         const std::vector<std::pair<std::string_view, std::string>> sizes{
             {"RR", "32"}, {"LWM64", "64"}, {"LWM128", "128"}, {"LWM256", "256"}, {"LWM512", "512"}};
-        repro::Plot fig11 = sweep_plot(t, "narasiman_fig11.png", "Narasiman 2010 Fig. 11: large-warp size (round-robin)",
-                                       "corpus", sizes);
+        repro::Plot fig11 = sweep_plot(t, "narasiman_fig11.png",
+                                       "Narasiman 2010 Fig. 11: large-warp size (round-robin)", "corpus", sizes);
         fig11.series.push_back(sweep_plot(regime, "", "", "coin (branch-intensive regime)", sizes).series.front());
         report.plots.push_back(std::move(fig11));
-        report.plots.push_back(sweep_plot(t, "narasiman_fig13.png", "Narasiman 2010 Fig. 13: fetch-group size (32 warps)",
-                                          "corpus",
-                                          {{"2Lev1", "1"}, {"2Lev2", "2"}, {"2Lev4", "4"}, {"2Lev8", "8"},
-                                           {"2Lev16", "16"}, {"RR", "32"}}));
+        report.plots.push_back(sweep_plot(
+            t, "narasiman_fig13.png", "Narasiman 2010 Fig. 13: fetch-group size (32 warps)", "corpus",
+            {{"2Lev1", "1"}, {"2Lev2", "2"}, {"2Lev4", "4"}, {"2Lev8", "8"}, {"2Lev16", "16"}, {"RR", "32"}}));
     }
 
     md << "\n## Regime check: compute-bound, uncorrelated branch divergence (not a corpus kernel)\n\n"
@@ -613,7 +627,8 @@ int main(int argc, char** argv) {
 
     unsigned failures = 0;
     for (const auto& [key, r] : results) failures += r.passed ? 0 : 1;
-    std::cout << "\n" << results.size() << " simulations (" << variants.size() << " configurations x " << opt.cases.size()
+    std::cout << "\n"
+              << results.size() << " simulations (" << variants.size() << " configurations x " << opt.cases.size()
               << " cases), " << failures << " failed, " << fixed(seconds, 1) << " s with " << opt.jobs << " jobs.\n";
     // The summary line (host seconds) is printed after the tables and kept out of the JSON.
     report.tables_markdown = md.str();

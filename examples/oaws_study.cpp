@@ -45,10 +45,10 @@
 
 namespace {
 using namespace gpuarch;
+using examples::corpus_kernel_names;
+using examples::Progress;
 using examples::RunKnobs;
 using examples::RunRow;
-using examples::Progress;
-using examples::corpus_kernel_names;
 namespace cli = examples::cli;
 namespace repro = examples::repro;
 
@@ -70,8 +70,7 @@ struct Policy {
     std::string label;
     Runner run;
 };
-template <class Machine, class Scheduler>
-Policy policy(std::string label) {
+template <class Machine, class Scheduler> Policy policy(std::string label) {
     return Policy{label, [label](std::string_view kernel, kernels::Size size, const RunKnobs& knobs) {
                       return run_one<Machine, Scheduler>(label, kernel, size, knobs);
                   }};
@@ -215,26 +214,30 @@ int main(int argc, char** argv) {
             std::cout << "FAILED " << k << ": " << r.message.substr(0, 200) << "\n";
         }
     }
-    auto ipc = [&](const std::string& p, const std::string& k, const std::string& v = "") { return rows.at(key(p, k, v)).ipc(); };
+    auto ipc = [&](const std::string& p, const std::string& k, const std::string& v = "") {
+        return rows.at(key(p, k, v)).ipc();
+    };
 
     std::ostringstream md;
     const std::string config = "Fermi preset (Wang 2016 Table 1: 48 warps, 2 schedulers, 32 KB L1, 32 MSHRs, "
-                               "allocate-on-fill) x" + std::to_string(kStudySms) + " SM, " +
-                               std::string(kernels::size_name(size)) + " inputs, divergent kernels: ";
+                               "allocate-on-fill) x" +
+                               std::to_string(kStudySms) + " SM, " + std::string(kernels::size_name(size)) +
+                               " inputs, divergent kernels: ";
     std::string config_kernels;
     for (const auto& k : div) config_kernels += (config_kernels.empty() ? "" : ",") + k;
     repro::Report report{"oaws", "Wang 2016", "OAWS: memory occlusion aware warp scheduling", {}, {}, {}};
-    repro::Plot fig8{"oaws_fig8.png", "Wang 2016 Fig. 8 on the corpus: IPC normalized to GTO", "bar", "IPC / GTO IPC",
-                     all, {}};
-    for (const char* p : {"OAWS-static", "OAWS-dyn", "SWL-Best", "CCWS", "MASCAR"}) fig8.series.emplace_back(p, std::vector<double>{});
+    repro::Plot fig8{
+        "oaws_fig8.png", "Wang 2016 Fig. 8 on the corpus: IPC normalized to GTO", "bar", "IPC / GTO IPC", all, {}};
+    for (const char* p : {"OAWS-static", "OAWS-dyn", "SWL-Best", "CCWS", "MASCAR"})
+        fig8.series.emplace_back(p, std::vector<double>{});
     std::map<std::string, std::vector<double>> cached_share; // fully cached divergent loads per policy, per kernel
     // Writes the Markdown to stdout and, with --repro, the JSON; the exit status says whether every run passed.
     auto finish = [&]() { return report.finish(std::cout, md.str(), "oaws_study", repro_file, all_passed); };
 
     // ---- 1. IPC normalized to GTO (Wang 2016 Fig. 8) ----
     md << "### IPC normalized to GTO (" << kernels::size_name(size) << " inputs, Fermi preset, " << kStudySms
-              << " SM)\n\n| kernel | GTO IPC | OAWS-static | OAWS-dyn | SWL-Best (K) | CCWS | MASCAR |\n"
-                 "|---|---:|---:|---:|---:|---:|---:|\n";
+       << " SM)\n\n| kernel | GTO IPC | OAWS-static | OAWS-dyn | SWL-Best (K) | CCWS | MASCAR |\n"
+          "|---|---:|---:|---:|---:|---:|---:|\n";
     std::map<std::string, std::vector<double>> gm_div, gm_coh;
     std::map<std::string, int> swl_best_k; // per kernel: the K of SWL-Best
     for (const auto& k : all) {
@@ -257,25 +260,27 @@ int main(int argc, char** argv) {
         for (const auto& [p, x] : norm) (is_div ? gm_div : gm_coh)[p].push_back(x);
         for (auto& [p, values] : fig8.series) values.push_back(norm.at(p));
         swl_best_k[k] = best_k;
-        md << "| " << k << (is_div ? "" : " (coherent)") << " | " << fmt(base) << " | "
-                  << fmt(norm.at("OAWS-static")) << " | " << fmt(norm.at("OAWS-dyn")) << " | "
-                  << fmt(norm.at("SWL-Best")) << " (" << best_k << ") | " << fmt(norm.at("CCWS")) << " | "
-                  << fmt(norm.at("MASCAR")) << " |\n";
+        md << "| " << k << (is_div ? "" : " (coherent)") << " | " << fmt(base) << " | " << fmt(norm.at("OAWS-static"))
+           << " | " << fmt(norm.at("OAWS-dyn")) << " | " << fmt(norm.at("SWL-Best")) << " (" << best_k << ") | "
+           << fmt(norm.at("CCWS")) << " | " << fmt(norm.at("MASCAR")) << " |\n";
     }
     for (const auto* gm : {&gm_div, &gm_coh}) {
         if (gm->empty()) continue;
         md << "| **geomean " << (gm == &gm_div ? "divergent" : "coherent") << "** | | "
-                  << fmt(geomean(gm->at("OAWS-static"))) << " | " << fmt(geomean(gm->at("OAWS-dyn"))) << " | "
-                  << fmt(geomean(gm->at("SWL-Best"))) << " | " << fmt(geomean(gm->at("CCWS"))) << " | "
-                  << fmt(geomean(gm->at("MASCAR"))) << " |\n";
+           << fmt(geomean(gm->at("OAWS-static"))) << " | " << fmt(geomean(gm->at("OAWS-dyn"))) << " | "
+           << fmt(geomean(gm->at("SWL-Best"))) << " | " << fmt(geomean(gm->at("CCWS"))) << " | "
+           << fmt(geomean(gm->at("MASCAR"))) << " |\n";
     }
     report.plots.push_back(fig8);
     // Fig. 8's averages over the divergent benchmarks (Wang 2016 Sec. 5.1; the paper does not say which mean, its
     // Figs. 12 and 13 use GMean) and the coherent ones ("none ... achieve significant performance gains").
     if (!gm_div.empty()) {
-        for (const auto& [policy, published] : std::vector<std::pair<std::string, std::string>>{
-                 {"OAWS-dyn", "+73.1%"}, {"OAWS-static", "+36.7%"}, {"SWL-Best", "+55.5%"}, {"CCWS", "+9.7%"},
-                 {"MASCAR", "+1.7%"}})
+        for (const auto& [policy, published] :
+             std::vector<std::pair<std::string, std::string>>{{"OAWS-dyn", "+73.1%"},
+                                                              {"OAWS-static", "+36.7%"},
+                                                              {"SWL-Best", "+55.5%"},
+                                                              {"CCWS", "+9.7%"},
+                                                              {"MASCAR", "+1.7%"}})
             report.add("Fig. 8: " + policy + " IPC over GTO, divergent benchmarks (average)", published,
                        repro::gain_pct(geomean(gm_div.at(policy))), config + config_kernels,
                        "geometric mean over the divergent kernels");
@@ -286,17 +291,19 @@ int main(int argc, char** argv) {
             ours += std::string(ours.empty() ? "" : ", ") + policy + " " + repro::gain_pct(geomean(gm_coh.at(policy)));
         std::string coherent;
         for (const auto& k : coh) coherent += (coherent.empty() ? "" : ",") + k;
-        report.add("Fig. 8: every policy on the coherent benchmarks", "\"none ... achieve significant performance gains\"",
-                   ours, config + coherent, "geometric mean over the coherent kernels");
+        report.add("Fig. 8: every policy on the coherent benchmarks",
+                   "\"none ... achieve significant performance gains\"", ours, config + coherent,
+                   "geometric mean over the coherent kernels");
     }
     if (only_ipc) return finish();
 
     // ---- 2. LD/ST stalls (Fig. 9) and fully cached divergent loads (Fig. 10), divergent kernels ----
     md << "\n### LD/ST stall cycles by cause (divergent kernels, % of GTO's LSU-active cycles) and fully cached "
-                 "divergent loads\n\n| kernel | policy | COAL | MSHR | ICNT | MASCAR replay | sched. cycles lost to LD/ST "
-                 "| fully cached div. loads |\n|---|---|---:|---:|---:|---:|---:|---:|\n";
+          "divergent loads\n\n| kernel | policy | COAL | MSHR | ICNT | MASCAR replay | sched. cycles lost to LD/ST "
+          "| fully cached div. loads |\n|---|---|---:|---:|---:|---:|---:|---:|\n";
     for (const auto& k : div) {
-        const double active = double(std::max<std::uint64_t>(1, stat(rows.at(key("GTO", k)), "sm.l1.lsu_active_cycles")));
+        const double active =
+            double(std::max<std::uint64_t>(1, stat(rows.at(key("GTO", k)), "sm.l1.lsu_active_cycles")));
         const std::string swl_best = "SWL-" + std::to_string(swl_best_k.at(k));
         for (const std::string& p : {std::string("GTO"), std::string("OAWS-dyn"), std::string("CCWS"), swl_best}) {
             const RunRow& r = rows.at(key(p, k));
@@ -309,11 +316,11 @@ int main(int argc, char** argv) {
             const double divs = double(std::max<std::uint64_t>(1, stat(r, "sm.l1.divergent_loads")));
             const double slots = double(std::max<std::uint64_t>(1, stat(r, "sm.issue_slots")));
             md << "| " << k << " | " << p << " | " << fmt(100 * stat(r, "sm.lsu.stalled_coalesce") / active, "%.0f")
-                      << " | " << fmt(100 * stat(r, "sm.lsu.stalled_mshr") / active, "%.0f") << " | "
-                      << fmt(100 * stat(r, "sm.lsu.stalled_icnt") / active, "%.0f") << " | "
-                      << fmt(100 * stat(r, "sm.l1.reexec_replay_cycles") / active, "%.0f") << " | "
-                      << fmt(100 * stat(r, "sm.stall.memory_pipeline") / slots, "%.0f%%") << " | "
-                      << fmt(100 * stat(r, "sm.l1.fully_cached_divergent_loads") / divs, "%.0f%%") << " |\n";
+               << " | " << fmt(100 * stat(r, "sm.lsu.stalled_mshr") / active, "%.0f") << " | "
+               << fmt(100 * stat(r, "sm.lsu.stalled_icnt") / active, "%.0f") << " | "
+               << fmt(100 * stat(r, "sm.l1.reexec_replay_cycles") / active, "%.0f") << " | "
+               << fmt(100 * stat(r, "sm.stall.memory_pipeline") / slots, "%.0f%%") << " | "
+               << fmt(100 * stat(r, "sm.l1.fully_cached_divergent_loads") / divs, "%.0f%%") << " |\n";
         }
     }
     for (const auto& [policy, published] : std::vector<std::pair<std::string, std::string>>{
@@ -327,7 +334,8 @@ int main(int argc, char** argv) {
     }
     // OAWS's prediction against the misses that followed.
     md << "\n### OAWS Miss_pred against actual misses (divergent kernels)\n\n| kernel | policy | loads tracked | "
-                 "predicted | actual | under-predicted loads | final OCW histogram peak |\n|---|---|---:|---:|---:|---:|---:|\n";
+          "predicted | actual | under-predicted loads | final OCW histogram peak "
+          "|\n|---|---|---:|---:|---:|---:|---:|\n";
     for (const auto& k : div) {
         for (const char* p : {"OAWS-static", "OAWS-dyn"}) {
             const RunRow& r = rows.at(key(p, k));
@@ -338,17 +346,21 @@ int main(int argc, char** argv) {
                     if (h[i] > h[peak]) peak = i;
             }
             md << "| " << k << " | " << p << " | " << stat(r, "sm.sched.oaws_loads_tracked") << " | "
-                      << stat(r, "sm.sched.oaws_predicted_misses") << " | " << stat(r, "sm.sched.oaws_actual_misses")
-                      << " | " << stat(r, "sm.sched.oaws_underpredicted_loads") << " | "
-                      << (r.stats.contains("sm.sched.oaws_ocw_cycles") ? std::to_string(peak) : "-") << " |\n";
+               << stat(r, "sm.sched.oaws_predicted_misses") << " | " << stat(r, "sm.sched.oaws_actual_misses") << " | "
+               << stat(r, "sm.sched.oaws_underpredicted_loads") << " | "
+               << (r.stats.contains("sm.sched.oaws_ocw_cycles") ? std::to_string(peak) : "-") << " |\n";
         }
     }
 
     // ---- 3. MSHR sweep (Fig. 13) ----
     md << "\n### MSHR entries (geomean over the divergent kernels, normalized to GTO with 32 entries)\n\n"
-                 "| policy | 32 | 48 | 64 | 96 |\n|---|---:|---:|---:|---:|\n";
-    repro::Plot fig13{"oaws_fig13.png", "Wang 2016 Fig. 13 on the corpus: MSHR entries", "line",
-                      "IPC / GTO IPC with 32 MSHRs (geomean)", {"32", "48", "64", "96"}, {}};
+          "| policy | 32 | 48 | 64 | 96 |\n|---|---:|---:|---:|---:|\n";
+    repro::Plot fig13{"oaws_fig13.png",
+                      "Wang 2016 Fig. 13 on the corpus: MSHR entries",
+                      "line",
+                      "IPC / GTO IPC with 32 MSHRs (geomean)",
+                      {"32", "48", "64", "96"},
+                      {}};
     for (const auto& p : sweep_policies) {
         md << "| " << p;
         std::vector<double> line;
@@ -374,15 +386,17 @@ int main(int argc, char** argv) {
 
     // ---- 4. Allocation policy (Fig. 14) ----
     md << "\n### Allocate-on-fill against allocate-on-miss (geomean over the divergent kernels, each policy "
-                 "normalized to itself with allocate-on-miss)\n\n| policy | on-fill / on-miss |\n|---|---:|\n";
+          "normalized to itself with allocate-on-miss)\n\n| policy | on-fill / on-miss |\n|---|---:|\n";
     for (const auto& p : alloc_policies) {
         std::vector<double> v;
         for (const auto& k : div) v.push_back(ipc(p, k) / ipc(p, k, "on_miss"));
         md << "| " << p << " | " << fmt(geomean(v)) << " |\n";
         // Fig. 14 (Wang 2016 Sec. 5.4): GTO +20.9% with allocate-on-fill; "only CCWS favors allocate-on-miss"
         // (15.5%, baseline ambiguous); MASCAR "performs similarly" under both.
-        const std::string published = p == "GTO" ? "+20.9%" : p == "CCWS" ? "\"only CCWS favors allocate-on-miss\" (15.5%)"
-                                      : p == "MASCAR" ? "\"similarly\" under both" : "n/a";
+        const std::string published = p == "GTO"      ? "+20.9%"
+                                      : p == "CCWS"   ? "\"only CCWS favors allocate-on-miss\" (15.5%)"
+                                      : p == "MASCAR" ? "\"similarly\" under both"
+                                                      : "n/a";
         if (!div.empty())
             report.add("Fig. 14: " + p + " with allocate-on-fill against allocate-on-miss", published,
                        repro::gain_pct(geomean(v)), config + config_kernels, "geometric mean");

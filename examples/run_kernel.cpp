@@ -38,8 +38,8 @@ int main(int argc, char** argv) {
         ->type_name("KERNEL");
     app.add_flag("--list", list, "list the corpus kernels with their tags and exit");
     examples::cli::add_size(app, size);
-    app.add_option("--warp-width", options.warp_width, "lanes per warp (default " +
-                                                           std::to_string(options.warp_width) + ")")
+    app.add_option("--warp-width", options.warp_width,
+                   "lanes per warp (default " + std::to_string(options.warp_width) + ")")
         ->check(CLI::Range(1U, 1024U))
         ->type_name("N");
     app.add_option("--instruction-limit", options.instruction_limit,

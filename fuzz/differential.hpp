@@ -30,12 +30,12 @@ namespace gpuarch::fuzz {
 
 // What one run leaves behind.
 struct Observation {
-    std::string run;   // which run, for messages
+    std::string run; // which run, for messages
     std::string error; // what() of the exception that stopped it; empty when it completed
     std::vector<std::uint32_t> input, out, counters, exchange;
     std::uint64_t thread_instructions = 0;
-    core::Cycle cycles = 0;  // timed runs only
-    core::StatsTable stats;  // timed runs only
+    core::Cycle cycles = 0; // timed runs only
+    core::StatsTable stats; // timed runs only
 };
 
 struct Verdict {
@@ -96,8 +96,7 @@ inline Observation run_functional(const func::Module& module, const GeneratedKer
 // One timed machine on one and on two host threads. The GPU objects live across kernels (building one is most of
 // a small launch's cost); caches stay warm between launches, which changes cycles but never values. After a run
 // that failed, both are rebuilt so their histories, and so their cycle counts, stay comparable.
-template <class Machine, class Scheduler>
-class TimedPair {
+template <class Machine, class Scheduler> class TimedPair {
 public:
     using Gpu = typename Machine::template gpu<Scheduler, 4>;
 
@@ -117,8 +116,8 @@ private:
 
     Observation run_on(Gpu& gpu, unsigned threads, const func::Module& module, const GeneratedKernel& k) {
         Observation o;
-        o.run = name_ + " (warp width " + std::to_string(Gpu::Frontend::warp_width) + "), " +
-                std::to_string(threads) + " host thread" + (threads > 1 ? "s" : "");
+        o.run = name_ + " (warp width " + std::to_string(Gpu::Frontend::warp_width) + "), " + std::to_string(threads) +
+                " host thread" + (threads > 1 ? "s" : "");
         func::Device device;
         const Buffers b = allocate(device, k);
         TimingOptions options;
@@ -151,7 +150,8 @@ inline std::string first_difference(const char* what, const std::vector<std::uin
         if (a[i] == b[i]) continue;
         std::ostringstream s;
         s << what << "[" << i << "]";
-        if (words_per_thread != 0) s << " (global thread " << i / words_per_thread << ", slot " << i % words_per_thread << ")";
+        if (words_per_thread != 0)
+            s << " (global thread " << i / words_per_thread << ", slot " << i % words_per_thread << ")";
         s << ": 0x" << std::hex << a[i] << " vs 0x" << b[i];
         return s.str();
     }
@@ -197,7 +197,8 @@ public:
         for (const Observation& o : runs)
             if (!o.error.empty()) return fail(o.run + " failed: " + o.error);
         const Observation& ref = runs.front();
-        const std::size_t words_per_thread = k.out_words / (std::size_t{k.config.grid.count()} * k.config.block.count());
+        const std::size_t words_per_thread =
+            k.out_words / (std::size_t{k.config.grid.count()} * k.config.block.count());
         for (std::size_t i = 1; i < runs.size(); ++i) {
             const Observation& o = runs[i];
             const std::string between = " between " + ref.run + " and " + o.run;

@@ -17,7 +17,8 @@
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     // One runner for the whole campaign: its GPU objects are built once (fuzz/differential.hpp).
     static gpuarch::fuzz::DifferentialRunner runner;
-    const gpuarch::fuzz::GeneratedKernel kernel = gpuarch::fuzz::generate_kernel(std::span<const std::uint8_t>(data, size));
+    const gpuarch::fuzz::GeneratedKernel kernel =
+        gpuarch::fuzz::generate_kernel(std::span<const std::uint8_t>(data, size));
     const gpuarch::fuzz::Verdict verdict = runner.check(kernel);
     if (!verdict.agree) {
         std::fprintf(stderr, "%s\n\ndifferential disagreement: %s\n", gpuarch::fuzz::to_case_file(kernel).c_str(),

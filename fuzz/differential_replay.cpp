@@ -83,7 +83,8 @@ int main(int argc, char** argv) {
         } else if (arg == "--save" && i + 1 < argc) {
             save_dir = argv[++i];
         } else if (arg == "--seed" && i + 1 < argc) {
-            sources.push_back({"seed " + std::string(argv[i + 1]), std::strtoull(argv[i + 1], nullptr, 0), {}, false, {}});
+            sources.push_back(
+                {"seed " + std::string(argv[i + 1]), std::strtoull(argv[i + 1], nullptr, 0), {}, false, {}});
             ++i;
         } else if (arg == "--count" && i + 1 < argc && !sources.empty() && !sources.back().from_file) {
             const std::uint64_t first = sources.back().seed, count = std::strtoull(argv[++i], nullptr, 0);
@@ -95,8 +96,8 @@ int main(int argc, char** argv) {
                 std::cerr << "cannot open " << arg << "\n";
                 return 2;
             }
-            Source source{std::string(arg), 0, std::vector<std::uint8_t>(std::istreambuf_iterator<char>(in), {}),
-                          true, std::nullopt};
+            Source source{std::string(arg), 0, std::vector<std::uint8_t>(std::istreambuf_iterator<char>(in), {}), true,
+                          std::nullopt};
             const std::string text(source.bytes.begin(), source.bytes.end());
             if (text.find("// differential-case ") != std::string::npos) source.saved = fuzz::from_case_file(text);
             sources.push_back(std::move(source));

@@ -71,8 +71,7 @@ public:
     }
     std::uint32_t in_range(std::uint32_t lo, std::uint32_t hi) { return lo + below(hi - lo + 1); }
     bool percent(unsigned p) { return below(100) < p; }
-    template <class T, std::size_t N>
-    const T& pick(const std::array<T, N>& items) {
+    template <class T, std::size_t N> const T& pick(const std::array<T, N>& items) {
         return items[below(static_cast<std::uint32_t>(N))];
     }
 
@@ -181,7 +180,8 @@ private:
         shared_groups_ = c_.in_range(1, 3);
         for (std::uint32_t g = 0; g < shared_groups_; ++g) {
             const auto kind = static_cast<AtomicKind>(c_.below(10));
-            shared_kinds_.push_back({kind, kind == AtomicKind::inc || kind == AtomicKind::dec ? c_.in_range(1, 50) : 0U});
+            shared_kinds_.push_back(
+                {kind, kind == AtomicKind::inc || kind == AtomicKind::dec ? c_.in_range(1, 50) : 0U});
         }
         k.input.resize(input_words_);
         for (auto& w : k.input) w = interesting_word();
@@ -195,8 +195,8 @@ private:
     }
 
     std::uint32_t interesting_word() {
-        static constexpr std::array<std::uint32_t, 10> special{0,          1,          2,          31,          32,
-                                                               0x7fffffff, 0x80000000, 0xffffffff, 0x3f800000, 0x7f800001};
+        static constexpr std::array<std::uint32_t, 10> special{
+            0, 1, 2, 31, 32, 0x7fffffff, 0x80000000, 0xffffffff, 0x3f800000, 0x7f800001};
         switch (c_.below(4)) {
         case 0: return c_.pick(special);
         case 1: return c_.below(64);
@@ -231,13 +231,13 @@ private:
     std::string label(const char* what) { return std::string("$L_") + what + "_" + std::to_string(labels_++); }
 
     struct Context {
-        bool uniform = true;   // every non-exited thread of the CTA executes this code
+        bool uniform = true; // every non-exited thread of the CTA executes this code
         bool top_level = true; // not inside any if or loop: a barrier here may change the epoch
         unsigned depth = 0;
         unsigned loops = 0;
         std::vector<std::string> uniform_counters; // loop counters that are CTA-uniform here
-        std::vector<std::string> counters;         // every enclosing loop counter
-        std::vector<std::string> break_labels;     // divergent loops this code may break out of
+        std::vector<std::string> counters; // every enclosing loop counter
+        std::vector<std::string> break_labels; // divergent loops this code may break out of
     };
 
     std::string varying_reg() { return "%r" + std::to_string(c_.below(nr_)); }
@@ -413,15 +413,14 @@ private:
         return alu(ctx);
     }
 
-    static constexpr std::array<const char*, 8> uniform_specials{"%ctaid.x", "%ctaid.y", "%ntid.x",  "%ntid.y",
+    static constexpr std::array<const char*, 8> uniform_specials{"%ctaid.x",  "%ctaid.y",  "%ntid.x",  "%ntid.y",
                                                                  "%nctaid.x", "%nctaid.y", "%nwarpid", "%ntid.z"};
-    static constexpr std::array<const char*, 9> varying_specials{
-        "%tid.x", "%tid.y", "%laneid", "%warpid", "%lanemask_lt", "%lanemask_ge", "%lanemask_eq", "%lanemask_gt",
-        "%lanemask_le"};
+    static constexpr std::array<const char*, 9> varying_specials{"%tid.x",       "%tid.y",       "%laneid",
+                                                                 "%warpid",      "%lanemask_lt", "%lanemask_ge",
+                                                                 "%lanemask_eq", "%lanemask_gt", "%lanemask_le"};
 
     // An integer operation into `dst` with sources from `src`.
-    template <class Source>
-    void integer_op(const std::string& g, const std::string& dst, Source src) {
+    template <class Source> void integer_op(const std::string& g, const std::string& dst, Source src) {
         auto& o = emit() << g;
         switch (c_.below(34)) {
         case 0: o << "add.u32 " << dst << ", " << src() << ", " << src(); break;
@@ -452,7 +451,9 @@ private:
         case 25: o << "bfe.s32 " << dst << ", " << src() << ", " << src() << ", " << src(); break;
         case 26: o << "bfi.b32 " << dst << ", " << src() << ", " << src() << ", " << src() << ", " << src(); break;
         case 27: o << "prmt.b32 " << dst << ", " << src() << ", " << src() << ", " << src(); break;
-        case 28: o << "lop3.b32 " << dst << ", " << src() << ", " << src() << ", " << src() << ", " << c_.below(256); break;
+        case 28:
+            o << "lop3.b32 " << dst << ", " << src() << ", " << src() << ", " << src() << ", " << c_.below(256);
+            break;
         case 29: o << "shf.l.wrap.b32 " << dst << ", " << src() << ", " << src() << ", " << src(); break;
         case 30: o << "shf.r.clamp.b32 " << dst << ", " << src() << ", " << src() << ", " << src(); break;
         case 31: o << "add.sat.s32 " << dst << ", " << src() << ", " << src(); break;
@@ -496,8 +497,8 @@ private:
         }
         if (c_.percent(20)) {
             static constexpr std::array<const char*, 3> comb{"and", "or", "xor"};
-            emit() << guard(false) << "setp." << c_.pick(cmp) << "." << c_.pick(comb) << " %p" << c_.below(4)
-                   << ", " << source(ctx) << ", " << source(ctx) << ", " << any_pred() << ";\n";
+            emit() << guard(false) << "setp." << c_.pick(cmp) << "." << c_.pick(comb) << " %p" << c_.below(4) << ", "
+                   << source(ctx) << ", " << source(ctx) << ", " << any_pred() << ";\n";
             return;
         }
         emit() << guard(false) << "setp." << c_.pick(cmp) << " %p" << c_.below(4) << ", " << source(ctx) << ", "
@@ -509,10 +510,12 @@ private:
         emit() << (c_.percent(50) ? "cvt.rn.f32.s32 %f0, " : "mov.b32 %f0, ") << reg_source(ctx) << ";\n";
         emit() << (c_.percent(50) ? "cvt.rn.f32.u32 %f1, " : "mov.b32 %f1, ") << reg_source(ctx) << ";\n";
         static constexpr std::array<const char*, 14> ops{
-            "add.rn.f32 %f2, %f0, %f1",     "sub.rz.f32 %f2, %f0, %f1",      "mul.rm.f32 %f2, %f0, %f1",
-            "fma.rn.f32 %f2, %f0, %f1, %f0", "div.rn.f32 %f2, %f0, %f1",     "min.f32 %f2, %f0, %f1",
-            "max.f32 %f2, %f1, %f0",        "sqrt.rn.f32 %f2, %f0",          "rcp.rn.f32 %f2, %f1",
-            "ex2.approx.ftz.f32 %f2, %f0",  "mul.rp.ftz.f32 %f2, %f0, %f1", "abs.f32 %f2, %f1",
+            "add.rn.f32 %f2, %f0, %f1",     "sub.rz.f32 %f2, %f0, %f1",
+            "mul.rm.f32 %f2, %f0, %f1",     "fma.rn.f32 %f2, %f0, %f1, %f0",
+            "div.rn.f32 %f2, %f0, %f1",     "min.f32 %f2, %f0, %f1",
+            "max.f32 %f2, %f1, %f0",        "sqrt.rn.f32 %f2, %f0",
+            "rcp.rn.f32 %f2, %f1",          "ex2.approx.ftz.f32 %f2, %f0",
+            "mul.rp.ftz.f32 %f2, %f0, %f1", "abs.f32 %f2, %f1",
             "sin.approx.f32 %f2, %f0",      "fma.rz.sat.f32 %f2, %f1, %f1, %f0"};
         emit() << guard(false) << c_.pick(ops) << ";\n";
         const std::string dst = varying_reg();
@@ -548,8 +551,7 @@ private:
             index(ctx, input_words_ / 2, false);
             emit() << "mul.wide.u32 %rdt1, %t0, 8;\n";
             emit() << "add.s64 %rdt1, %rd0, %rdt1;\n";
-            emit() << guard(false) << "ld.global.v2.u32 {" << varying_reg() << ", " << varying_reg()
-                   << "}, [%rdt1];\n";
+            emit() << guard(false) << "ld.global.v2.u32 {" << varying_reg() << ", " << varying_reg() << "}, [%rdt1];\n";
             return;
         }
         index(ctx, input_words_, false);
@@ -589,15 +591,14 @@ private:
     }
 
     void atomic_update(const CounterGroup& group, const char* space, const std::string& address, Context& ctx) {
-        const std::string value = group.kind == AtomicKind::inc || group.kind == AtomicKind::dec
-                                      ? std::to_string(group.bound)
-                                      : source(ctx);
+        const std::string value =
+            group.kind == AtomicKind::inc || group.kind == AtomicKind::dec ? std::to_string(group.bound) : source(ctx);
         if (c_.percent(50))
-            emit() << guard(false) << "red." << space << "." << atomic_spelling(group.kind) << " [" << address
-                   << "], " << value << ";\n";
+            emit() << guard(false) << "red." << space << "." << atomic_spelling(group.kind) << " [" << address << "], "
+                   << value << ";\n";
         else
-            emit() << guard(false) << "atom." << space << "." << atomic_spelling(group.kind) << " %sink, ["
-                   << address << "], " << value << ";\n";
+            emit() << guard(false) << "atom." << space << "." << atomic_spelling(group.kind) << " %sink, [" << address
+                   << "], " << value << ";\n";
     }
 
     void shared_access(Context& ctx) {
@@ -613,7 +614,8 @@ private:
         }
         if (data_own_) {
             const unsigned slot = c_.below(ks_);
-            if (c_.percent(40)) emit() << guard(false) << "ld.shared.u32 " << varying_reg() << ", [%x2+" << 4 * slot << "];\n";
+            if (c_.percent(40))
+                emit() << guard(false) << "ld.shared.u32 " << varying_reg() << ", [%x2+" << 4 * slot << "];\n";
             else emit() << guard(false) << "st.shared.u32 [%x2+" << 4 * slot << "], " << source(ctx) << ";\n";
             return;
         }
@@ -634,7 +636,8 @@ private:
         // The per-CTA global exchange area follows the same epochs as sdata.
         if (data_own_) {
             const unsigned slot = c_.below(kg_);
-            if (c_.percent(40)) emit() << guard(false) << "ld.global.u32 " << varying_reg() << ", [%rd3+" << 4 * slot << "];\n";
+            if (c_.percent(40))
+                emit() << guard(false) << "ld.global.u32 " << varying_reg() << ", [%rd3+" << 4 * slot << "];\n";
             else emit() << guard(false) << "st.global.u32 [%rd3+" << 4 * slot << "], " << source(ctx) << ";\n";
             return;
         }
@@ -720,9 +723,7 @@ private:
         }
     }
 
-    void early_exit() {
-        emit() << "@" << (c_.percent(50) ? "!" : "") << "%p" << c_.below(4) << " exit;\n";
-    }
+    void early_exit() { emit() << "@" << (c_.percent(50) ? "!" : "") << "%p" << c_.below(4) << " exit;\n"; }
 
     void if_else(Context& ctx) {
         Context inner = ctx;
@@ -813,7 +814,7 @@ private:
     std::uint32_t local_words_ = 0, input_words_ = 0, slots_per_group_ = 0, shared_groups_ = 0;
     std::vector<CounterGroup> groups_, shared_kinds_;
     bool shfl_anywhere_ = true;
-    bool data_own_ = true;        // sdata and xchg: own epoch (true) or read epoch
+    bool data_own_ = true; // sdata and xchg: own epoch (true) or read epoch
     bool counters_atomic_ = true; // sctr: atomic epoch (true) or read epoch
 };
 
@@ -843,7 +844,8 @@ inline std::string to_case_file(const GeneratedKernel& k) {
 // Reads what to_case_file wrote; throws std::runtime_error when the trailer is missing or malformed.
 inline GeneratedKernel from_case_file(const std::string& text) {
     const std::size_t trailer = text.find("// differential-case ");
-    if (trailer == std::string::npos) throw std::runtime_error("not a differential case file: no '// differential-case' line");
+    if (trailer == std::string::npos)
+        throw std::runtime_error("not a differential case file: no '// differential-case' line");
     GeneratedKernel k;
     k.ptx = text.substr(0, trailer);
     std::istringstream in(text.substr(trailer));

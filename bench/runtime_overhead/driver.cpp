@@ -35,8 +35,9 @@ int main(int argc, char** argv) {
     launch.block = func::Dim3{tile, tile, 1};
     std::uint64_t cycles = 0;
     for (int l = 0; l < launches; ++l)
-        cycles += sim.launch(device, module, "sgemm_tiled", launch,
-                             func::Args(m, n, k, 1.0f, da, db, 0.0f, dc), options).cycles;
+        cycles +=
+            sim.launch(device, module, "sgemm_tiled", launch, func::Args(m, n, k, 1.0f, da, db, 0.0f, dc), options)
+                .cycles;
     const auto c_out = device.download<float>(dc, 1);
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     std::printf("cycles %llu seconds %.4f c[0] %f\n", static_cast<unsigned long long>(cycles), seconds, c_out[0]);

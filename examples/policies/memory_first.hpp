@@ -24,8 +24,7 @@ struct MemoryFirst {
 
     explicit MemoryFirst(const timing::SchedulerConfig&) {}
 
-    template <timing::SchedulerView View>
-    unsigned select(const View& view) const {
+    template <timing::SchedulerView View> unsigned select(const View& view) const {
         unsigned best = timing::no_warp;
         std::uint64_t best_age = 0;
         for (unsigned slot = 0; slot < view.pool_size(); ++slot) {
@@ -44,8 +43,7 @@ struct MemoryFirst {
     void on_warp_exit(unsigned slot) {
         if (greedy_ == slot) greedy_ = timing::no_warp;
     }
-    template <class V>
-    void visit_stats(V&) const {}
+    template <class V> void visit_stats(V&) const {}
 
 private:
     unsigned greedy_ = timing::no_warp; // the warp that issued last (GTO's greedy warp)

@@ -29,8 +29,7 @@ public:
 
     explicit MissAverse(const timing::SchedulerConfig& config) : missed_(config.pool_size, false) {}
 
-    template <timing::SchedulerView View>
-    unsigned select(const View& view) const {
+    template <timing::SchedulerView View> unsigned select(const View& view) const {
         const unsigned pick = sched::greedy_then_oldest(view, greedy_, [this](unsigned s) { return !missed_[s]; });
         if (pick != timing::no_warp) return pick;
         return sched::greedy_then_oldest(view, greedy_, [](unsigned) { return true; });
@@ -49,14 +48,13 @@ public:
         if (missed_[slot]) ++missing_loads_;
     }
 
-    template <class V>
-    void visit_stats(V& v) const {
+    template <class V> void visit_stats(V& v) const {
         v.counter("miss_averse.loads_seen", feedback_, "loads whose L1 outcome the scheduler was told");
         v.counter("miss_averse.missing_loads", missing_loads_, "of which missed on more than half of their lines");
     }
 
 private:
-    std::vector<bool> missed_;          // per pool slot: the warp's last load missed on most of its lines
+    std::vector<bool> missed_; // per pool slot: the warp's last load missed on most of its lines
     unsigned greedy_ = timing::no_warp; // the warp that issued last
     std::uint64_t feedback_ = 0, missing_loads_ = 0;
 };

@@ -29,26 +29,29 @@
 namespace gpuarch {
 
 template <class C>
-concept StreamingMultiprocessor =
-    requires { typename C::Frontend; typename C::L1; typename C::L1::Config; } &&
-    std::constructible_from<C, std::uint32_t, const typename C::L1::Config&> &&
-    requires(C c, const C cc, func::KernelExecution& execution, const CtaShape& shape, core::Cycle now,
-             mem::Downstream& down, const mem::MemPacket& packet, core::StatsTable& stats) {
-        { C::variant_name() } -> std::convertible_to<std::string>;
-        { C::max_resident_ctas(shape) } -> std::convertible_to<unsigned>;
-        { cc.can_accept_cta() } -> std::convertible_to<bool>;
-        c.start_cta(std::uint64_t{}, std::uint64_t{});
-        { cc.idle() } -> std::convertible_to<bool>;
-        { c.take_finished_ctas() } -> std::convertible_to<unsigned>;
-        c.bind(execution, shape);
-        c.cycle(now, down);
-        c.receive(packet, now);
-        { cc.warp_instructions() } -> std::convertible_to<std::uint64_t>;
-        { cc.thread_instructions() } -> std::convertible_to<std::uint64_t>;
-        stats.collect("", cc);
-        { cc.running_site() } -> std::convertible_to<std::optional<func::FaultSite>>;
-        { cc.describe_state() } -> std::convertible_to<std::string>;
-        c.l1();
-    };
+concept StreamingMultiprocessor = requires {
+    typename C::Frontend;
+    typename C::L1;
+    typename C::L1::Config;
+}
+&&std::constructible_from<C, std::uint32_t, const typename C::L1::Config&>&& requires(
+    C c, const C cc, func::KernelExecution& execution, const CtaShape& shape, core::Cycle now, mem::Downstream& down,
+    const mem::MemPacket& packet, core::StatsTable& stats) {
+    { C::variant_name() } -> std::convertible_to<std::string>;
+    { C::max_resident_ctas(shape) } -> std::convertible_to<unsigned>;
+    { cc.can_accept_cta() } -> std::convertible_to<bool>;
+    c.start_cta(std::uint64_t{}, std::uint64_t{});
+    { cc.idle() } -> std::convertible_to<bool>;
+    { c.take_finished_ctas() } -> std::convertible_to<unsigned>;
+    c.bind(execution, shape);
+    c.cycle(now, down);
+    c.receive(packet, now);
+    { cc.warp_instructions() } -> std::convertible_to<std::uint64_t>;
+    { cc.thread_instructions() } -> std::convertible_to<std::uint64_t>;
+    stats.collect("", cc);
+    { cc.running_site() } -> std::convertible_to<std::optional<func::FaultSite>>;
+    { cc.describe_state() } -> std::convertible_to<std::string>;
+    c.l1();
+};
 
 } // namespace gpuarch

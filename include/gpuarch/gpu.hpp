@@ -42,7 +42,7 @@ namespace gpuarch {
 // How CTAs are placed on SMs.
 enum class CtaPlacement : std::uint8_t {
     round_robin, // CTA i goes to the next SM (round-robin) that has room: GPGPU-Sim's and Multi2Sim's default
-    clustered,   // adjacent CTAs fill one SM before the next (Gong 2020 Ch. 6, locality-aware dispatch)
+    clustered, // adjacent CTAs fill one SM before the next (Gong 2020 Ch. 6, locality-aware dispatch)
 };
 
 struct TimingOptions {
@@ -98,7 +98,7 @@ struct LaunchResult {
     std::uint64_t thread_instructions = 0;
     unsigned ctas = 0;
     unsigned resident_ctas_per_sm = 0; // occupancy limit for this launch
-    core::StatsTable stats;            // GPU-wide: every SM's counters summed, plus the memory system's
+    core::StatsTable stats; // GPU-wide: every SM's counters summed, plus the memory system's
 
     double ipc() const { return cycles == 0 ? 0.0 : double(thread_instructions) / double(cycles); }
     double warp_ipc() const { return cycles == 0 ? 0.0 : double(warp_instructions) / double(cycles); }
@@ -149,15 +149,14 @@ public:
     unsigned threads() const { return static_cast<unsigned>(workers_.size()) + 1; }
 
     // Runs job(i) for every i < n. `job` must be callable concurrently for different i.
-    template <class Job>
-    void run(unsigned n, Job& job) {
+    template <class Job> void run(unsigned n, Job& job) {
         items_ = n;
         job_ = &job;
         invoke_ = [](void* j, unsigned i) { (*static_cast<Job*>(j))(i); };
         if (errors_.size() < n) errors_.resize(n);
         done_.store(0, std::memory_order_relaxed);
         epoch_.fetch_add(1, std::memory_order_acq_rel); // publishes items_, job_, invoke_
-        epoch_.notify_all();                            // wakes members that stopped spinning
+        epoch_.notify_all(); // wakes members that stopped spinning
         share(0);
         const unsigned others = static_cast<unsigned>(workers_.size());
         for (unsigned d = done_.load(std::memory_order_acquire); d != others; d = done_.load(std::memory_order_acquire))
@@ -181,8 +180,7 @@ private:
     static constexpr unsigned spin_limit = 512;
     // Returns once `a` no longer holds `old`: spins (a cycle's work is microseconds), then sleeps in
     // std::atomic::wait so that an oversubscribed host runs the member being waited for instead of the spinner.
-    template <class T>
-    static void wait_while_equal(const std::atomic<T>& a, T old) {
+    template <class T> static void wait_while_equal(const std::atomic<T>& a, T old) {
         for (unsigned spins = 0; spins < spin_limit; ++spins) {
             if (a.load(std::memory_order_acquire) != old) return;
 #if defined(__x86_64__) || defined(__i386__)
@@ -232,7 +230,7 @@ private:
 // where a barrier per cycle can cost tens of microseconds, spends almost all its cycles serial.
 class AdaptiveTick {
 public:
-    static constexpr unsigned epoch_cycles = 256;  // documented default: long enough to time, short to probe
+    static constexpr unsigned epoch_cycles = 256; // documented default: long enough to time, short to probe
     static constexpr unsigned parallel_epochs = 32; // epochs run in parallel after it measured faster
     static constexpr unsigned first_backoff = 8, max_backoff = 4096;
 
@@ -302,8 +300,7 @@ inline unsigned host_threads_for(unsigned requested, unsigned sms) {
 
 } // namespace detail
 
-template <class SMVariant, unsigned NumSMs>
-class GPU {
+template <class SMVariant, unsigned NumSMs> class GPU {
     static_assert(NumSMs > 0, "a GPU needs at least one SM");
     static_assert(StreamingMultiprocessor<SMVariant>,
                   "GPU's core type must offer what GPU calls (gpuarch/core_interface.hpp): occupancy, bind, cycle, "
@@ -358,7 +355,8 @@ public:
         if (regs == 0) {
             if (auto r = registers_from_resources(module.ir().file_name, entry)) regs = *r;
             else
-                throw Error("no register count for kernel '" + std::string(entry) + "': pass "
+                throw Error("no register count for kernel '" + std::string(entry) +
+                            "': pass "
                             "TimingOptions::registers_per_thread, or keep the ptxas .resources file beside " +
                             module.ir().file_name + " (kernels/regen writes it)");
         }
@@ -372,20 +370,21 @@ public:
         shape.shared_bytes = static_cast<unsigned>(kernel.shared_bytes) + launch.dynamic_shared_bytes;
         const unsigned per_sm = SMVariant::max_resident_ctas(shape);
         if (per_sm == 0)
-            throw Error("kernel '" + std::string(entry) + "' cannot run on " + std::string(Frontend::name) + ": one CTA of " +
-                        std::to_string(threads) + " threads, " + std::to_string(regs) + " registers per thread and " +
-                        std::to_string(shape.shared_bytes) + " bytes of shared memory exceeds an SM's limits");
+            throw Error("kernel '" + std::string(entry) + "' cannot run on " + std::string(Frontend::name) +
+                        ": one CTA of " + std::to_string(threads) + " threads, " + std::to_string(regs) +
+                        " registers per thread and " + std::to_string(shape.shared_bytes) +
+                        " bytes of shared memory exceeds an SM's limits");
         if (options.cooperative && execution.cta_count() > std::uint64_t{per_sm} * NumSMs)
             throw func::KernelError("cooperative launch of kernel '" + std::string(entry) + "' is too large: its " +
                                         std::to_string(execution.cta_count()) + " CTAs cannot all be resident on " +
                                         std::string(Frontend::name) + " (" + std::to_string(per_sm) +
-                                        " CTAs per SM for this kernel x " + std::to_string(NumSMs) + " SMs = " +
-                                        std::to_string(std::uint64_t{per_sm} * NumSMs) + ")",
+                                        " CTAs per SM for this kernel x " + std::to_string(NumSMs) +
+                                        " SMs = " + std::to_string(std::uint64_t{per_sm} * NumSMs) + ")",
                                     func::KernelErrorKind::cooperative_too_large);
 
         // L1 slots with a data cache that can be flushed (mem::L1Config::flush_between_kernels); IdealMemory has none.
         // Before a GPU's first launch the L1s hold no valid line, so flushing them then changes nothing.
-        if constexpr (requires(SMVariant& sm) {
+        if constexpr (requires(SMVariant & sm) {
                           config_.l1.flush_between_kernels;
                           sm.l1().flush_data();
                       }) {
@@ -417,8 +416,8 @@ public:
         // cluster_ctas == 0: the grid spread evenly, ceil(CTAs / SMs) consecutive CTAs per SM but no more than fit,
         // so clustering keeps every SM busy (filling each SM first would leave SMs idle on grids smaller than the
         // machine's capacity).
-        const unsigned balanced_chunk = static_cast<unsigned>(std::clamp<std::uint64_t>(
-            (execution.cta_count() + NumSMs - 1) / NumSMs, 1, per_sm));
+        const unsigned balanced_chunk =
+            static_cast<unsigned>(std::clamp<std::uint64_t>((execution.cta_count() + NumSMs - 1) / NumSMs, 1, per_sm));
         // Each SM in turn, from where the last turn stopped, takes up to `chunk` consecutive CTAs. Round-robin
         // (GPGPU-Sim's and Multi2Sim's default) is chunk 1: CTA c starts on SM c mod N while every SM has room.
         // Clustered (Gong 2020 Sec. 6.3.2, Fig. 6.8) puts adjacent CTAs on one SM: at launch SM k gets CTAs
@@ -444,7 +443,7 @@ public:
         // cycle into phases, or when the L1s report to a GPU-wide duplicate-MSHR tracker (shared state that the
         // timing phase writes, in an order that affects its statistics).
         unsigned host_threads = detail::host_threads_for(options.host_threads, NumSMs);
-        if constexpr (!requires(SMVariant& sm, mem::Downstream& down) {
+        if constexpr (!requires(SMVariant & sm, mem::Downstream & down) {
                           sm.cycle_timing(core::Cycle{}, down);
                           sm.cycle_fetch_private();
                           sm.cycle_fetch_finish();
@@ -485,7 +484,7 @@ public:
                 for (unsigned i = 0; i < NumSMs; ++i) sms_[i]->cycle(cycle, memory_->downstream(i));
                 return;
             }
-            if constexpr (requires(SMVariant& sm) { sm.cycle_fetch_finish(); }) {
+            if constexpr (requires(SMVariant & sm) { sm.cycle_fetch_finish(); }) {
                 // Private steps check the instruction limit against the count of the previous cycle: allowed
                 // only while no step of this cycle can reach the limit, so that no step faults on it.
                 const std::uint64_t counted = execution.warp_instructions();
@@ -520,7 +519,8 @@ public:
             bool busy = next_cta < total_ctas;
             tick_sms();
             for (unsigned i = 0; i < NumSMs; ++i) busy = busy || !sms_[i]->idle();
-            memory_->cycle(cycle, [this, cycle](std::uint32_t sm, const mem::MemPacket& p) { sms_[sm]->receive(p, cycle); });
+            memory_->cycle(cycle,
+                           [this, cycle](std::uint32_t sm, const mem::MemPacket& p) { sms_[sm]->receive(p, cycle); });
             ++cycle;
             bool finished_any = false;
             for (auto& sm : sms_) {
@@ -578,7 +578,8 @@ public:
         // Let outstanding writes drain so the next launch starts from a quiet memory system.
         while (!memory_->idle()) {
             tick_sms();
-            memory_->cycle(cycle, [this, cycle](std::uint32_t sm, const mem::MemPacket& p) { sms_[sm]->receive(p, cycle); });
+            memory_->cycle(cycle,
+                           [this, cycle](std::uint32_t sm, const mem::MemPacket& p) { sms_[sm]->receive(p, cycle); });
             ++cycle;
         }
 

@@ -63,33 +63,26 @@ namespace detail {
 // Warps that fetch per scheduler per cycle: one (round-robin), unless the Frontend says otherwise (the Gong 2020
 // Fig. 5.3 toy machine: "Each warp will fetch a new instruction every cycle"). At namespace scope so that the SM's
 // static members can use it in their initializers.
-template <class Frontend>
-constexpr unsigned fetch_warps_per_scheduler() {
+template <class Frontend> constexpr unsigned fetch_warps_per_scheduler() {
     if constexpr (requires { Frontend::fetch_warps_per_scheduler; }) return Frontend::fetch_warps_per_scheduler;
     else return 1;
 }
 // The Frontend's per-opcode timing table (timing/opcode_timing.hpp; GPGPU-Sim-style frontends such as GTX480), or
 // null: every op then takes its unit's latency and interval.
 // The fetch policy a scheduler names (timing/fetch.hpp), or the in-order fetch.
-template <class Scheduler>
-struct fetch_policy_of {
-    using type = fetch::InOrder;
-};
+template <class Scheduler> struct fetch_policy_of { using type = fetch::InOrder; };
 template <class Scheduler>
     requires requires { typename Scheduler::fetch_policy; }
 struct fetch_policy_of<Scheduler> {
     using type = typename Scheduler::fetch_policy;
 };
-template <class Frontend>
-constexpr const timing::OpcodeTimingTable* opcode_timing_of() {
+template <class Frontend> constexpr const timing::OpcodeTimingTable* opcode_timing_of() {
     if constexpr (requires { Frontend::opcode_timing; }) return &Frontend::opcode_timing;
     else return nullptr;
 }
 } // namespace detail
 
-
-template <class FrontendT, class SchedulerT, class RegisterFileT, class ExecT, class L1T>
-class SM {
+template <class FrontendT, class SchedulerT, class RegisterFileT, class ExecT, class L1T> class SM {
     static_assert(timing::check_frontend<FrontendT>());
     static_assert(timing::check_scheduler<SchedulerT>());
     static_assert(timing::check_register_file<RegisterFileT>());
@@ -128,7 +121,8 @@ public:
     SM(std::uint32_t sm_id, const typename L1::Config& l1_config)
         : id_(sm_id), rf_(timing::RegisterFileConfig{Frontend::max_warps, Frontend::schedulers, warp_width}),
           exec_(timing::ExecConfig{std::span<const timing::UnitSpec>(Frontend::units), Frontend::schedulers,
-                                   Frontend::shared_unit_partitioning, warp_width, detail::opcode_timing_of<Frontend>()}),
+                                   Frontend::shared_unit_partitioning, warp_width,
+                                   detail::opcode_timing_of<Frontend>()}),
           l1_(l1_config, sm_id), warps_(Frontend::max_warps) {
         for (unsigned s = 0; s < Frontend::schedulers; ++s) {
             const unsigned pool = pool_size(s);
@@ -182,11 +176,11 @@ public:
     }
 
     // Occupancy (CUDA occupancy rules): threads, warps, CTAs, registers and shared memory per SM.
-    bool can_accept_cta() const {
-        return ctas_.can_accept(shape_);
-    }
+    bool can_accept_cta() const { return ctas_.can_accept(shape_); }
     // Maximum CTAs of this shape one SM holds at once (0: the CTA does not fit at all).
-    static unsigned max_resident_ctas(const CtaShape& s) { return timing::detail::Occupancy<Frontend>::max_resident(s); }
+    static unsigned max_resident_ctas(const CtaShape& s) {
+        return timing::detail::Occupancy<Frontend>::max_resident(s);
+    }
 
     // Starts CTA `linear_cta` on this SM. Precondition: can_accept_cta().
     void start_cta(std::uint64_t linear_cta, std::uint64_t launch_age) {
@@ -223,9 +217,7 @@ public:
     bool idle() const { return ctas_.resident() == 0; }
     unsigned resident_ctas() const { return ctas_.resident(); }
     // CTAs that finished since the last call (the dispatcher refills the SM).
-    unsigned take_finished_ctas() {
-        return ctas_.take_finished();
-    }
+    unsigned take_finished_ctas() { return ctas_.take_finished(); }
 
     // One core cycle. `down` is this SM's port into the interconnect. Equivalent to cycle_timing then
     // cycle_fetch.
@@ -321,8 +313,7 @@ public:
     // A response from the memory system for this SM's L1.
     void receive(const mem::MemPacket& packet, core::Cycle now) { l1_.receive(packet, now); }
 
-    template <class V>
-    void visit_stats(V& v) const {
+    template <class V> void visit_stats(V& v) const {
         v.counter("cycles", stats_.cycles, "core cycles simulated");
         v.counter("active_cycles", stats_.active_cycles, "cycles with at least one resident CTA");
         v.counter("resident_warp_cycles", stats_.resident_warp_cycles,
@@ -336,7 +327,8 @@ public:
             v.counter(std::string("stall.") + std::string(timing::name(static_cast<timing::IssueOutcome>(k))),
                       stats_.outcomes[k], "scheduler-cycles with this issue outcome");
         // The SM-wide cycle classes of Gong 2020 Fig. 1.2.
-        v.counter("cycles_with_issue", stats_.cycle_class[0], "cycles in which some scheduler issued (Gong 2020 Fig. 1.2)");
+        v.counter("cycles_with_issue", stats_.cycle_class[0],
+                  "cycles in which some scheduler issued (Gong 2020 Fig. 1.2)");
         v.counter("cycles_all_warps_on_memory", stats_.cycle_class[1],
                   "cycles without issue, every warp waiting on a long-latency memory operation");
         v.counter("cycles_stalled_otherwise", stats_.cycle_class[2],
@@ -352,7 +344,7 @@ public:
         v.nested("exec", exec_);
         v.nested("l1", l1_);
         for (unsigned s = 0; s < Frontend::schedulers; ++s)
-            if constexpr (requires(V& vv) { schedulers_[s].visit_stats(vv); }) v.nested("sched", schedulers_[s]);
+            if constexpr (requires(V & vv) { schedulers_[s].visit_stats(vv); }) v.nested("sched", schedulers_[s]);
     }
 
     // A human-readable snapshot of every resident warp (for deadlock reports).
@@ -415,8 +407,7 @@ private:
     // sits behind `if constexpr (!in_order_fetch)`, and the in-order code is what it is without a fetch slot.
     static constexpr bool in_order_fetch = FetchPolicy::in_order;
     struct NoFetchState {};
-    template <class F>
-    static auto fetch_record_type() {
+    template <class F> static auto fetch_record_type() {
         if constexpr (F::in_order) return std::type_identity<NoFetchState>{};
         else return std::type_identity<typename F::RecordState>{};
     }
@@ -455,8 +446,8 @@ private:
     // reference the event-driven stages are tested against, tests/pinned/quiet_cycles.cpp).
     static constexpr bool scans_every_cycle = timing::ScansEveryCycle<SchedulerT>;
     static constexpr bool event_driven_issue = quiet_cycle_replay && max_pool <= 64 && !scans_every_cycle;
-    static constexpr bool event_driven_fetch = in_order_fetch && max_pool <= 64 && !scans_every_cycle &&
-                                               detail::fetch_warps_per_scheduler<Frontend>() == 1;
+    static constexpr bool event_driven_fetch =
+        in_order_fetch && max_pool <= 64 && !scans_every_cycle && detail::fetch_warps_per_scheduler<Frontend>() == 1;
 
     // ---------------------------------------------------------------------------------------------------
     // Shared bookkeeping, used by every stage.
@@ -544,16 +535,14 @@ private:
     Exec exec_;
     L1 l1_;
     struct NoSharedState {};
-    template <class S>
-    static auto shared_state_type() {
+    template <class S> static auto shared_state_type() {
         if constexpr (requires { typename S::SmShared; }) return std::type_identity<typename S::SmShared>{};
         else return std::type_identity<NoSharedState>{};
     }
     using SmShared = typename decltype(shared_state_type<Scheduler>())::type;
     SmShared sm_shared_{};
     struct NoFetchMechanism {};
-    template <class F>
-    static auto fetch_mechanism_type() {
+    template <class F> static auto fetch_mechanism_type() {
         if constexpr (F::in_order) return std::type_identity<NoFetchMechanism>{};
         else return std::type_identity<typename F::template Mechanism<SM>>{};
     }

@@ -29,12 +29,14 @@ CaseResult run_atax(func::Device& device, const func::Module& module, Launcher&&
     DeviceBuffer dtmp(device, ux * sizeof(float)), dy(device, uy * sizeof(float));
     dtmp.zero();
     dy.zero();
-    launch(module, "atax_kernel1", config_1d(ceil_div(ux, block), block), func::Args(da.ptr(), dx.ptr(), dtmp.ptr(), nx, ny));
-    launch(module, "atax_kernel2", config_1d(ceil_div(uy, block), block), func::Args(da.ptr(), dy.ptr(), dtmp.ptr(), nx, ny));
+    launch(module, "atax_kernel1", config_1d(ceil_div(ux, block), block),
+           func::Args(da.ptr(), dx.ptr(), dtmp.ptr(), nx, ny));
+    launch(module, "atax_kernel2", config_1d(ceil_div(uy, block), block),
+           func::Args(da.ptr(), dy.ptr(), dtmp.ptr(), nx, ny));
     Checker check;
     check.exact("tmp", dtmp.download<float>(ux), tmp);
     check.exact("y", dy.download<float>(uy), y);
     return check.result();
 }
 
-} // namespace kernels
+} // namespace gpuarch::kernels

@@ -80,11 +80,10 @@ CaseResult run_bfs(func::Device& device, const func::Module& module, Launcher&& 
                func::Args(drow.ptr(), dadj.ptr(), frontier.ptr(), frontier_size, ddist.ptr(), next.ptr(),
                           next_size.ptr(), level));
         frontier_size = next_size.download<std::int32_t>(1)[0];
-        const auto expected_size =
-            static_cast<std::int32_t>(std::count(want.begin(), want.end(), level + 1));
-        check.expect(frontier_size == expected_size,
-                     "level " + std::to_string(level + 1) + " frontier holds " + std::to_string(frontier_size) +
-                         " vertices, want " + std::to_string(expected_size));
+        const auto expected_size = static_cast<std::int32_t>(std::count(want.begin(), want.end(), level + 1));
+        check.expect(frontier_size == expected_size, "level " + std::to_string(level + 1) + " frontier holds " +
+                                                         std::to_string(frontier_size) + " vertices, want " +
+                                                         std::to_string(expected_size));
         if (frontier_size != expected_size) break;
         std::swap(frontier, next);
         ++level;
@@ -93,4 +92,4 @@ CaseResult run_bfs(func::Device& device, const func::Module& module, Launcher&& 
     return check.result();
 }
 
-} // namespace kernels
+} // namespace gpuarch::kernels

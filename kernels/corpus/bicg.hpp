@@ -25,12 +25,14 @@ CaseResult run_bicg(func::Device& device, const func::Module& module, Launcher&&
     DeviceBuffer da(device, a), dr(device, r), dp(device, p);
     DeviceBuffer ds = poisoned_buffer(device, uy * sizeof(float));
     DeviceBuffer dq = poisoned_buffer(device, ux * sizeof(float));
-    launch(module, "bicg_kernel1", config_1d(ceil_div(uy, block), block), func::Args(da.ptr(), dr.ptr(), ds.ptr(), nx, ny));
-    launch(module, "bicg_kernel2", config_1d(ceil_div(ux, block), block), func::Args(da.ptr(), dp.ptr(), dq.ptr(), nx, ny));
+    launch(module, "bicg_kernel1", config_1d(ceil_div(uy, block), block),
+           func::Args(da.ptr(), dr.ptr(), ds.ptr(), nx, ny));
+    launch(module, "bicg_kernel2", config_1d(ceil_div(ux, block), block),
+           func::Args(da.ptr(), dp.ptr(), dq.ptr(), nx, ny));
     Checker check;
     check.exact("s", ds.download<float>(uy), s);
     check.exact("q", dq.download<float>(ux), q);
     return check.result();
 }
 
-} // namespace kernels
+} // namespace gpuarch::kernels

@@ -15,7 +15,7 @@ CaseResult run_bitonic_sort(func::Device& device, const func::Module& module, La
     const std::uint32_t n = size == Size::small ? 1024 : 8192;
     SplitMix64 rng(0x7ec7'0add'0000'0013ULL);
     std::vector<std::uint32_t> keys(n);
-    for (std::uint32_t& key : keys) key = rng.below(n / 2) * 2654435761U;  // spread over the 32-bit range
+    for (std::uint32_t& key : keys) key = rng.below(n / 2) * 2654435761U; // spread over the 32-bit range
 
     DeviceBuffer dkeys(device, keys);
     const std::uint32_t blocks = n / segment;
@@ -32,4 +32,4 @@ CaseResult run_bitonic_sort(func::Device& device, const func::Module& module, La
     return check.result();
 }
 
-} // namespace kernels
+} // namespace gpuarch::kernels

@@ -35,13 +35,15 @@ enum class Size { small, large };
 
 struct CaseResult {
     bool passed = false;
-    std::string message;              // empty when passed; else the first mismatches, with index and values
+    std::string message; // empty when passed; else the first mismatches, with index and values
     std::uint64_t values_checked = 0; // output elements compared against the CPU reference
 };
 
 constexpr std::string_view size_name(Size size) { return size == Size::small ? "small" : "large"; }
 
-constexpr std::uint32_t ceil_div(std::uint64_t a, std::uint64_t b) { return static_cast<std::uint32_t>((a + b - 1) / b); }
+constexpr std::uint32_t ceil_div(std::uint64_t a, std::uint64_t b) {
+    return static_cast<std::uint32_t>((a + b - 1) / b);
+}
 
 // SplitMix64 (Steele, Lea & Flood, "Fast splittable pseudorandom number generators", OOPSLA 2014): a 64-bit
 // Weyl sequence through a bijective mixer. Chosen over std::rand / <random> distributions because its output is
@@ -108,7 +110,8 @@ inline std::vector<std::int32_t> random_ints(SplitMix64& rng, std::size_t count,
 // One device allocation, freed on scope exit (also when a launch throws).
 class DeviceBuffer {
 public:
-    DeviceBuffer(func::Device& device, std::size_t bytes) : device_(&device), bytes_(bytes), ptr_(device.malloc(bytes)) {}
+    DeviceBuffer(func::Device& device, std::size_t bytes)
+        : device_(&device), bytes_(bytes), ptr_(device.malloc(bytes)) {}
 
     template <class T>
     DeviceBuffer(func::Device& device, std::span<const T> host) : DeviceBuffer(device, host.size_bytes()) {
@@ -140,13 +143,9 @@ public:
     void poison() { device_->memset(ptr_, 0xFF, bytes_); }
     void zero() { device_->memset(ptr_, 0, bytes_); }
 
-    template <class T>
-    void upload(std::span<const T> host) {
-        device_->copy_in(ptr_, host.data(), host.size_bytes());
-    }
+    template <class T> void upload(std::span<const T> host) { device_->copy_in(ptr_, host.data(), host.size_bytes()); }
 
-    template <class T>
-    std::vector<T> download(std::size_t count) const {
+    template <class T> std::vector<T> download(std::size_t count) const {
         std::vector<T> host(count);
         device_->copy_out(host.data(), ptr_, count * sizeof(T));
         return host;
@@ -176,8 +175,7 @@ inline DeviceBuffer poisoned_buffer(func::Device& device, std::size_t bytes) {
 
 namespace detail {
 
-template <class T>
-std::string show_value(T value) {
+template <class T> std::string show_value(T value) {
     std::ostringstream out;
     if constexpr (std::is_floating_point_v<T>) {
         out.precision(std::numeric_limits<T>::max_digits10);
@@ -199,12 +197,11 @@ public:
     static constexpr std::size_t max_reported = 4;
 
     // Bit-exact for integers; operator== for floating point (+0 == -0, NaN never matches).
-    template <class T>
-    void exact(std::string_view what, std::span<const T> got, std::span<const T> want) {
-        compare(what, got, want, [](T g, T w) { return g == w; }, "");
+    template <class T> void exact(std::string_view what, std::span<const T> got, std::span<const T> want) {
+        compare(
+            what, got, want, [](T g, T w) { return g == w; }, "");
     }
-    template <class T>
-    void exact(std::string_view what, const std::vector<T>& got, const std::vector<T>& want) {
+    template <class T> void exact(std::string_view what, const std::vector<T>& got, const std::vector<T>& want) {
         exact(what, std::span<const T>(got), std::span<const T>(want));
     }
 
@@ -268,4 +265,4 @@ private:
     std::string message_;
 };
 
-} // namespace kernels
+} // namespace gpuarch::kernels

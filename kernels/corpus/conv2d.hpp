@@ -43,12 +43,12 @@ CaseResult run_conv2d(func::Device& device, const func::Module& module, Launcher
     DeviceBuffer dout = poisoned_buffer(device, in.size() * sizeof(float));
     constexpr std::uint32_t block = 16;
     launch(module, "conv2d",
-           config_2d(ceil_div(static_cast<std::uint64_t>(width), block), ceil_div(static_cast<std::uint64_t>(height), block),
-                     block, block),
+           config_2d(ceil_div(static_cast<std::uint64_t>(width), block),
+                     ceil_div(static_cast<std::uint64_t>(height), block), block, block),
            func::Args(din.ptr(), dfilter.ptr(), dout.ptr(), width, height));
     Checker check;
     check.exact("out", dout.download<float>(in.size()), conv2d_reference(in, filter, width, height));
     return check.result();
 }
 
-} // namespace kernels
+} // namespace gpuarch::kernels

@@ -45,9 +45,9 @@
 namespace gpuarch::kernels {
 
 struct CaseInfo {
-    std::string_view name;      // the case name, also the stem of its .cu, .ptx and driver header
-    std::string_view ptx_file;  // relative to kernels/ptx
-    std::string_view tags;      // comma-separated
+    std::string_view name; // the case name, also the stem of its .cu, .ptx and driver header
+    std::string_view ptx_file; // relative to kernels/ptx
+    std::string_view tags; // comma-separated
 };
 
 inline std::span<const CaseInfo> corpus_cases() {
@@ -130,4 +130,4 @@ CaseResult run_case(std::string_view name, func::Device& device, const func::Mod
     throw Error("kernel corpus: no driver for a case named '" + std::string(name) + "'");
 }
 
-} // namespace kernels
+} // namespace gpuarch::kernels

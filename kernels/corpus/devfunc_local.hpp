@@ -70,4 +70,4 @@ CaseResult run_devfunc_local(func::Device& device, const func::Module& module, L
     return check.result();
 }
 
-} // namespace kernels
+} // namespace gpuarch::kernels

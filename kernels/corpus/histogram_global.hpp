@@ -10,4 +10,4 @@ CaseResult run_histogram_global(func::Device& device, const func::Module& module
     return detail::run_histogram("histogram_global", 0x7ec7'0add'0000'0007ULL, device, module, launch, size);
 }
 
-} // namespace kernels
+} // namespace gpuarch::kernels

@@ -63,4 +63,4 @@ CaseResult run_histogram_shared(func::Device& device, const func::Module& module
     return detail::run_histogram("histogram_shared", 0x7ec7'0add'0000'0006ULL, device, module, launch, size);
 }
 
-} // namespace kernels
+} // namespace gpuarch::kernels

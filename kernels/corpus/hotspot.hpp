@@ -53,8 +53,8 @@ CaseResult run_hotspot(func::Device& device, const func::Module& module, Launche
     constexpr std::uint32_t block = 16;
     for (int s = 0; s < steps; ++s) {
         launch(module, "hotspot",
-               config_2d(ceil_div(static_cast<std::uint64_t>(cols), block), ceil_div(static_cast<std::uint64_t>(rows), block),
-                         block, block),
+               config_2d(ceil_div(static_cast<std::uint64_t>(cols), block),
+                         ceil_div(static_cast<std::uint64_t>(rows), block), block, block),
                func::Args(dpower.ptr(), dtemp.ptr(), dother.ptr(), rows, cols, p.cap_inv, p.rx_inv, p.ry_inv, p.rz_inv,
                           p.amb));
         std::swap(dtemp, dother);
@@ -65,4 +65,4 @@ CaseResult run_hotspot(func::Device& device, const func::Module& module, Launche
     return check.result();
 }
 
-} // namespace kernels
+} // namespace gpuarch::kernels

@@ -8,7 +8,8 @@ namespace gpuarch::kernels {
 inline void jacobi2d_sweep_reference(std::size_t n, const std::vector<float>& a, std::vector<float>& b) {
     for (std::size_t i = 1; i + 1 < n; ++i) {
         for (std::size_t j = 1; j + 1 < n; ++j) {
-            const float sum = a[i * n + j] + a[i * n + j - 1] + a[i * n + j + 1] + a[(i + 1) * n + j] + a[(i - 1) * n + j];
+            const float sum =
+                a[i * n + j] + a[i * n + j - 1] + a[i * n + j + 1] + a[(i + 1) * n + j] + a[(i - 1) * n + j];
             b[i * n + j] = 0.2f * sum;
         }
     }
@@ -42,4 +43,4 @@ CaseResult run_jacobi2d(func::Device& device, const func::Module& module, Launch
     return check.result();
 }
 
-} // namespace kernels
+} // namespace gpuarch::kernels

@@ -8,9 +8,9 @@ namespace gpuarch::kernels {
 
 struct KmeansProblem {
     std::int32_t n = 0, features = 0, k = 0;
-    std::vector<float> points;     // n x features, point-major
-    std::vector<float> centroids;  // k x features
-    std::vector<std::int32_t> membership;  // previous assignment: p % k
+    std::vector<float> points; // n x features, point-major
+    std::vector<float> centroids; // k x features
+    std::vector<std::int32_t> membership; // previous assignment: p % k
 };
 
 // Points scattered around k hidden centres; the centroids are the centres perturbed, so most points are near
@@ -31,7 +31,8 @@ inline KmeansProblem kmeans_problem(std::int32_t n, std::int32_t features, std::
     p.centroids = centres;
     for (float& v : p.centroids) v += rng.uniform(-1.0f, 1.0f);
     p.membership.resize(static_cast<std::size_t>(n));
-    for (std::size_t i = 0; i < p.membership.size(); ++i) p.membership[i] = static_cast<std::int32_t>(i % static_cast<std::size_t>(k));
+    for (std::size_t i = 0; i < p.membership.size(); ++i)
+        p.membership[i] = static_cast<std::int32_t>(i % static_cast<std::size_t>(k));
     return p;
 }
 
@@ -69,8 +70,8 @@ inline KmeansAssignment kmeans_assign_reference(const KmeansProblem& p) {
 template <class Launcher>
 CaseResult run_kmeans_assign(func::Device& device, const func::Module& module, Launcher&& launch, Size size) {
     const bool small = size == Size::small;
-    const KmeansProblem p =
-        small ? kmeans_problem(400, 4, 5, 0x7ec7'0add'0000'0012ULL) : kmeans_problem(12000, 8, 8, 0x7ec7'0add'0000'0012ULL);
+    const KmeansProblem p = small ? kmeans_problem(400, 4, 5, 0x7ec7'0add'0000'0012ULL)
+                                  : kmeans_problem(12000, 8, 8, 0x7ec7'0add'0000'0012ULL);
     constexpr std::uint32_t block = 128;
     DeviceBuffer dpoints(device, p.points), dcentroids(device, p.centroids), dmembership(device, p.membership);
     DeviceBuffer dchanged(device, sizeof(std::int32_t));
@@ -84,4 +85,4 @@ CaseResult run_kmeans_assign(func::Device& device, const func::Module& module, L
     return check.result();
 }
 
-} // namespace kernels
+} // namespace gpuarch::kernels

@@ -53,12 +53,12 @@ CaseResult run_mandelbrot(func::Device& device, const func::Module& module, Laun
     const std::size_t pixels = static_cast<std::size_t>(v.width) * static_cast<std::size_t>(v.height);
     DeviceBuffer dout = poisoned_buffer(device, pixels * sizeof(std::uint32_t));
     launch(module, "mandelbrot",
-           config_2d(ceil_div(static_cast<std::uint64_t>(v.width), 16), ceil_div(static_cast<std::uint64_t>(v.height), 8),
-                     16, 8),
+           config_2d(ceil_div(static_cast<std::uint64_t>(v.width), 16),
+                     ceil_div(static_cast<std::uint64_t>(v.height), 8), 16, 8),
            func::Args(dout.ptr(), v.width, v.height, v.x0, v.y0, v.dx, v.dy, v.max_iter));
     Checker check;
     check.exact("iterations", dout.download<std::uint32_t>(pixels), mandelbrot_reference(v));
     return check.result();
 }
 
-} // namespace kernels
+} // namespace gpuarch::kernels

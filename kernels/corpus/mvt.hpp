@@ -32,4 +32,4 @@ CaseResult run_mvt(func::Device& device, const func::Module& module, Launcher&& 
     return check.result();
 }
 
-} // namespace kernels
+} // namespace gpuarch::kernels

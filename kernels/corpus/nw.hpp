@@ -5,10 +5,10 @@
 namespace gpuarch::kernels {
 
 struct NwProblem {
-    std::int32_t n = 0;         // sequence length, a multiple of 16
-    std::int32_t penalty = 10;  // gap penalty
-    std::vector<std::int32_t> ref;    // (n+1) x (n+1): similarity of seq1[i-1] and seq2[j-1] at (i, j), i, j >= 1
-    std::vector<std::int32_t> score;  // (n+1) x (n+1): row 0 and column 0 set to -index * penalty, rest 0
+    std::int32_t n = 0; // sequence length, a multiple of 16
+    std::int32_t penalty = 10; // gap penalty
+    std::vector<std::int32_t> ref; // (n+1) x (n+1): similarity of seq1[i-1] and seq2[j-1] at (i, j), i, j >= 1
+    std::vector<std::int32_t> score; // (n+1) x (n+1): row 0 and column 0 set to -index * penalty, rest 0
 };
 
 // Two random sequences over a 24-letter alphabet scored with a random symmetric BLOSUM-like table in [-4, 11].
@@ -17,7 +17,8 @@ inline NwProblem nw_problem(std::int32_t n, std::uint64_t seed) {
     constexpr std::size_t letters = 24;
     std::int32_t table[letters][letters];
     for (std::size_t i = 0; i < letters; ++i)
-        for (std::size_t j = 0; j <= i; ++j) table[i][j] = table[j][i] = (i == j) ? rng.uniform_int(4, 11) : rng.uniform_int(-4, 2);
+        for (std::size_t j = 0; j <= i; ++j)
+            table[i][j] = table[j][i] = (i == j) ? rng.uniform_int(4, 11) : rng.uniform_int(-4, 2);
     std::vector<std::size_t> seq1(static_cast<std::size_t>(n)), seq2(static_cast<std::size_t>(n));
     for (std::size_t& s : seq1) s = rng.below(letters);
     for (std::size_t& s : seq2) s = rng.below(letters);
@@ -65,4 +66,4 @@ CaseResult run_nw(func::Device& device, const func::Module& module, Launcher&& l
     return check.result();
 }
 
-} // namespace kernels
+} // namespace gpuarch::kernels

@@ -51,4 +51,4 @@ CaseResult run_reduce_shared(func::Device& device, const func::Module& module, L
     return check.result();
 }
 
-} // namespace kernels
+} // namespace gpuarch::kernels

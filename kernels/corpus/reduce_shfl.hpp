@@ -12,13 +12,15 @@ namespace gpuarch::kernels {
 inline double reduce_shfl_group_sum(std::array<double, 32> v) {
     for (std::size_t offset = 16; offset > 0; offset >>= 1) {
         const std::array<double, 32> old = v;
-        for (std::size_t lane = 0; lane < 32; ++lane) v[lane] = old[lane] + (lane + offset < 32 ? old[lane + offset] : old[lane]);
+        for (std::size_t lane = 0; lane < 32; ++lane)
+            v[lane] = old[lane] + (lane + offset < 32 ? old[lane + offset] : old[lane]);
     }
     return v[0];
 }
 
 // One launch of reduce_shfl on `grid` blocks of `block` threads (block a multiple of 32).
-inline std::vector<double> reduce_shfl_reference(const std::vector<double>& in, std::uint32_t grid, std::uint32_t block) {
+inline std::vector<double> reduce_shfl_reference(const std::vector<double>& in, std::uint32_t grid,
+                                                 std::uint32_t block) {
     const std::size_t threads = static_cast<std::size_t>(grid) * block;
     std::vector<double> per_thread(threads, 0.0);
     for (std::size_t t = 0; t < threads; ++t)
@@ -49,7 +51,8 @@ CaseResult run_reduce_shfl(func::Device& device, const func::Module& module, Lau
     constexpr std::uint32_t final_block = 64;
     SplitMix64 rng(0x7ec7'0add'0000'0004ULL);
     std::vector<double> in(n);
-    for (double& v : in) v = static_cast<double>(rng.uniform(-1.0f, 1.0f)) + static_cast<double>(rng.next() >> 11) * 0x1p-60;
+    for (double& v : in)
+        v = static_cast<double>(rng.uniform(-1.0f, 1.0f)) + static_cast<double>(rng.next() >> 11) * 0x1p-60;
 
     const std::vector<double> want_partials = reduce_shfl_reference(in, grid, block);
     const std::vector<double> want_total = reduce_shfl_reference(want_partials, 1, final_block);
@@ -66,4 +69,4 @@ CaseResult run_reduce_shfl(func::Device& device, const func::Module& module, Lau
     return check.result();
 }
 
-} // namespace kernels
+} // namespace gpuarch::kernels

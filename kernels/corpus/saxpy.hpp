@@ -31,4 +31,4 @@ CaseResult run_saxpy(func::Device& device, const func::Module& module, Launcher&
     return check.result();
 }
 
-} // namespace kernels
+} // namespace gpuarch::kernels

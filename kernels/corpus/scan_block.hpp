@@ -50,4 +50,4 @@ CaseResult run_scan_block(func::Device& device, const func::Module& module, Laun
     return check.result();
 }
 
-} // namespace kernels
+} // namespace gpuarch::kernels

@@ -9,7 +9,7 @@ namespace gpuarch::kernels {
 struct SgemmProblem {
     std::int32_t m, n, k;
     float alpha, beta;
-    std::vector<float> a, b, c;  // row-major m x k, k x n, m x n
+    std::vector<float> a, b, c; // row-major m x k, k x n, m x n
 };
 
 // small: 24 x 40 x 20 (partial 16 x 16 tiles on every edge); large: 128 x 128 x 64.
@@ -67,4 +67,4 @@ CaseResult run_sgemm_naive(func::Device& device, const func::Module& module, Lau
     return detail::run_sgemm("sgemm_naive", 0x7ec7'0add'0000'0008ULL, device, module, launch, size);
 }
 
-} // namespace kernels
+} // namespace gpuarch::kernels

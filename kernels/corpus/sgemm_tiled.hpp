@@ -11,4 +11,4 @@ CaseResult run_sgemm_tiled(func::Device& device, const func::Module& module, Lau
     return detail::run_sgemm("sgemm_tiled", 0x7ec7'0add'0000'0009ULL, device, module, launch, size);
 }
 
-} // namespace kernels
+} // namespace gpuarch::kernels

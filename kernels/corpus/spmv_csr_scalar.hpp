@@ -61,4 +61,4 @@ CaseResult run_spmv_csr_scalar(func::Device& device, const func::Module& module,
     return check.result();
 }
 
-} // namespace kernels
+} // namespace gpuarch::kernels

@@ -22,14 +22,14 @@ template <class Launcher>
 CaseResult run_transpose_naive(func::Device& device, const func::Module& module, Launcher&& launch, Size size) {
     const auto [rows, cols] = transpose_shape(size);
     SplitMix64 rng(0x7ec7'0add'0000'000aULL);
-    const std::vector<float> in = random_floats(rng, static_cast<std::size_t>(rows) * static_cast<std::size_t>(cols),
-                                                -1000.0f, 1000.0f);
+    const std::vector<float> in =
+        random_floats(rng, static_cast<std::size_t>(rows) * static_cast<std::size_t>(cols), -1000.0f, 1000.0f);
     DeviceBuffer din(device, in);
     DeviceBuffer dout = poisoned_buffer(device, in.size() * sizeof(float));
     constexpr std::uint32_t block = 16;
     launch(module, "transpose_naive",
-           config_2d(ceil_div(static_cast<std::uint64_t>(cols), block), ceil_div(static_cast<std::uint64_t>(rows), block),
-                     block, block),
+           config_2d(ceil_div(static_cast<std::uint64_t>(cols), block),
+                     ceil_div(static_cast<std::uint64_t>(rows), block), block, block),
            func::Args(din.ptr(), dout.ptr(), rows, cols));
     Checker check;
     check.exact("out", dout.download<float>(in.size()),
@@ -37,4 +37,4 @@ CaseResult run_transpose_naive(func::Device& device, const func::Module& module,
     return check.result();
 }
 
-} // namespace kernels
+} // namespace gpuarch::kernels

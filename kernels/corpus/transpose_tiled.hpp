@@ -9,8 +9,8 @@ template <class Launcher>
 CaseResult run_transpose_tiled(func::Device& device, const func::Module& module, Launcher&& launch, Size size) {
     const auto [rows, cols] = transpose_shape(size);
     SplitMix64 rng(0x7ec7'0add'0000'000bULL);
-    const std::vector<float> in = random_floats(rng, static_cast<std::size_t>(rows) * static_cast<std::size_t>(cols),
-                                                -1000.0f, 1000.0f);
+    const std::vector<float> in =
+        random_floats(rng, static_cast<std::size_t>(rows) * static_cast<std::size_t>(cols), -1000.0f, 1000.0f);
     DeviceBuffer din(device, in);
     DeviceBuffer dout = poisoned_buffer(device, in.size() * sizeof(float));
     constexpr std::uint32_t tile = 32;
@@ -24,4 +24,4 @@ CaseResult run_transpose_tiled(func::Device& device, const func::Module& module,
     return check.result();
 }
 
-} // namespace kernels
+} // namespace gpuarch::kernels

@@ -29,4 +29,4 @@ CaseResult run_vector_add(func::Device& device, const func::Module& module, Laun
     return check.result();
 }
 
-} // namespace kernels
+} // namespace gpuarch::kernels

@@ -12,8 +12,7 @@
 namespace gpuarch::support::detail {
 
 // A policy type with its run-time name: Named<"gto", sched::GTO>.
-template <FixedName Name, class Policy>
-struct Named {
+template <FixedName Name, class Policy> struct Named {
     static constexpr std::string_view run_name = Name.view();
     using type = Policy;
 };
@@ -23,14 +22,14 @@ struct Named {
 inline std::string memory_overrides(const Settings& settings) {
     std::string out;
     for (std::string_view prefix : {"l2.", "dram.", "memory."})
-        for (const auto& [k, v] : settings.explicit_with_prefix(prefix)) (out += out.empty() ? "" : ", ") += k + "=" + v;
+        for (const auto& [k, v] : settings.explicit_with_prefix(prefix))
+            (out += out.empty() ? "" : ", ") += k + "=" + v;
     return out;
 }
 
 // Applies the knob settings to a GPU configuration. `scheduler` adds what a scheduler needs of the L1: MASCAR's
 // re-execution queue (Wang 2016 Sec. 5: 32 entries) unless the settings say otherwise.
-template <class Config>
-void apply_settings(Config& c, const Settings& s, std::string_view scheduler) {
+template <class Config> void apply_settings(Config& c, const Settings& s, std::string_view scheduler) {
     if (scheduler == "mascar" && c.l1.reexecution_entries == 0) c.l1.reexecution_entries = 32;
     auto set = [&](std::string_view key, auto& field) {
         if (auto v = s.uint_if_set(key)) field = static_cast<std::remove_reference_t<decltype(field)>>(*v);
@@ -44,7 +43,8 @@ void apply_settings(Config& c, const Settings& s, std::string_view scheduler) {
     set("l1.line_bytes", c.l1.geometry.line_bytes);
     set("l1.reexecution_entries", c.l1.reexecution_entries);
     if (s.has("l1.allocation"))
-        c.l1.allocation = s.get("l1.allocation") == "on_fill" ? mem::AllocationPolicy::on_fill : mem::AllocationPolicy::on_miss;
+        c.l1.allocation =
+            s.get("l1.allocation") == "on_fill" ? mem::AllocationPolicy::on_fill : mem::AllocationPolicy::on_miss;
     if (s.has("l1.cache_global_loads")) c.l1.cache_global_loads = s.get_bool("l1.cache_global_loads");
     if (s.has("l1.cache_texture_loads")) c.l1.cache_texture_loads = s.get_bool("l1.cache_texture_loads");
     if (s.has("l1.flush_between_kernels")) c.l1.flush_between_kernels = s.get_bool("l1.flush_between_kernels");
@@ -80,15 +80,17 @@ MachineInfo describe_machine(std::string_view name, std::string_view description
     m.core_clock_mhz = c.memory.clocks.core.value;
     m.dram_clock_mhz = c.memory.clocks.dram.value;
     const auto& g = c.memory.partition.l2.geometry;
-    m.l2_bytes = c.memory.partition.l2.enabled ? std::uint64_t{g.sets} * g.ways * g.line_bytes * c.memory.partitions : 0;
+    m.l2_bytes =
+        c.memory.partition.l2.enabled ? std::uint64_t{g.sets} * g.ways * g.line_bytes * c.memory.partitions : 0;
     m.memory_partitions = c.memory.partitions;
-    m.dram_bus_bits = c.memory.partition.dram.bus_bytes_per_cycle * 8 * c.memory.partitions / 4; // 4 beats per command cycle
+    m.dram_bus_bits =
+        c.memory.partition.dram.bus_bytes_per_cycle * 8 * c.memory.partitions / 4; // 4 beats per command cycle
     return m;
 }
 
 template <class Machine, class Scheduler, class RegisterFile>
 typename Machine::template gpu<Scheduler, Machine::sms, RegisterFile>::Config configured(const Settings& s,
-                                                                                        std::string_view scheduler) {
+                                                                                         std::string_view scheduler) {
     using GpuType = typename Machine::template gpu<Scheduler, Machine::sms, RegisterFile>;
     auto config = Machine::template config<GpuType>();
     apply_settings(config, s, scheduler);
@@ -108,8 +110,9 @@ void add_variants(std::vector<VariantFactory>& out) {
         f.register_file = R::run_name;
         f.machine_info = [](const Settings& s) {
             using GpuType = typename Machine::template gpu<typename S::type, Machine::sms, typename R::type>;
-            return describe_machine<Machine, GpuType>(MachineEntry::run_name, MachineEntry::description,
-                                                      configured<Machine, typename S::type, typename R::type>(s, S::run_name));
+            return describe_machine<Machine, GpuType>(
+                MachineEntry::run_name, MachineEntry::description,
+                configured<Machine, typename S::type, typename R::type>(s, S::run_name));
         };
         f.make = [](const Settings& s) {
             using GpuType = typename Machine::template gpu<typename S::type, Machine::sms, typename R::type>;
@@ -125,8 +128,9 @@ void add_variants(std::vector<VariantFactory>& out) {
                                             const func::Args& args, const TimingOptions& options) {
                 return static_cast<GpuType*>(g)->launch(device, module, entry, lc, args, options);
             };
-            return Simulator(std::move(gpu), launch, std::move(description),
-                             describe_machine<Machine, GpuType>(MachineEntry::run_name, MachineEntry::description, config));
+            return Simulator(
+                std::move(gpu), launch, std::move(description),
+                describe_machine<Machine, GpuType>(MachineEntry::run_name, MachineEntry::description, config));
         };
         out.push_back(f);
     });

@@ -10,8 +10,7 @@
 namespace gpuarch::support::detail {
 
 // A string usable as a template argument (the run-time name of a policy).
-template <std::size_t N>
-struct FixedName {
+template <std::size_t N> struct FixedName {
     char chars[N]{};
     constexpr FixedName(const char (&s)[N]) { std::copy_n(s, N, chars); }
     constexpr std::string_view view() const { return {chars, N - 1}; }

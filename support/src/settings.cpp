@@ -60,7 +60,8 @@ const std::vector<SettingKey>& setting_keys() {
         {"l1.line_bytes", Type::unsigned_integer, "", "", "L1 line size in bytes"},
         {"l1.allocation", Type::choice, "", "on_fill|on_miss", "L1 line allocation policy"},
         {"l1.cache_global_loads", Type::boolean, "", "", "whether global loads are cached in the L1"},
-        {"l1.cache_texture_loads", Type::boolean, "", "", "whether texture fetches and surface loads are cached in the L1 (the texture cache)"},
+        {"l1.cache_texture_loads", Type::boolean, "", "",
+         "whether texture fetches and surface loads are cached in the L1 (the texture cache)"},
         {"l1.flush_between_kernels", Type::boolean, "", "",
          "whether the L1 data cache is invalidated before each launch (GPGPU-Sim's -gpgpu_flush_l1_cache)"},
         {"l1.reexecution_entries", Type::unsigned_integer, "", "",
@@ -154,8 +155,7 @@ void Settings::set(std::string_view key_text, std::string_view value_text, std::
 
 void Settings::load_file(const std::filesystem::path& path) {
     std::error_code ec;
-    if (std::filesystem::is_directory(path, ec))
-        throw Error("config file '" + path.string() + "' is a directory");
+    if (std::filesystem::is_directory(path, ec)) throw Error("config file '" + path.string() + "' is a directory");
     std::ifstream in(path);
     if (!in) throw Error("cannot open config file '" + path.string() + "'");
     std::string line;

@@ -21,8 +21,7 @@
 
 namespace gpuarch::support::detail {
 
-template <FixedName Name, FixedName Description, class Machine>
-struct MachineEntry {
+template <FixedName Name, FixedName Description, class Machine> struct MachineEntry {
     static constexpr std::string_view run_name = Name.view();
     static constexpr std::string_view description = Description.view();
     using type = Machine;
@@ -51,7 +50,7 @@ using SouthernIslandsEntry =
 
 // Register files: every scheduler runs with `ideal`; the banked ones are prebuilt with the core schedulers.
 using IdealOnly = boost::mp11::mp_list<Named<"ideal", regfile::IdealRF>>;
-using BankedFiles = boost::mp11::mp_list<Named<"banked", regfile::BankedRF<4, 4>>,          // Fermi-style 4 banks
+using BankedFiles = boost::mp11::mp_list<Named<"banked", regfile::BankedRF<4, 4>>, // Fermi-style 4 banks
                                          Named<"coalescing", regfile::CoalescingRF<4, regfile::Sub4>>>; // CARF
 
 // Scheduler groups, one translation unit per machine and group (a few variants each keeps a unit's compile memory
@@ -66,8 +65,9 @@ struct RegisterFileGroup {
     using register_files = BankedFiles;
 };
 struct OawsGroup {
-    using schedulers = boost::mp11::mp_list<Named<"oaws_static", sched::OAWSStatic<50>>, // Wang 2016 Sec. 5: 50% miss rate
-                                            Named<"oaws_dynamic", sched::OAWSDynamic<>>, Named<"ccws", sched::CCWS<>>>;
+    using schedulers =
+        boost::mp11::mp_list<Named<"oaws_static", sched::OAWSStatic<50>>, // Wang 2016 Sec. 5: 50% miss rate
+                             Named<"oaws_dynamic", sched::OAWSDynamic<>>, Named<"ccws", sched::CCWS<>>>;
     using register_files = IdealOnly;
 };
 struct ThrottlingGroup {
@@ -78,8 +78,9 @@ struct ThrottlingGroup {
     using register_files = IdealOnly;
 };
 struct HintGroup {
-    using schedulers = boost::mp11::mp_list<Named<"haws", sched::HAWSScheduler<sched::RCU<8>>>, // Gong 2020: RCU depth 8
-                                            Named<"locality_two_level", sched::LocalityTwoLevel<>>>;
+    using schedulers =
+        boost::mp11::mp_list<Named<"haws", sched::HAWSScheduler<sched::RCU<8>>>, // Gong 2020: RCU depth 8
+                             Named<"locality_two_level", sched::LocalityTwoLevel<>>>;
     using register_files = IdealOnly;
 };
 

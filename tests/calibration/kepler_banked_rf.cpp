@@ -145,7 +145,10 @@ TEST_CASE("collectors per scheduler bound acceptance, partition by partition") {
     CHECK(rf.conflicted_last_cycle(0));
     CHECK_FALSE(rf.conflicted_last_cycle(1));
     std::vector<std::uint64_t> order;
-    rf.dispatch_ready([&](std::uint64_t t) { order.push_back(t); return true; });
+    rf.dispatch_ready([&](std::uint64_t t) {
+        order.push_back(t);
+        return true;
+    });
     CHECK(order == std::vector<std::uint64_t>{0});
     CHECK(rf.can_accept(read_of(99, 0, {2})));
 }
@@ -177,7 +180,10 @@ TEST_CASE("writes take no read port and complete in the cycle they are made") {
     std::vector<std::pair<std::uint64_t, core::Cycle>> taken;
     for (core::Cycle t = 1; t <= 3; ++t) {
         rf.cycle(t);
-        rf.dispatch_ready([&](std::uint64_t tok) { taken.emplace_back(tok, t); return true; });
+        rf.dispatch_ready([&](std::uint64_t tok) {
+            taken.emplace_back(tok, t);
+            return true;
+        });
     }
     REQUIRE(taken.size() == 1);
     CHECK(taken[0].second == 2); // the write did not delay the two even0 reads
@@ -199,8 +205,7 @@ std::string dependent_chain(int n) {
     return s + "  ret;\n}\n";
 }
 
-template <class RF>
-core::Cycle one_warp_cycles(const std::string& ptx) {
+template <class RF> core::Cycle one_warp_cycles(const std::string& ptx) {
     func::Device device;
     const auto module = func::Module::from_string(ptx, "calibration_micro.ptx");
     GPU<calibration_test::GK104SM<RF>, 1> gpu;
@@ -212,7 +217,8 @@ core::Cycle one_warp_cycles(const std::string& ptx) {
 
 TEST_CASE("in the SM, a dependent chain without conflicts takes exactly the IdealRF cycles") {
     for (int n : {1, 5, 17})
-        CHECK(one_warp_cycles<KeplerBankedRF>(dependent_chain(n)) == one_warp_cycles<regfile::IdealRF>(dependent_chain(n)));
+        CHECK(one_warp_cycles<KeplerBankedRF>(dependent_chain(n)) ==
+              one_warp_cycles<regfile::IdealRF>(dependent_chain(n)));
 }
 
 TEST_CASE("in the SM, a k-way conflicted stream costs k cycles per instruction") {

@@ -31,8 +31,8 @@ model::TegKernelEstimate estimate(const std::string& ptx, unsigned threads, cons
 }
 
 // mov r1 <- tid; r2 = r1 + 1; r3 = r1 + 2; ret. Registers: %r0..%r3 are ids 0..3.
-const std::string three_ints = kernel("", "  .reg .b32 %r<4>;\n",
-                                      "  mov.u32 %r1, %tid.x;\n  add.s32 %r2, %r1, 1;\n  add.s32 %r3, %r1, 2;\n");
+const std::string three_ints =
+    kernel("", "  .reg .b32 %r<4>;\n", "  mov.u32 %r1, %tid.x;\n  add.s32 %r2, %r1, 1;\n  add.s32 %r3, %r1, 2;\n");
 } // namespace
 
 TEST_CASE("the adapter emits one record per executed warp instruction with the IR registers") {
@@ -119,11 +119,12 @@ TEST_CASE("shared accesses become shared-operand instructions whose conflict deg
 }
 
 TEST_CASE("floating-point instructions map onto the Table 3.1 rows by operation") {
-    const std::string ptx = kernel("", "  .reg .f32 %f<8>;\n  .reg .f64 %fd<4>;\n  .reg .pred %p<2>;\n",
-                                   "  mov.f32 %f1, 0f3F800000;\n  add.f32 %f2, %f1, %f1;\n  mul.f32 %f3, %f1, %f2;\n"
-                                   "  fma.rn.f32 %f4, %f1, %f2, %f3;\n  setp.lt.f32 %p1, %f4, %f1;\n"
-                                   "  cvt.f64.f32 %fd1, %f4;\n  mul.f64 %fd2, %fd1, %fd1;\n  fma.rn.f64 %fd3, %fd1, %fd2, %fd1;\n"
-                                   "  @%p1 add.f32 %f5, %f1, %f1;\n  bar.sync 0;\n");
+    const std::string ptx =
+        kernel("", "  .reg .f32 %f<8>;\n  .reg .f64 %fd<4>;\n  .reg .pred %p<2>;\n",
+               "  mov.f32 %f1, 0f3F800000;\n  add.f32 %f2, %f1, %f1;\n  mul.f32 %f3, %f1, %f2;\n"
+               "  fma.rn.f32 %f4, %f1, %f2, %f3;\n  setp.lt.f32 %p1, %f4, %f1;\n"
+               "  cvt.f64.f32 %fd1, %f4;\n  mul.f64 %fd2, %fd1, %fd1;\n  fma.rn.f64 %fd3, %fd1, %fd2, %fd1;\n"
+               "  @%p1 add.f32 %f5, %f1, %f1;\n  bar.sync 0;\n");
     const auto e = estimate(ptx, 32);
     std::vector<InstrClass> classes;
     for (const auto& r : e.trace.records) classes.push_back(r.cls);
@@ -160,7 +161,8 @@ TEST_CASE("a barrier record per warp makes TEG hold the early warp until the CTA
 }
 
 TEST_CASE("instructions TEG cannot time are rejected with the PTX line") {
-    const std::string mul32 = kernel("", "  .reg .b32 %r<4>;\n", "  mov.u32 %r1, %tid.x;\n  mul.lo.s32 %r2, %r1, %r1;\n");
+    const std::string mul32 =
+        kernel("", "  .reg .b32 %r<4>;\n", "  mov.u32 %r1, %tid.x;\n  mul.lo.s32 %r2, %r1, %r1;\n");
     CHECK_THROWS_WITH_AS(estimate(mul32, 32), doctest::Contains("32-bit integer multiply"), std::invalid_argument);
     CHECK_THROWS_WITH_AS(estimate(mul32, 32), doctest::Contains("PTX line 8"), std::invalid_argument);
     // The caller may decide how to time it.
@@ -169,7 +171,8 @@ TEST_CASE("instructions TEG cannot time are rejected with the PTX line") {
     const auto e = estimate(mul32, 32, func::Args{}, nullptr, options);
     CHECK(e.trace.records[1].cls == InstrClass::int_mad16);
 
-    const std::string sfu = kernel("", "  .reg .f32 %f<4>;\n", "  mov.f32 %f1, 0f3F800000;\n  sin.approx.f32 %f2, %f1;\n");
+    const std::string sfu =
+        kernel("", "  .reg .f32 %f<4>;\n", "  mov.f32 %f1, 0f3F800000;\n  sin.approx.f32 %f2, %f1;\n");
     // The adapter maps it; the GT200 parameter set has no SFU timing and says so.
     CHECK_THROWS_WITH_AS(estimate(sfu, 32), doctest::Contains("sfu"), std::invalid_argument);
 }

@@ -16,8 +16,7 @@
 namespace {
 using namespace gpuarch;
 
-template <class SMType>
-constexpr bool no_polymorphic_component() {
+template <class SMType> constexpr bool no_polymorphic_component() {
     bool ok = !std::is_polymorphic_v<SMType>;
     boost::mp11::mp_for_each<boost::mp11::mp_transform<std::type_identity, typename SMType::component_types>>(
         [&](auto t) { ok = ok && !std::is_polymorphic_v<typename decltype(t)::type>; });

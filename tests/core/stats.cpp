@@ -9,8 +9,7 @@ namespace {
 struct ToyCache {
     std::uint64_t hits = 3, misses = 1;
     std::vector<std::uint64_t> occupancy{5, 2, 1};
-    template <class V>
-    void visit_stats(V& v) const {
+    template <class V> void visit_stats(V& v) const {
         v.counter("hits", hits, "accesses that found their line");
         v.counter("misses", misses, "accesses that did not");
         v.histogram("occupancy", occupancy, "cycles with k entries busy");

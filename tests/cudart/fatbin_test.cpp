@@ -18,8 +18,7 @@ namespace {
 using gpuarch::cudart::FatbinEntry;
 using Bytes = std::vector<std::uint8_t>;
 
-template <class T>
-void put(Bytes& b, std::size_t at, T v) {
+template <class T> void put(Bytes& b, std::size_t at, T v) {
     if (b.size() < at + sizeof v) b.resize(at + sizeof v);
     std::memcpy(b.data() + at, &v, sizeof v);
 }
@@ -36,10 +35,9 @@ Bytes entry(std::uint16_t kind, std::uint32_t arch, const Bytes& payload, Compre
         flags |= 0x8000;
     } else if (how == Compression::lz4) {
         stored.resize(static_cast<std::size_t>(LZ4_compressBound(static_cast<int>(payload.size()))));
-        stored.resize(static_cast<std::size_t>(LZ4_compress_default(reinterpret_cast<const char*>(payload.data()),
-                                                                    reinterpret_cast<char*>(stored.data()),
-                                                                    static_cast<int>(payload.size()),
-                                                                    static_cast<int>(stored.size()))));
+        stored.resize(static_cast<std::size_t>(
+            LZ4_compress_default(reinterpret_cast<const char*>(payload.data()), reinterpret_cast<char*>(stored.data()),
+                                 static_cast<int>(payload.size()), static_cast<int>(stored.size()))));
         flags |= 0x2000;
     }
     const std::uint64_t padded = (stored.size() + 7) / 8 * 8;
@@ -88,7 +86,10 @@ Bytes cubin(const std::vector<std::pair<std::string, unsigned>>& kernels) {
     const std::uint64_t shoff = (names_at + names.size() + 7) / 8 * 8;
     const unsigned count = 2 + static_cast<unsigned>(kernels.size());
     Bytes elf(shoff + 64 * count, 0);
-    std::memcpy(elf.data(), "\x7f" "ELF", 4);
+    std::memcpy(elf.data(),
+                "\x7f"
+                "ELF",
+                4);
     elf[4] = 2; // 64-bit
     elf[5] = 1; // little-endian
     std::memcpy(elf.data() + names_at, names.data(), names.size());
@@ -135,10 +136,10 @@ TEST_CASE("LZ4-compressed and uncompressed PTX entries decode too") {
 }
 
 TEST_CASE("the PTX of the lowest virtual architecture is chosen, and registers come from the lowest cubin") {
-    const Bytes f = fatbin({entry(2, 86, cubin({{"kern", 40}}), Compression::none),
-                            entry(1, 80, text(ptx80), Compression::zstd),
-                            entry(2, 75, cubin({{"kern", 37}, {"_Z5otherPi", 12}}), Compression::zstd),
-                            entry(1, 75, text(ptx75), Compression::none)});
+    const Bytes f =
+        fatbin({entry(2, 86, cubin({{"kern", 40}}), Compression::none), entry(1, 80, text(ptx80), Compression::zstd),
+                entry(2, 75, cubin({{"kern", 37}, {"_Z5otherPi", 12}}), Compression::zstd),
+                entry(1, 75, text(ptx75), Compression::none)});
     const auto entries = gpuarch::cudart::read_fatbin(f.data(), f.size());
     REQUIRE(entries.size() == 4);
     unsigned ptx_arch = 0, cubin_arch = 0;
@@ -184,8 +185,8 @@ TEST_CASE("malformed fat binaries are errors, never reads past the data") {
     }
     SUBCASE("a wrapper with the wrong magic") {
         const std::uint32_t wrapper[4] = {0x12345678, 1, 0, 0};
-        CHECK_THROWS_WITH_AS(gpuarch::cudart::fatbin_from_wrapper(wrapper), doctest::Contains("unknown fat binary wrapper"),
-                             gpuarch::Error);
+        CHECK_THROWS_WITH_AS(gpuarch::cudart::fatbin_from_wrapper(wrapper),
+                             doctest::Contains("unknown fat binary wrapper"), gpuarch::Error);
     }
 }
 

@@ -82,7 +82,8 @@ TEST_CASE("the registry names machines, schedulers and register files, and rejec
     s.set("machine", "kepler");
     s.set("scheduler", "haws");
     s.set("register_file", "banked");
-    CHECK_THROWS_WITH_AS(check_variant(s), doctest::Contains("register_file 'banked' is prebuilt with the schedulers lrr, gto only"),
+    CHECK_THROWS_WITH_AS(check_variant(s),
+                         doctest::Contains("register_file 'banked' is prebuilt with the schedulers lrr, gto only"),
                          gpuarch::Error);
     s.set("scheduler", "fifo");
     CHECK_THROWS_WITH_AS(check_variant(s), doctest::Contains("no scheduler named 'fifo'; valid schedulers: lrr, gto"),

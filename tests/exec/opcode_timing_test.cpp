@@ -123,10 +123,10 @@ TEST_CASE("the GTX480 frontend's limits and units are the configuration's") {
     CHECK(Frontend::max_threads == 1536); // -gpgpu_shader_core_pipeline 1536:32
     CHECK(Frontend::warp_width == 32);
     CHECK(Frontend::max_warps == 48);
-    CHECK(Frontend::max_ctas == 8);            // -gpgpu_shader_cta 8
-    CHECK(Frontend::max_registers == 32768);   // -gpgpu_shader_registers 32768
+    CHECK(Frontend::max_ctas == 8); // -gpgpu_shader_cta 8
+    CHECK(Frontend::max_registers == 32768); // -gpgpu_shader_registers 32768
     CHECK(Frontend::max_shared_bytes == 49152); // -gpgpu_shmem_size 49152
-    CHECK(Frontend::schedulers == 2);          // -gpgpu_num_sched_per_core 2
+    CHECK(Frontend::schedulers == 2); // -gpgpu_num_sched_per_core 2
     CHECK(Frontend::dispatch_per_scheduler == 1); // -gpgpu_max_insn_issue_per_warp 1
     // -gpgpu_pipeline_widths 2,0,0,1,1,2,0,0,1,1,2; -gpgpu_num_sp_units 2, _sfu_units 1, _dp_units 0
     unsigned sp = 0, sfu = 0, ldst = 0, other = 0;

@@ -139,8 +139,7 @@ TEST_CASE("instructions that write the carry flag are never bypassed") {
 }
 
 namespace {
-template <class RF, class Exec>
-using FermiSM = SM<frontend::FermiFrontend, sched::GTO, RF, Exec, mem::IdealMemory<20>>;
+template <class RF, class Exec> using FermiSM = SM<frontend::FermiFrontend, sched::GTO, RF, Exec, mem::IdealMemory<20>>;
 } // namespace
 
 TEST_CASE("ZeroGatedExec has SimdExec's timing and leaves device memory unchanged, with IdealRF and with CARF") {
@@ -188,7 +187,7 @@ TEST_CASE("InactiveGatedExec gates inactive lanes and bypasses nothing") {
     t.collect("exec", e);
     CHECK(t.counter("exec.sp.lanes_gated_inactive") == 24);
     CHECK(t.counter("exec.sp.lanes_zero_operand") == 20); // the mul reads zeros...
-    CHECK(t.counter("exec.sp.lanes_trivial") == 0);       // ...but this policy does not bypass
+    CHECK(t.counter("exec.sp.lanes_trivial") == 0); // ...but this policy does not bypass
     CHECK(t.counter("exec.sp.lanes_executed") == 40);
     timing::ExecOp no_slot;
     no_slot.instruction = &mov;

@@ -14,8 +14,7 @@ struct ReadOnlyRF {
     bool can_accept(const timing::OperandRead&) const { return true; }
     void accept(const timing::OperandRead&, core::Cycle) {}
     void cycle(core::Cycle) {}
-    template <class F>
-    void dispatch_ready(F&&) {}
+    template <class F> void dispatch_ready(F&&) {}
 };
 #ifdef GPUARCH_FAILTEST_SHOULD_FAIL
 using RegisterFileSlot = ReadOnlyRF;

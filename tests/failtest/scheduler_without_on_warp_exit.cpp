@@ -12,8 +12,7 @@ using namespace gpuarch;
 struct NoWarpExit {
     static constexpr std::string_view name = "NoWarpExit";
     explicit NoWarpExit(const timing::SchedulerConfig&) {}
-    template <timing::SchedulerView View>
-    unsigned select(const View& view) const {
+    template <timing::SchedulerView View> unsigned select(const View& view) const {
         for (unsigned slot = 0; slot < view.pool_size(); ++slot)
             if (view.ready(slot)) return slot;
         return timing::no_warp;

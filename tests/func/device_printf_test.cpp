@@ -28,8 +28,7 @@ constexpr std::uint64_t format_at = 0x1000, args_at = 0x2000, string_at = 0x3000
 // An argument buffer packed as nvcc packs it: each value at its natural alignment.
 struct Packer {
     std::vector<std::uint8_t> bytes;
-    template <class T>
-    Packer& add(T v) {
+    template <class T> Packer& add(T v) {
         while (bytes.size() % sizeof(T) != 0) bytes.push_back(0xee); // padding nvcc leaves unwritten
         const std::size_t at = bytes.size();
         bytes.resize(at + sizeof(T));
@@ -65,7 +64,8 @@ TEST_CASE("arguments are read at their natural alignment: int 4, double and 64-b
     CHECK_FALSE(r.truncated);
 }
 
-TEST_CASE("a * width or precision consumes an int argument; a negative width left-aligns, a negative precision is none") {
+TEST_CASE(
+    "a * width or precision consumes an int argument; a negative width left-aligns, a negative precision is none") {
     Packer p;
     p.add(std::int32_t{-4}).add(std::int32_t{7}).add(std::int32_t{-1}).add(1.25);
     const PrintfResult r = run("[%*d][%.*f]", p);
@@ -101,7 +101,7 @@ TEST_CASE("malformed formats and bad arguments are reported, never read out of b
     Packer one;
     one.add(std::int32_t{5});
     CHECK(fault_of("%d %d", one) == "printf: conversion '%d' reads argument 2 at 0x2004, past the readable argument "
-                                   "buffer (more conversions than arguments?)");
+                                    "buffer (more conversions than arguments?)");
     CHECK(fault_of("%d", Packer{}) == "printf: conversion '%d' needs argument 1 but the call passed no arguments");
     CHECK(fault_of("%n", one) == "printf: conversion '%n' (store the count written) is not supported on the device");
     CHECK(fault_of("%Lf", one) == "printf: conversion '%Lf' uses long double, which the device does not have");

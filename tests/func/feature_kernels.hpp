@@ -48,14 +48,12 @@ inline Module load(const std::string& name) {
     return Module::from_file(std::filesystem::path(GPUARCH_KERNELS_DIR) / "features" / (name + ".ptx"));
 }
 
-template <class T>
-DevPtr upload(Device& device, const std::vector<T>& values) {
+template <class T> DevPtr upload(Device& device, const std::vector<T>& values) {
     const DevPtr p = device.malloc(values.size() * sizeof(T));
     device.copy_in(p, values.data(), values.size() * sizeof(T));
     return p;
 }
-template <class T>
-std::vector<T> download(Device& device, DevPtr p, std::size_t count) {
+template <class T> std::vector<T> download(Device& device, DevPtr p, std::size_t count) {
     std::vector<T> out(count);
     device.copy_out(out.data(), p, count * sizeof(T));
     return out;
@@ -85,19 +83,18 @@ inline void check_printf_formats(const Launcher& launch) {
     launch(device, module, "printf_formats", LaunchConfig{Dim3{1, 1, 1}, Dim3{2, 1, 1}, 0},
            Args(returned, name, static_cast<long long>(1234567890123LL), 3.25, 0.75f));
     // Expected text written by hand from C's printf rules (glibc's %a form for 0.5 and 1.5).
-    CHECK(device.take_console() ==
-          "thread 0 of 2: features\n"
-          "thread 1 of 2: features\n"
-          "[    0|0    |00000|+0| 0|0] [fffffff0|FFFFFFF0|010|0xff|4294967280]\n"
-          "[    1|-1   |00001|+1| 1|-7] [fffffff1|FFFFFFF1|011|0x100|4294967281]\n"
-          "[120|250|32760|65530|1234567890123|-1234567890123|3703703670369|0|11f71fb04cb]\n"
-          "[-126|4|-32766|4|2469135780246|-1234567890123|3703703670369|1000|11f71fb04cb]\n"
-          "[0.000000|0.75| 3.250e+00|-3.2E+00  |0.75|3.25E-10|0x1p-1|3.250000]\n"
-          "[3.250000|0.75| 3.250e+00|-3.2E+00  |1.5|3.25E-10|0x1.8p+0|3.250000]\n"
-          "[aZ] [fea|      ok|left  |] [     0|0.75     |fe] %\n"
-          "[bZ] [fea|      ok|left  |] [     1|0.75     |ea] %\n"
-          "no arguments\n"
-          "no arguments\n");
+    CHECK(device.take_console() == "thread 0 of 2: features\n"
+                                   "thread 1 of 2: features\n"
+                                   "[    0|0    |00000|+0| 0|0] [fffffff0|FFFFFFF0|010|0xff|4294967280]\n"
+                                   "[    1|-1   |00001|+1| 1|-7] [fffffff1|FFFFFFF1|011|0x100|4294967281]\n"
+                                   "[120|250|32760|65530|1234567890123|-1234567890123|3703703670369|0|11f71fb04cb]\n"
+                                   "[-126|4|-32766|4|2469135780246|-1234567890123|3703703670369|1000|11f71fb04cb]\n"
+                                   "[0.000000|0.75| 3.250e+00|-3.2E+00  |0.75|3.25E-10|0x1p-1|3.250000]\n"
+                                   "[3.250000|0.75| 3.250e+00|-3.2E+00  |1.5|3.25E-10|0x1.8p+0|3.250000]\n"
+                                   "[aZ] [fea|      ok|left  |] [     0|0.75     |fe] %\n"
+                                   "[bZ] [fea|      ok|left  |] [     1|0.75     |ea] %\n"
+                                   "no arguments\n"
+                                   "no arguments\n");
     CHECK(download<int>(device, returned, 4) == std::vector<int>{3, 3, 0, 0});
 }
 
@@ -200,7 +197,8 @@ inline void check_plain_forms(const Launcher& launch) {
     std::vector<double> in(n);
     for (unsigned i = 0; i < n; ++i) in[i] = 0.37 + 1.75 * i * i;
     in[1] = 1e-310; // subnormal: flushed by the .ftz form, kept without it
-    const DevPtr a = upload(device, in), rs = device.malloc(n * 8), width = device.malloc(n * 4), flags = device.malloc(n * 4);
+    const DevPtr a = upload(device, in), rs = device.malloc(n * 8), width = device.malloc(n * 4),
+                 flags = device.malloc(n * 4);
     launch(device, module, "plain_forms", LaunchConfig{Dim3{1, 1, 1}, Dim3{n, 1, 1}, 0}, Args(a, rs, width, flags));
     const std::vector<double> got = download<double>(device, rs, n);
     for (unsigned i = 0; i < n; ++i) {
@@ -263,10 +261,20 @@ inline void check_byte_dot(const Launcher& launch) {
         const long long sad_s = std::llabs(xs - ys) + 3;
         const unsigned long long usad = (x > y ? x - y : y - x) + static_cast<unsigned long long>(t);
         const long long wide = std::llabs(xs * (1LL << 20) - ys) - 5;
-        const std::vector<unsigned> want = {
-            absdiff_u, absdiff_s, u32(sad_u), u32(dot_s), u32(dot_u), u32(dp2a_lo), u32(dp2a_hi), u32(sad_s),
-            static_cast<unsigned>(usad), u32(dot_mixed), absdiff_sat, u32(mixed_sad), u32(wide),
-            static_cast<unsigned>(static_cast<unsigned long long>(wide) >> 32)};
+        const std::vector<unsigned> want = {absdiff_u,
+                                            absdiff_s,
+                                            u32(sad_u),
+                                            u32(dot_s),
+                                            u32(dot_u),
+                                            u32(dp2a_lo),
+                                            u32(dp2a_hi),
+                                            u32(sad_s),
+                                            static_cast<unsigned>(usad),
+                                            u32(dot_mixed),
+                                            absdiff_sat,
+                                            u32(mixed_sad),
+                                            u32(wide),
+                                            static_cast<unsigned>(static_cast<unsigned long long>(wide) >> 32)};
         CAPTURE(t);
         CAPTURE(x);
         CAPTURE(y);
@@ -310,8 +318,16 @@ inline void check_redux(const Launcher& launch) {
         for (unsigned l = 0; l < 32; ++l) {
             const unsigned t = g * 32 + l;
             CAPTURE(t);
-            const std::vector<unsigned> want = {sum, sum, umin, static_cast<unsigned>(smin), umax, static_cast<unsigned>(smax),
-                                                all, any, parity, l % 2 == 0 ? even_sum : 0U,
+            const std::vector<unsigned> want = {sum,
+                                                sum,
+                                                umin,
+                                                static_cast<unsigned>(smin),
+                                                umax,
+                                                static_cast<unsigned>(smax),
+                                                all,
+                                                any,
+                                                parity,
+                                                l % 2 == 0 ? even_sum : 0U,
                                                 l % 2 == 1 ? static_cast<unsigned>(odd_max) : 0U};
             CHECK(std::vector<unsigned>(got.begin() + t * 11, got.begin() + t * 11 + 11) == want);
         }
@@ -332,7 +348,8 @@ inline void check_prefetch(const Launcher& launch) {
     const std::vector<int> got = download<int>(device, out, n);
     for (int i = 0; i < n; ++i) {
         const int t = i % 64;
-        CHECK(got[static_cast<std::size_t>(i)] == 3 * in[static_cast<std::size_t>(i)] + ((t * 5) & 7) * t + (t + 1) % 64);
+        CHECK(got[static_cast<std::size_t>(i)] ==
+              3 * in[static_cast<std::size_t>(i)] + ((t * 5) & 7) * t + (t + 1) % 64);
     }
 }
 
@@ -349,9 +366,7 @@ inline int address(int i, int n, AddressMode m, bool& inside) {
         const int k = ((i % (2 * n)) + 2 * n) % (2 * n);
         return k < n ? k : 2 * n - 1 - k;
     }
-    case AddressMode::border:
-        inside = inside && i >= 0 && i < n;
-        return i;
+    case AddressMode::border: inside = inside && i >= 0 && i < n; return i;
     case AddressMode::clamp: break;
     }
     return std::clamp(i, 0, n - 1);
@@ -359,8 +374,8 @@ inline int address(int i, int n, AddressMode m, bool& inside) {
 inline float alpha(float xb) { return std::nearbyint((xb - std::floor(xb)) * 256.0F) / 256.0F; }
 
 // One channel of a 1D/2D/3D float texture `t` (w x h x d, channel-interleaved with `channels`) at (x, y, z).
-inline float sample(const std::vector<float>& t, unsigned channels, unsigned channel, int w, int h, int d, unsigned dims,
-                    const TextureDesc& desc, float x, float y, float z) {
+inline float sample(const std::vector<float>& t, unsigned channels, unsigned channel, int w, int h, int d,
+                    unsigned dims, const TextureDesc& desc, float x, float y, float z) {
     const std::array<int, 3> n{w, h, d};
     std::array<float, 3> c{x, y, z};
     for (unsigned k = 0; k < dims; ++k)
@@ -425,7 +440,8 @@ inline std::uint64_t texture_over(Device& device, std::uint64_t array, const Tex
     t.desc = desc;
     return device.textures().create_texture(t);
 }
-inline TextureDesc tex_desc(FilterMode filter, AddressMode mode, bool normalized, ReadMode read = ReadMode::element_type) {
+inline TextureDesc tex_desc(FilterMode filter, AddressMode mode, bool normalized,
+                            ReadMode read = ReadMode::element_type) {
     TextureDesc d;
     d.filter = filter;
     d.address = {mode, mode, mode};
@@ -453,7 +469,8 @@ inline void check_textures_2d(const Launcher& launch) {
     const Module module = load("texture");
     const int w = 6, h = 5, n = 64;
     std::vector<float> rgba(static_cast<std::size_t>(w * h * 4));
-    for (int i = 0; i < w * h * 4; ++i) rgba[static_cast<std::size_t>(i)] = static_cast<float>((i * 29) % 53) * 0.5F - 7.0F;
+    for (int i = 0; i < w * h * 4; ++i)
+        rgba[static_cast<std::size_t>(i)] = static_cast<float>((i * 29) % 53) * 0.5F - 7.0F;
     const std::uint64_t array = make_array(device, channels(32, 4, ChannelKind::floating), 2, w, h, 1, 0, rgba.data());
     std::vector<float> at(2 * n);
     for (int i = 0; i < n; ++i) { // unnormalised: x in [-3, 9), y in [-2, 7.5); the normalised run divides by w, h
@@ -481,8 +498,9 @@ inline void check_textures_2d(const Launcher& launch) {
                 const std::vector<float> got = download<float>(device, p_out, 4 * n);
                 for (int i = 0; i < n; ++i)
                     for (unsigned c = 0; c < 4; ++c) {
-                        const float want = tex_ref::sample(rgba, 4, c, w, h, 1, 2, desc, coords[static_cast<std::size_t>(2 * i)],
-                                                           coords[static_cast<std::size_t>(2 * i + 1)], 0);
+                        const float want =
+                            tex_ref::sample(rgba, 4, c, w, h, 1, 2, desc, coords[static_cast<std::size_t>(2 * i)],
+                                            coords[static_cast<std::size_t>(2 * i + 1)], 0);
                         CAPTURE(i);
                         CAPTURE(c);
                         CHECK(got[static_cast<std::size_t>(4 * i + c)] == want);
@@ -508,11 +526,13 @@ inline void check_textures_2d(const Launcher& launch) {
     // unsigned channels; missing channels read 0 and the missing fourth 1.
     {
         std::vector<std::int8_t> s8(static_cast<std::size_t>(w * h * 4));
-        for (std::size_t i = 0; i < s8.size(); ++i) s8[i] = static_cast<std::int8_t>(static_cast<int>(i * 37 % 256) - 128);
+        for (std::size_t i = 0; i < s8.size(); ++i)
+            s8[i] = static_cast<std::int8_t>(static_cast<int>(i * 37 % 256) - 128);
         const std::uint64_t a8 = make_array(device, channels(8, 4, ChannelKind::signed_int), 2, w, h, 1, 0, s8.data());
         std::vector<std::uint16_t> u16(static_cast<std::size_t>(w * h * 2));
         for (std::size_t i = 0; i < u16.size(); ++i) u16[i] = static_cast<std::uint16_t>(i * 4099);
-        const std::uint64_t a16 = make_array(device, channels(16, 2, ChannelKind::unsigned_int), 2, w, h, 1, 0, u16.data());
+        const std::uint64_t a16 =
+            make_array(device, channels(16, 2, ChannelKind::unsigned_int), 2, w, h, 1, 0, u16.data());
         const TextureDesc desc = tex_desc(FilterMode::point, AddressMode::clamp, false);
         const std::uint64_t t8 = texture_over(device, a8, desc), t16 = texture_over(device, a16, desc);
         const DevPtr p_at = upload(device, at);
@@ -553,7 +573,8 @@ inline void check_textures_other(const Launcher& launch) {
         launch(device, module, "tex1d_float", two_warps, Args(static_cast<unsigned long long>(t), p_at, p_out));
         const std::vector<float> got = download<float>(device, p_out, n);
         for (int i = 0; i < n; ++i)
-            CHECK(got[static_cast<std::size_t>(i)] == tex_ref::sample(line, 1, 0, w, 1, 1, 1, desc, at[static_cast<std::size_t>(i)], 0, 0));
+            CHECK(got[static_cast<std::size_t>(i)] ==
+                  tex_ref::sample(line, 1, 0, w, 1, 1, 1, desc, at[static_cast<std::size_t>(i)], 0, 0));
     }
     {
         const int count = 50;
@@ -613,8 +634,10 @@ inline void check_textures_other(const Launcher& launch) {
         std::vector<float> l2(static_cast<std::size_t>(w * h * layers)), l1(static_cast<std::size_t>(w * layers));
         for (std::size_t i = 0; i < l2.size(); ++i) l2[i] = static_cast<float>(i) * 1.5F;
         for (std::size_t i = 0; i < l1.size(); ++i) l1[i] = 100.0F - static_cast<float>(i);
-        const std::uint64_t a2 = make_array(device, channels(32, 1, ChannelKind::floating), 2, w, h, 1, layers, l2.data());
-        const std::uint64_t a1 = make_array(device, channels(32, 1, ChannelKind::floating), 1, w, 1, 1, layers, l1.data());
+        const std::uint64_t a2 =
+            make_array(device, channels(32, 1, ChannelKind::floating), 2, w, h, 1, layers, l2.data());
+        const std::uint64_t a1 =
+            make_array(device, channels(32, 1, ChannelKind::floating), 1, w, 1, 1, layers, l1.data());
         const TextureDesc desc = tex_desc(FilterMode::point, AddressMode::clamp, false);
         const std::uint64_t t2 = texture_over(device, a2, desc), t1 = texture_over(device, a1, desc);
         std::vector<float> at(4 * n);
@@ -651,8 +674,8 @@ struct CubeRow {
     float t_sign;
 };
 // Indexed by 2 * axis + (negative ? 1 : 0).
-inline constexpr std::array<CubeRow, 6> cubemap_fetch{{{0, 2, -1, 1, -1}, {1, 2, +1, 1, -1}, {2, 0, +1, 2, +1},
-                                                      {3, 0, +1, 2, -1}, {4, 0, +1, 1, -1}, {5, 0, -1, 1, -1}}};
+inline constexpr std::array<CubeRow, 6> cubemap_fetch{
+    {{0, 2, -1, 1, -1}, {1, 2, +1, 1, -1}, {2, 0, +1, 2, +1}, {3, 0, +1, 2, -1}, {4, 0, +1, 1, -1}, {5, 0, -1, 1, -1}}};
 // The face and its (u, v); gpuarch breaks ties towards x, then y (the guide's inequalities are strict), and reads
 // a zero direction at the centre of face 0.
 inline std::tuple<int, float, float> cube_lookup(std::array<float, 3> c) {
@@ -661,13 +684,16 @@ inline std::tuple<int, float, float> cube_lookup(std::array<float, 3> c) {
         if (std::fabs(c[static_cast<std::size_t>(a)]) > std::fabs(c[static_cast<std::size_t>(axis)])) axis = a;
     const float m = std::fabs(c[static_cast<std::size_t>(axis)]);
     if (m == 0.0F) return {0, 0.5F, 0.5F};
-    const CubeRow& r = cubemap_fetch[static_cast<std::size_t>(2 * axis + (c[static_cast<std::size_t>(axis)] < 0.0F ? 1 : 0))];
-    const float s = r.s_sign * c[static_cast<std::size_t>(r.s_axis)], t = r.t_sign * c[static_cast<std::size_t>(r.t_axis)];
+    const CubeRow& r =
+        cubemap_fetch[static_cast<std::size_t>(2 * axis + (c[static_cast<std::size_t>(axis)] < 0.0F ? 1 : 0))];
+    const float s = r.s_sign * c[static_cast<std::size_t>(r.s_axis)],
+                t = r.t_sign * c[static_cast<std::size_t>(r.t_axis)];
     return {r.face, (s / m + 1.0F) / 2.0F, (t / m + 1.0F) / 2.0F};
 }
 } // namespace tex_ref
 
-inline std::uint64_t make_cube_array(Device& device, int width, int cubes, bool layered, const std::vector<float>& texels) {
+inline std::uint64_t make_cube_array(Device& device, int width, int cubes, bool layered,
+                                     const std::vector<float>& texels) {
     CudaArray a;
     a.format = channels(32, 1, ChannelKind::floating);
     a.dims = 2;
@@ -687,7 +713,8 @@ inline void check_textures_cube(const Launcher& launch) {
     const int n = 64, w = 4, cubes = 2;
     const LaunchConfig two_warps{Dim3{2, 1, 1}, Dim3{32, 1, 1}, 0};
     std::vector<float> texels(static_cast<std::size_t>(6 * cubes * w * w));
-    for (std::size_t i = 0; i < texels.size(); ++i) texels[i] = static_cast<float>(i) + 0.25F; // 96 x cube + 16 x face + 4 y + x
+    for (std::size_t i = 0; i < texels.size(); ++i)
+        texels[i] = static_cast<float>(i) + 0.25F; // 96 x cube + 16 x face + 4 y + x
     const std::vector<float> one_cube(texels.begin(), texels.begin() + 6 * w * w);
     const std::uint64_t single = make_cube_array(device, w, 1, false, one_cube);
     const std::uint64_t layered = make_cube_array(device, w, cubes, true, texels);
@@ -723,7 +750,8 @@ inline void check_textures_cube(const Launcher& launch) {
             };
             CAPTURE(i);
             CAPTURE(face);
-            CHECK(got[static_cast<std::size_t>(2 * i)] == tex_ref::sample(face_texels(0), 1, 0, w, w, 1, 2, on_face, u, v, 0));
+            CHECK(got[static_cast<std::size_t>(2 * i)] ==
+                  tex_ref::sample(face_texels(0), 1, 0, w, w, 1, 2, on_face, u, v, 0));
             CHECK(got[static_cast<std::size_t>(2 * i + 1)] ==
                   tex_ref::sample(face_texels(cube), 1, 0, w, w, 1, 2, on_face, u, v, 0));
         }
@@ -737,7 +765,8 @@ inline void check_textures_cube(const Launcher& launch) {
                Args(static_cast<unsigned long long>(t1), static_cast<unsigned long long>(t1), p_at, p_out));
     });
     CHECK(e.kind() == KernelErrorKind::illegal_instruction);
-    CHECK(std::string(e.what()).find("tex.acube reads a layered cube-map texture, but the object's resource is cube-map") !=
+    CHECK(std::string(e.what()).find(
+              "tex.acube reads a layered cube-map texture, but the object's resource is cube-map") !=
           std::string::npos);
     // Cube maps have square faces and six layers per cube, and no surfaces.
     CudaArray bad;
@@ -747,14 +776,17 @@ inline void check_textures_cube(const Launcher& launch) {
     bad.height = 5;
     bad.layers = 6;
     bad.cube = CubeShape::cubemap;
-    CHECK_THROWS_WITH_AS(device.create_array(bad), doctest::Contains("a cube map has square faces and 6 layers"), Error);
+    CHECK_THROWS_WITH_AS(device.create_array(bad), doctest::Contains("a cube map has square faces and 6 layers"),
+                         Error);
     bad.height = 4;
     bad.layers = 12;
-    CHECK_THROWS_WITH_AS(device.create_array(bad), doctest::Contains("a cube map has square faces and 6 layers"), Error);
+    CHECK_THROWS_WITH_AS(device.create_array(bad), doctest::Contains("a cube map has square faces and 6 layers"),
+                         Error);
     bad.layers = 6;
     bad.surface_load_store = true;
     const std::uint64_t surface_cube = device.create_array(bad);
-    CHECK_THROWS_WITH_AS(device.textures().create_surface(surface_cube), doctest::Contains("cube-map surfaces are not supported"), Error);
+    CHECK_THROWS_WITH_AS(device.textures().create_surface(surface_cube),
+                         doctest::Contains("cube-map surfaces are not supported"), Error);
 }
 
 // texture.cu, surface entries: surf2Dread/surf2Dwrite of floats with trap, clamp and zero out-of-range modes, and
@@ -766,10 +798,12 @@ inline void check_surfaces(const Launcher& launch) {
         const int w = 8, h = 3;
         std::vector<float> in(static_cast<std::size_t>(w * h));
         for (std::size_t i = 0; i < in.size(); ++i) in[i] = static_cast<float>(i) - 2.25F;
-        const std::uint64_t a_in = make_array(device, channels(32, 1, ChannelKind::floating), 2, w, h, 1, 0, in.data(), true);
+        const std::uint64_t a_in =
+            make_array(device, channels(32, 1, ChannelKind::floating), 2, w, h, 1, 0, in.data(), true);
         const std::uint64_t a_out = make_array(device, channels(32, 1, ChannelKind::floating), 2, w, h, 1, 0,
                                                std::vector<float>(in.size(), 0.0F).data(), true);
-        const std::uint64_t s_in = device.textures().create_surface(a_in), s_out = device.textures().create_surface(a_out);
+        const std::uint64_t s_in = device.textures().create_surface(a_in),
+                            s_out = device.textures().create_surface(a_out);
         const DevPtr edge = device.malloc(2 * w * h * 4);
         launch(device, module, "surf2d_float", LaunchConfig{Dim3{h, 1, 1}, Dim3{w, 1, 1}, 0},
                Args(static_cast<unsigned long long>(s_in), static_cast<unsigned long long>(s_out), edge, w));
@@ -789,7 +823,8 @@ inline void check_surfaces(const Launcher& launch) {
         std::vector<std::uint8_t> b8(static_cast<std::size_t>(w * 4 * 2), 0);
         for (int i = 0; i < w * 4; ++i) b8[static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(i * 7);
         std::vector<std::int16_t> b16(static_cast<std::size_t>(w * 2));
-        for (std::size_t i = 0; i < b16.size(); ++i) b16[i] = static_cast<std::int16_t>(static_cast<int>(i) * 300 - 9000);
+        for (std::size_t i = 0; i < b16.size(); ++i)
+            b16[i] = static_cast<std::int16_t>(static_cast<int>(i) * 300 - 9000);
         std::vector<std::uint64_t> b64(w);
         for (std::size_t i = 0; i < b64.size(); ++i) b64[i] = 0x0123456789abcdefULL * (i + 1);
         std::vector<float> b128(static_cast<std::size_t>(w * 4));
@@ -824,7 +859,7 @@ inline void check_surfaces(const Launcher& launch) {
         for (std::size_t x = 0; x < static_cast<std::size_t>(w); ++x) {
             CAPTURE(x);
             for (std::size_t c = 0; c < 4; ++c) {
-                CHECK(o8[x * 4 + c] == b8[x * 4 + c]);                          // row 0 unchanged
+                CHECK(o8[x * 4 + c] == b8[x * 4 + c]); // row 0 unchanged
                 CHECK(o8[static_cast<std::size_t>(w) * 4 + x * 4 + c] == b8[x * 4 + 3 - c]); // row 1: reversed
                 CHECK(o128[x * 4 + c] == b128[x * 4 + 3 - c]);
             }
@@ -842,7 +877,8 @@ inline void check_texture_errors(const Launcher& launch) {
     const LaunchConfig one_warp{Dim3{1, 1, 1}, Dim3{32, 1, 1}, 0};
     Device device;
     const std::vector<float> texels(16, 1.0F);
-    const std::uint64_t a = make_array(device, channels(32, 1, ChannelKind::floating), 2, 4, 4, 1, 0, texels.data(), true);
+    const std::uint64_t a =
+        make_array(device, channels(32, 1, ChannelKind::floating), 2, 4, 4, 1, 0, texels.data(), true);
     const std::uint64_t t = texture_over(device, a, tex_desc(FilterMode::point, AddressMode::clamp, false));
     const std::uint64_t s = device.textures().create_surface(a);
     const DevPtr out = device.malloc(32 * 4);
@@ -853,8 +889,7 @@ inline void check_texture_errors(const Launcher& launch) {
         const KernelError e = error_of([&] {
             if (std::string_view(entry) == "tex_through")
                 launch(device, module, entry, one_warp, Args(static_cast<unsigned long long>(handle), out));
-            else
-                launch(device, module, entry, one_warp, Args(static_cast<unsigned long long>(handle), x));
+            else launch(device, module, entry, one_warp, Args(static_cast<unsigned long long>(handle), x));
         });
         CHECK(e.kind() == KernelErrorKind::illegal_address);
         CHECK(e.site().line > 0);
@@ -863,7 +898,8 @@ inline void check_texture_errors(const Launcher& launch) {
     };
     char hex[32];
     std::snprintf(hex, sizeof hex, "0x%llx", static_cast<unsigned long long>(t));
-    CHECK(message("tex_through", t).find(std::string("tex through texture object ") + hex + " was destroyed") != std::string::npos);
+    CHECK(message("tex_through", t).find(std::string("tex through texture object ") + hex + " was destroyed") !=
+          std::string::npos);
     CHECK(message("tex_through", 0x777).find("texture object 0x777 was never created (unbound)") != std::string::npos);
     CHECK(message("tex_through", 0).find("texture object 0x0 is the null handle") != std::string::npos);
     CHECK(message("tex_through", s).find("is not one: the handle names a surface object") != std::string::npos);
@@ -905,7 +941,8 @@ inline void check_grid_sync(const Launcher& launch) {
     {
         Device device;
         const DevPtr pa = upload(device, a), pb = device.malloc(a.size() * sizeof(int));
-        const KernelError e = error_of([&] { launch(device, module, "grid_ring", config, Args(pa, pb, n, stride, rounds)); });
+        const KernelError e =
+            error_of([&] { launch(device, module, "grid_ring", config, Args(pa, pb, n, stride, rounds)); });
         CHECK(e.kind() == KernelErrorKind::trap);
         CHECK(std::string(e.what()).find("only a cooperative launch provides") != std::string::npos);
     }
@@ -934,7 +971,8 @@ inline void check_indirect_calls(const Launcher& launch) {
     {
         Device device;
         const DevPtr ps = upload(device, select), pa = upload(device, a), pb = upload(device, b),
-                     out = device.malloc(n * sizeof(int)), px = upload(device, x), fout = device.malloc(n * sizeof(float));
+                     out = device.malloc(n * sizeof(int)), px = upload(device, x),
+                     fout = device.malloc(n * sizeof(float));
         launch(device, module, "indirect_calls", config, Args(ps, pa, pb, out, px, fout, n));
         const std::vector<int> got = download<int>(device, out, n);
         const std::vector<float> fgot = download<float>(device, fout, n);
@@ -951,7 +989,8 @@ inline void check_indirect_calls(const Launcher& launch) {
         Device device;
         select[70] = 3; // the table's null entry, in CTA 1
         const DevPtr ps = upload(device, select), pa = upload(device, a), pb = upload(device, b),
-                     out = device.malloc(n * sizeof(int)), px = upload(device, x), fout = device.malloc(n * sizeof(float));
+                     out = device.malloc(n * sizeof(int)), px = upload(device, x),
+                     fout = device.malloc(n * sizeof(float));
         const KernelError e =
             error_of([&] { launch(device, module, "indirect_calls", config, Args(ps, pa, pb, out, px, fout, n)); });
         CHECK(e.kind() == KernelErrorKind::illegal_instruction);
@@ -987,7 +1026,8 @@ inline void check_recursion(const Launcher& launch) {
         Device device;
         const DevPtr pin = upload(device, in), fibs = device.malloc(n * 4), parity = device.malloc(n * 4),
                      sums = device.malloc(n * 4);
-        launch(device, module, "recursion", LaunchConfig{Dim3{2, 1, 1}, Dim3{64, 1, 1}, 0}, Args(pin, fibs, parity, sums, n));
+        launch(device, module, "recursion", LaunchConfig{Dim3{2, 1, 1}, Dim3{64, 1, 1}, 0},
+               Args(pin, fibs, parity, sums, n));
         const std::vector<int> got_fib = download<int>(device, fibs, n), got_parity = download<int>(device, parity, n),
                                got_sum = download<int>(device, sums, n);
         for (int i = 0; i < n; ++i) {
@@ -1006,11 +1046,13 @@ inline void check_recursion(const Launcher& launch) {
         std::vector<int> depth(32, 5);
         depth[9] = -1; // no base case: 2^32 nested calls
         const DevPtr pin = upload(device, depth), out = device.malloc(32 * 4);
-        const KernelError e =
-            error_of([&] { launch(device, module, "runaway", LaunchConfig{Dim3{1, 1, 1}, Dim3{32, 1, 1}, 0}, Args(pin, out)); });
+        const KernelError e = error_of([&] {
+            launch(device, module, "runaway", LaunchConfig{Dim3{1, 1, 1}, Dim3{32, 1, 1}, 0}, Args(pin, out));
+        });
         CHECK(e.kind() == KernelErrorKind::limit);
         const std::string what = e.what();
-        CHECK(what.find("call stack overflow: calling '_Z10count_downi' would exceed 1024 nested calls") != std::string::npos);
+        CHECK(what.find("call stack overflow: calling '_Z10count_downi' would exceed 1024 nested calls") !=
+              std::string::npos);
         CHECK(what.find("thread (9,0,0)") != std::string::npos);
         CHECK(what.find("recursion.ptx:") != std::string::npos);
     }
@@ -1110,7 +1152,8 @@ inline void check_free_errors(const Launcher& launch) {
         const std::uint64_t p = download<std::uint64_t>(device, where, 1)[0];
         REQUIRE(p != 0);
         CHECK_THROWS_WITH_AS(device.free(p), doctest::Contains("which device-side malloc allocated"), Error);
-        CHECK(std::string(free_error(device, p + 16).what()).find("inside the 32-byte allocation at 0x") != std::string::npos);
+        CHECK(std::string(free_error(device, p + 16).what()).find("inside the 32-byte allocation at 0x") !=
+              std::string::npos);
         launch(device, module, "free_kept", one, Args(where));
         const KernelError twice = error_of([&] { launch(device, module, "free_kept", one, Args(where)); });
         CHECK(twice.kind() == KernelErrorKind::illegal_address);

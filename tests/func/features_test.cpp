@@ -8,7 +8,7 @@ using namespace gpuarch::func::test::features;
 
 Launcher functional_with_width(unsigned width) {
     return Launcher{[width](Device& device, const Module& module, std::string_view entry, const LaunchConfig& config,
-                           const Args& args, bool cooperative) {
+                            const Args& args, bool cooperative) {
                         LaunchOptions options;
                         options.warp_width = width;
                         options.cooperative = cooperative;
@@ -47,9 +47,7 @@ TEST_CASE("redux.sync reduces over the executing lanes of each 32-lane group in 
     check_redux(functional_with_width(64)); // two 32-lane groups per warp
 }
 
-TEST_CASE("prefetch and prefetchu in every state space and level change no value") {
-    check_prefetch(functional);
-}
+TEST_CASE("prefetch and prefetchu in every state space and level change no value") { check_prefetch(functional); }
 
 TEST_CASE("grid.sync() in a cooperative launch is a grid-wide barrier; without one it traps and says why") {
     check_grid_sync(functional);
@@ -61,12 +59,14 @@ TEST_CASE("indirect calls through function-pointer tables and chosen pointers ca
     check_indirect_calls(functional_with_width(64));
 }
 
-TEST_CASE("recursive and mutually recursive functions run with a frame per call; runaway recursion stops at the depth limit") {
+TEST_CASE("recursive and mutually recursive functions run with a frame per call; runaway recursion stops at the depth "
+          "limit") {
     check_recursion(functional);
     check_recursion(functional_with_width(64));
 }
 
-TEST_CASE("tex through texture objects matches the Programming Guide's point and 9-bit linear filtering in every address mode") {
+TEST_CASE("tex through texture objects matches the Programming Guide's point and 9-bit linear filtering in every "
+          "address mode") {
     check_textures_2d(functional);
     check_textures_other(functional);
     check_textures_2d(functional_with_width(64));
@@ -81,13 +81,15 @@ TEST_CASE("suld.b and sust.b move raw elements of every size through surface obj
     check_surfaces(functional);
 }
 
-TEST_CASE("a fetch through a destroyed, never-created or wrong-kind object stops the launch naming the object and kernel") {
+TEST_CASE(
+    "a fetch through a destroyed, never-created or wrong-kind object stops the launch naming the object and kernel") {
     check_texture_errors(functional);
 }
 
 // ---- issue 20: device-side malloc/free and cp.async ----
 
-TEST_CASE("device malloc gives every thread a distinct 16-byte-aligned buffer, lanes in ascending order, and free returns it") {
+TEST_CASE("device malloc gives every thread a distinct 16-byte-aligned buffer, lanes in ascending order, and free "
+          "returns it") {
     check_malloc_sum(functional);
     check_malloc_sum(functional_with_width(64));
 }
@@ -96,11 +98,13 @@ TEST_CASE("device malloc returns NULL once the heap set by set_heap_limit is exh
     check_malloc_exhaustion(functional);
 }
 
-TEST_CASE("free of a host allocation, an interior pointer or a freed pointer stops the launch with its site; free(NULL) does nothing") {
+TEST_CASE("free of a host allocation, an interior pointer or a freed pointer stops the launch with its site; "
+          "free(NULL) does nothing") {
     check_free_errors(functional);
 }
 
-TEST_CASE("cp.async copies 4, 8 and 16 bytes into shared memory, zero-fills by src-size and ignore-src, in commit groups") {
+TEST_CASE(
+    "cp.async copies 4, 8 and 16 bytes into shared memory, zero-fills by src-size and ignore-src, in commit groups") {
     check_cp_async(functional);
     check_cp_async(functional_with_width(64));
 }

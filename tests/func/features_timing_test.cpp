@@ -17,8 +17,7 @@ using namespace gpuarch::func::test::features;
 
 // A launcher that runs the launch on a fresh Machine GPU with Scheduler and checks it took cycles. Register
 // counts come from the .resources file beside the PTX (TimingOptions::registers_per_thread = 0).
-template <class Machine, class Scheduler>
-Launcher timed() {
+template <class Machine, class Scheduler> Launcher timed() {
     return Launcher{[](func::Device& device, const func::Module& module, std::string_view entry,
                        const func::LaunchConfig& config, const func::Args& args, bool cooperative) {
                         using Gpu = typename Machine::template gpu<Scheduler>;
@@ -31,8 +30,7 @@ Launcher timed() {
                     Machine::Frontend::warp_width};
 }
 
-template <class F>
-void on_every_machine(F&& check) {
+template <class F> void on_every_machine(F&& check) {
     check(timed<machines::Fermi, sched::GTO>());
     check(timed<machines::Fermi, sched::LRR>());
     check(timed<machines::Kepler, sched::GTO>());
@@ -52,7 +50,8 @@ TEST_CASE("device assert and trap under timing stop the launch with their kind o
     on_every_machine(check_trap);
 }
 
-TEST_CASE("rsqrt.approx.f64, WARP_SZ (the machine's warp width) and predicate immediates under timing on every machine") {
+TEST_CASE(
+    "rsqrt.approx.f64, WARP_SZ (the machine's warp width) and predicate immediates under timing on every machine") {
     on_every_machine(check_plain_forms);
 }
 
@@ -75,7 +74,8 @@ TEST_CASE("grid.sync() under timing on every machine; a cooperative grid that ca
     // 1024-thread CTAs: at most 2 per Kepler SM (2048 threads), so 2 x SMs + 1 CTAs cannot all be resident.
     const unsigned too_many = 2 * machines::Kepler::sms + 1;
     const func::KernelError e = func::test::features::error_of([&] {
-        gpu->launch(device, module, "grid_ring", func::LaunchConfig{func::Dim3{too_many, 1, 1}, func::Dim3{1024, 1, 1}, 0},
+        gpu->launch(device, module, "grid_ring",
+                    func::LaunchConfig{func::Dim3{too_many, 1, 1}, func::Dim3{1024, 1, 1}, 0},
                     func::Args(a, b, 1, 0, 1), options);
     });
     CHECK(e.kind() == func::KernelErrorKind::cooperative_too_large);
@@ -109,8 +109,7 @@ std::string prefetch_probe_ptx(bool prefetches) {
 
 // Runs a one-warp probe kernel `probe(a, b, out)` that must write out[i] = a[i] + b[i] for a[i] = i, b[i] = 1000 i
 // on a fresh Machine GPU with GTO, checks that sum and returns the launch's result.
-template <class Machine>
-LaunchResult run_sum_probe(const std::string& ptx) {
+template <class Machine> LaunchResult run_sum_probe(const std::string& ptx) {
     func::Device device;
     const func::Module module = func::Module::from_string(ptx, "probe.ptx");
     std::vector<int> a(32), b(32);
@@ -127,13 +126,11 @@ LaunchResult run_sum_probe(const std::string& ptx) {
     return r;
 }
 
-template <class Machine>
-LaunchResult run_prefetch_probe(bool prefetches) {
+template <class Machine> LaunchResult run_prefetch_probe(bool prefetches) {
     return run_sum_probe<Machine>(prefetch_probe_ptx(prefetches));
 }
 
-template <class Machine>
-void check_prefetch_fills() {
+template <class Machine> void check_prefetch_fills() {
     const LaunchResult plain = run_prefetch_probe<Machine>(false), fetched = run_prefetch_probe<Machine>(true);
     const auto& p = plain.stats;
     const auto& f = fetched.stats;
@@ -165,17 +162,16 @@ namespace {
 // One warp fetches texel tid of a texture over linear memory twice (tex1Dfetch), then stores the sum: the texture
 // cache is the L1 (CacheTextureLoads), so the second fetch finds the first one's lines (hit or MSHR merge) even on
 // Kepler, whose global loads bypass the L1; with l1.cache_texture_loads = false both go around the L1.
-const char* texture_probe_ptx =
-    ".version 8.0\n.target sm_75\n.address_size 64\n"
-    ".visible .entry probe(.param .u64 pt, .param .u64 pout) {\n"
-    ".reg .b32 %r<4>; .reg .f32 %f<12>; .reg .b64 %rd<6>;\n"
-    "ld.param.u64 %rd1, [pt]; ld.param.u64 %rd2, [pout];\nmov.u32 %r1, %tid.x;\n"
-    "tex.1d.v4.f32.s32 {%f1, %f2, %f3, %f4}, [%rd1, {%r1}];\n"
-    "tex.1d.v4.f32.s32 {%f5, %f6, %f7, %f8}, [%rd1, {%r1}];\n"
-    "add.f32 %f9, %f1, %f5;\nmul.wide.u32 %rd3, %r1, 4; add.s64 %rd4, %rd2, %rd3; st.global.f32 [%rd4], %f9;\nret;\n}\n";
+const char* texture_probe_ptx = ".version 8.0\n.target sm_75\n.address_size 64\n"
+                                ".visible .entry probe(.param .u64 pt, .param .u64 pout) {\n"
+                                ".reg .b32 %r<4>; .reg .f32 %f<12>; .reg .b64 %rd<6>;\n"
+                                "ld.param.u64 %rd1, [pt]; ld.param.u64 %rd2, [pout];\nmov.u32 %r1, %tid.x;\n"
+                                "tex.1d.v4.f32.s32 {%f1, %f2, %f3, %f4}, [%rd1, {%r1}];\n"
+                                "tex.1d.v4.f32.s32 {%f5, %f6, %f7, %f8}, [%rd1, {%r1}];\n"
+                                "add.f32 %f9, %f1, %f5;\nmul.wide.u32 %rd3, %r1, 4; add.s64 %rd4, %rd2, %rd3; "
+                                "st.global.f32 [%rd4], %f9;\nret;\n}\n";
 
-template <class Machine>
-LaunchResult run_texture_probe(bool cache_texture_loads) {
+template <class Machine> LaunchResult run_texture_probe(bool cache_texture_loads) {
     func::Device device;
     const func::Module module = func::Module::from_string(texture_probe_ptx, "probe.ptx");
     std::vector<float> values(32);
@@ -193,15 +189,15 @@ LaunchResult run_texture_probe(bool cache_texture_loads) {
     auto gpu = std::make_unique<Gpu>(config);
     TimingOptions options;
     options.registers_per_thread = 16;
-    const LaunchResult r = gpu->launch(device, module, "probe", func::LaunchConfig{func::Dim3{1, 1, 1}, func::Dim3{32, 1, 1}, 0},
-                                       func::Args(static_cast<unsigned long long>(handle), out), options);
+    const LaunchResult r =
+        gpu->launch(device, module, "probe", func::LaunchConfig{func::Dim3{1, 1, 1}, func::Dim3{32, 1, 1}, 0},
+                    func::Args(static_cast<unsigned long long>(handle), out), options);
     const std::vector<float> got = download<float>(device, out, 32);
     for (int i = 0; i < 32; ++i) CHECK(got[static_cast<std::size_t>(i)] == static_cast<float>(i));
     return r;
 }
 
-template <class Machine>
-void check_texture_cache() {
+template <class Machine> void check_texture_cache() {
     const LaunchResult cached = run_texture_probe<Machine>(true), bypassed = run_texture_probe<Machine>(false);
     const auto& c = cached.stats;
     const auto& b = bypassed.stats;
@@ -216,7 +212,8 @@ void check_texture_cache() {
 }
 } // namespace
 
-TEST_CASE("the texture cache is the L1: a repeated tex fetch finds its line on Fermi and Kepler; the knob sends it around") {
+TEST_CASE(
+    "the texture cache is the L1: a repeated tex fetch finds its line on Fermi and Kepler; the knob sends it around") {
     check_texture_cache<machines::Fermi>();
     check_texture_cache<machines::Kepler>();
 }
@@ -229,7 +226,9 @@ TEST_CASE("device malloc/free under timing on every machine: the functional engi
     on_every_machine(check_free_errors);
 }
 
-TEST_CASE("cp.async under timing on every machine: the functional engine's values") { on_every_machine(check_cp_async); }
+TEST_CASE("cp.async under timing on every machine: the functional engine's values") {
+    on_every_machine(check_cp_async);
+}
 
 namespace {
 // One warp copies a[tid] into shared memory with cp.async in group 0 and b[tid] in group 1, waits (`wait`: a
@@ -250,16 +249,14 @@ std::string async_probe_ptx(const std::string& wait) {
            "add.s32 %r6, %r6, %r7; st.global.u32 [%rd7], %r6;\nret;\n}\n";
 }
 
-template <class Machine>
-LaunchResult run_async_probe(const std::string& wait) {
+template <class Machine> LaunchResult run_async_probe(const std::string& wait) {
     return run_sum_probe<Machine>(async_probe_ptx(wait));
 }
 
 // wait_group 0 (and wait_all) hold the warp until both copies' global loads have returned, a DRAM round trip
 // after they issued; wait_group 2 leaves both groups pending and costs only its own issue, like no wait at all.
 // The two copies are counted as cp.async warp instructions and timed as L1 loads.
-template <class Machine>
-void check_async_waits() {
+template <class Machine> void check_async_waits() {
     const LaunchResult none = run_async_probe<Machine>("");
     const LaunchResult two = run_async_probe<Machine>("cp.async.wait_group 2;\n");
     const LaunchResult one = run_async_probe<Machine>("cp.async.wait_group 1;\n");
@@ -314,8 +311,9 @@ TEST_CASE("device malloc and free calls are counted per thread in the SM statist
     const func::DevPtr out = device.malloc(100 * sizeof(int)), where = device.malloc(100 * sizeof(std::uint64_t));
     using Gpu = machines::Fermi::gpu<sched::GTO>;
     auto gpu = std::make_unique<Gpu>(machines::Fermi::config<Gpu>());
-    const LaunchResult r = gpu->launch(device, module, "malloc_sum", func::LaunchConfig{func::Dim3{4, 1, 1}, func::Dim3{32, 1, 1}, 0},
-                                       func::Args(out, where, 100));
+    const LaunchResult r =
+        gpu->launch(device, module, "malloc_sum", func::LaunchConfig{func::Dim3{4, 1, 1}, func::Dim3{32, 1, 1}, 0},
+                    func::Args(out, where, 100));
     CHECK(r.stats.counter("sm.device_mallocs") == 100);
     CHECK(r.stats.counter("sm.device_frees") == 100);
     CHECK(r.stats.counter("sm.async_copies") == 0);

@@ -42,7 +42,8 @@ TEST_CASE("f32 add, mul, div and sqrt honour .rn/.rz/.rm/.rp and fma rounds once
         st.global.v4.f32 [%rd62], {%f1, %f2, %f3, %f4};
         st.global.v4.f32 [%rd62+16], {%f5, %f6, %f7, %f8};
         st.global.v4.f32 [%rd62+32], {%f9, %f10, %f11, %f12};
-    )", 48);
+    )",
+                                  48);
     const std::uint32_t expected[] = {0x3f800000, 0x3f800001, 0xbf800001, 0x3eaaaaab, 0x3eaaaaaa, 0x3fb504f3,
                                       0x3fb504f4, 0x3f801000, 0xbf801000, 0x33800000, 0x3eaaaaab, 0x3f800003};
     for (unsigned i = 0; i < 12; ++i) {
@@ -63,7 +64,8 @@ TEST_CASE("f32 .ftz flushes subnormal inputs and results, .sat clamps to [0, 1] 
         add.sat.f32 %f8, 0f7F800000, 0fFF800000;   // inf - inf = NaN
         st.global.v4.f32 [%rd62], {%f1, %f2, %f3, %f4};
         st.global.v4.f32 [%rd62+16], {%f5, %f6, %f7, %f8};
-    )", 32);
+    )",
+                                  32);
     const std::uint32_t expected[] = {0, 1, 0x00400000, 0, 0x80000000, 0x3f800000, 0, 0};
     for (unsigned i = 0; i < 8; ++i) {
         INFO("result " << i);
@@ -81,7 +83,8 @@ TEST_CASE("min/max ignore a single NaN, give the canonical NaN for two (or for .
         max.f32 %f6, 0f00000000, 0f80000000;
         st.global.v4.f32 [%rd62], {%f1, %f2, %f3, %f4};
         st.global.v2.f32 [%rd62+16], {%f5, %f6};
-    )", 24);
+    )",
+                                  24);
     CHECK(r.u32(0) == 0x3f800000);
     CHECK(r.u32(1) == 0x7fffffff);
     CHECK(r.u32(2) == 0x80000000);
@@ -126,7 +129,8 @@ TEST_CASE("ordered comparisons are false on NaN, unordered ones true, and testp 
         st.global.v4.u32 [%rd62+16], {%r5, %r6, %r7, %r8};
         st.global.v4.u32 [%rd62+32], {%r9, %r10, %r11, %r12};
         st.global.v4.u32 [%rd62+48], {%r13, %r14, %r15, %r15};
-    )", 64);
+    )",
+                                  64);
     const std::uint32_t expected[] = {0, 1, 0, 1, 1, 1, 0, 1, 0, 1, 0, 1, 0, 1, 1};
     for (unsigned i = 0; i < 15; ++i) {
         INFO("result " << i);
@@ -148,7 +152,8 @@ TEST_CASE("float-to-integer cvt rounds by its integer mode, saturates, and maps 
         st.global.v4.u32 [%rd62], {%r1, %r2, %r3, %r4};
         st.global.v4.u32 [%rd62+16], {%r5, %r6, %r7, %r7};
         st.global.v2.u64 [%rd62+32], {%rd1, %rd2};
-    )", 48);
+    )",
+                                  48);
     CHECK(r.u32(0) == 2);
     CHECK(r.u32(1) == static_cast<std::uint32_t>(-2));
     CHECK(r.u32(2) == static_cast<std::uint32_t>(-3));
@@ -186,7 +191,8 @@ TEST_CASE("cvt to and from float rounds in the requested direction, including f1
         st.global.u32 [%rd62+44], %r1;
         st.global.v2.f64 [%rd62+48], {%fd1, %fd2};
         st.global.u32 [%rd62+64], %r2;
-    )", 68);
+    )",
+                                  68);
     CHECK(r.u32(0) == bits(16777216.0f));
     CHECK(r.u32(1) == bits(16777218.0f));
     CHECK(r.u32(2) == 0x5f800000U);
@@ -221,7 +227,8 @@ TEST_CASE("half-precision arithmetic rounds to f16 per element of packed x2 valu
         st.global.v4.b16 [%rd62], {%h1, %h2, %h3, %h4};
         st.global.v2.u32 [%rd62+8], {%r2, %r3};
         st.global.v4.b16 [%rd62+16], {%h5, %h6, %h7, %h7};
-    )", 24);
+    )",
+                                  24);
     CHECK(r.at<std::uint16_t>(0) == 0x4000);
     CHECK(r.at<std::uint16_t>(1) == 0x7c00);
     CHECK(r.at<std::uint16_t>(2) == 0x1800);
@@ -247,7 +254,8 @@ TEST_CASE("f64 arithmetic honours directed rounding and copysign/abs/neg act on 
         st.global.v2.f64 [%rd62+16], {%fd3, %fd4};
         st.global.v2.f64 [%rd62+32], {%fd5, %fd6};
         st.global.v2.f64 [%rd62+48], {%fd7, %fd8};
-    )", 64);
+    )",
+                                  64);
     CHECK(r.u64(0) == 0x3ff0000000000001ULL);
     CHECK(r.u64(1) == 0x3ff0000000000000ULL);
     CHECK(r.u64(2) == 0x3fd5555555555555ULL);
@@ -283,9 +291,11 @@ TEST_CASE("approximate f32 functions stay within the PTX ISA error bounds and gi
         sqrt.approx.f32 %f10, %f9;
         st.global.v4.f32 [%rd4+16], {%f6, %f7, %f8, %f10};
         add.u32 %r1, %r1, 1;
-        setp.lt.u32 %p1, %r1, )" + std::to_string(n) + R"(;
+        setp.lt.u32 %p1, %r1, )" + std::to_string(n) +
+                                      R"(;
         @%p1 bra LOOP;
-    )", n * 32, test::bytes_of(inputs));
+    )",
+                                  n * 32, test::bytes_of(inputs));
     for (std::size_t i = 0; i < n; ++i) {
         const double x = inputs[i];
         const double ax = std::fabs(x);
@@ -319,7 +329,8 @@ TEST_CASE("approximate f32 functions stay within the PTX ISA error bounds and gi
         div.approx.f32 %f8, 0f7F800000, 0f7F000000;   // infinity / 2^127: NaN
         st.global.v4.f32 [%rd62], {%f1, %f2, %f3, %f4};
         st.global.v4.f32 [%rd62+16], {%f5, %f6, %f7, %f8};
-    )", 32);
+    )",
+                                  32);
     CHECK(s.u32(0) == 0x80000000U);
     CHECK(s.u32(1) == 0xff800000U);
     CHECK(s.u32(2) == 0);

@@ -13,13 +13,13 @@ using gpuarch::ir::PrmtMode;
 
 TEST_CASE("bfe extracts pos/len fields mod 256, clips at the msb and sign-extends from the field's top bit") {
     CHECK(bit_field_extract(0x12345678, 32, 8, 8, false) == 0x56);
-    CHECK(bit_field_extract(0x00008000, 32, 8, 8, true) == 0xffffff80);     // field 0x80, top bit set
-    CHECK(bit_field_extract(0xf0000000, 32, 28, 8, false) == 0xf);          // only 4 bits exist above pos 28
-    CHECK(bit_field_extract(0xf0000000, 32, 28, 8, true) == 0xffffffff);    // sign bit = a[min(35, 31)]
-    CHECK(bit_field_extract(0xffffffff, 32, 4, 0, true) == 0);              // len 0 gives 0, even signed
-    CHECK(bit_field_extract(0x80000000, 32, 40, 4, true) == 0xffffffff);    // pos past msb: all sign bits
+    CHECK(bit_field_extract(0x00008000, 32, 8, 8, true) == 0xffffff80); // field 0x80, top bit set
+    CHECK(bit_field_extract(0xf0000000, 32, 28, 8, false) == 0xf); // only 4 bits exist above pos 28
+    CHECK(bit_field_extract(0xf0000000, 32, 28, 8, true) == 0xffffffff); // sign bit = a[min(35, 31)]
+    CHECK(bit_field_extract(0xffffffff, 32, 4, 0, true) == 0); // len 0 gives 0, even signed
+    CHECK(bit_field_extract(0x80000000, 32, 40, 4, true) == 0xffffffff); // pos past msb: all sign bits
     CHECK(bit_field_extract(0x80000000, 32, 40, 4, false) == 0);
-    CHECK(bit_field_extract(0x12345678, 32, 0x108, 0x104, false) == 0x6);   // pos 8, len 4 after mod 256
+    CHECK(bit_field_extract(0x12345678, 32, 0x108, 0x104, false) == 0x6); // pos 8, len 4 after mod 256
     CHECK(bit_field_extract(0x8000000000000000ULL, 64, 60, 4, true) == 0xfffffffffffffff8ULL); // field 0b1000
 }
 
@@ -62,7 +62,7 @@ TEST_CASE("lop3 evaluates the lookup table bitwise and funnel shifts wrap or cla
     CHECK(funnel_shift(0x89abcdef, 0x01234567, 8, false, false) == 0x23456789);
     CHECK(funnel_shift(0x89abcdef, 0x01234567, 8, true, false) == 0x6789abcd);
     CHECK(funnel_shift(0x89abcdef, 0x01234567, 40, false, false) == 0x23456789); // wrap: 40 & 31 = 8
-    CHECK(funnel_shift(0x89abcdef, 0x01234567, 40, false, true) == 0x89abcdef);  // clamp: 32
+    CHECK(funnel_shift(0x89abcdef, 0x01234567, 40, false, true) == 0x89abcdef); // clamp: 32
     CHECK(funnel_shift(0x89abcdef, 0x01234567, 32, true, true) == 0x01234567);
 }
 
@@ -110,7 +110,8 @@ TEST_CASE("PTX carry chains: add.cc/addc and sub.cc/subc build 64-bit arithmetic
         addc.cc.u32 %r9, 0xffffffff, 0;
         addc.u32 %r10, 0, 0;
         st.global.v2.u32 [%rd62+24], {%r9, %r10};
-    )", 32);
+    )",
+                                  32);
     CHECK(r.u32(0) == 0);
     CHECK(r.u32(1) == 4);
     CHECK(r.u32(2) == 0xffffffffU);
@@ -155,7 +156,8 @@ TEST_CASE("PTX integer arithmetic: saturation, wide and high multiplies, 24-bit 
         st.global.u32 [%rd62+64], %r11;
         st.global.u32 [%rd62+68], %r12;
         st.global.u32 [%rd62+72], %r13;
-    )", 80);
+    )",
+                                  80);
     CHECK(r.u32(0) == 0x7fffffffU);
     CHECK(r.u32(1) == 0x80000000U);
     CHECK(r.u64(1) == 0xfffffffffffffff4ULL);
@@ -198,7 +200,8 @@ TEST_CASE("PTX bit instructions: popc, clz, brev, bfe, bfi, prmt, lop3, shf, shl
         st.global.v4.u32 [%rd62+32], {%r9, %r10, %r11, %r12};
         st.global.v4.u32 [%rd62+48], {%r13, %r14, %r15, %r16};
         st.global.u32 [%rd62+64], %r17;
-    )", 68);
+    )",
+                                  68);
     const std::uint32_t expected[] = {8,          15,         32,         63,         0x80000000, 0xffffff80,
                                       0xd2345678, 0x44332211, 0xe8e8e8e8, 0x23456789, 0x01234567, 0,
                                       0xffffffff, 1,          1,          0xffffffff, 15};
@@ -234,7 +237,8 @@ TEST_CASE("PTX comparisons: signed vs unsigned setp, bool-op combination with a 
         st.global.v4.u32 [%rd62+16], {%r5, %r6, %r7, %r8};
         st.global.v4.u32 [%rd62+32], {%r9, %r10, %r11, %r12};
         st.global.u32 [%rd62+48], %r13;
-    )", 52);
+    )",
+                                  52);
     const std::uint32_t expected[] = {1, 0, 1, 1, 0, 0, 1, 0xffffffff, 0x3f800000, 20, 10, 10, 20};
     for (unsigned i = 0; i < 13; ++i) {
         INFO("result " << i);
@@ -265,7 +269,8 @@ TEST_CASE("PTX integer cvt: sign/zero extension by the source type, truncation, 
         st.global.v4.u32 [%rd62+16], {%r5, %r6, %r7, %r7};
         st.global.v2.u64 [%rd62+32], {%rd1, %rd2};
         st.global.v2.u64 [%rd62+48], {%rd3, %rd4};
-    )", 64);
+    )",
+                                  64);
     CHECK(r.u32(0) == 0xffffff80U);
     CHECK(r.u32(1) == 0xff);
     CHECK(r.u32(2) == 0x7fffffffU);
@@ -288,7 +293,8 @@ TEST_CASE("PTX sub-word loads sign- or zero-extend into the wider destination re
         st.global.v2.u32 [%rd62], {%r1, %r2};
         st.global.u32 [%rd62+8], %r3;
         st.global.u64 [%rd62+16], %rd1;
-    )", 24, test::bytes_of(std::vector<std::uint8_t>{0x80, 0xff, 0, 0}));
+    )",
+                                  24, test::bytes_of(std::vector<std::uint8_t>{0x80, 0xff, 0, 0}));
     CHECK(r.u32(0) == 0xffffff80U);
     CHECK(r.u32(1) == 0x80);
     CHECK(r.u32(2) == 0xffffff80U);
@@ -307,13 +313,16 @@ TEST_CASE("dp4a and dp2a extend each element by its own operand's type and wrap 
     // c wraps: 0xffffffff + 1 x 1 = 0.
     CHECK(dot4a(0x00000001U, 0x00000001U, 0xffffffffU, false, false) == 0U);
     // a's halves are 32767 (low) and -32768 (high) as .s32; b's bytes are -128, -1, 2, 1 as .s32.
-    CHECK(dot2a(0x80007fffU, 0x0102ff80U, 0, true, true, false) == static_cast<std::uint32_t>(32767 * -128 + -32768 * -1));
-    CHECK(dot2a(0x80007fffU, 0x0102ff80U, 10, true, true, true) == static_cast<std::uint32_t>(10 + 32767 * 2 + -32768 * 1));
+    CHECK(dot2a(0x80007fffU, 0x0102ff80U, 0, true, true, false) ==
+          static_cast<std::uint32_t>(32767 * -128 + -32768 * -1));
+    CHECK(dot2a(0x80007fffU, 0x0102ff80U, 10, true, true, true) ==
+          static_cast<std::uint32_t>(10 + 32767 * 2 + -32768 * 1));
     // The same halves unsigned (32767, 32768) against unsigned bytes 2 and 1.
     CHECK(dot2a(0x80007fffU, 0x0102ff80U, 0, false, false, true) == 32767U * 2 + 32768U * 1);
 }
 
-TEST_CASE("vabsdiff4 merges byte differences or accumulates them unclamped; .sat clamps to the destination byte range") {
+TEST_CASE(
+    "vabsdiff4 merges byte differences or accumulates them unclamped; .sat clamps to the destination byte range") {
     // Byte 0: 127 against -128 (signed): 255. Without .sat its low byte is merged, with .sat on .s32 it clamps to 127.
     CHECK(vabsdiff4(0x0000007fU, 0x00000080U, 0, true, true, true, false, false) == 0x000000ffU);
     CHECK(vabsdiff4(0x0000007fU, 0x00000080U, 0, true, true, true, true, false) == 0x0000007fU);
@@ -328,8 +337,8 @@ TEST_CASE("vabsdiff4 merges byte differences or accumulates them unclamped; .sat
 
 TEST_CASE("sad adds |a - b| to c at the instruction's width and signedness") {
     CHECK(sum_abs_diff(0x80000000U, 0x7fffffffU, 0, 32, true) == 0xffffffffU); // |INT_MIN - INT_MAX| = 2^32 - 1
-    CHECK(sum_abs_diff(0x80000000U, 0x7fffffffU, 0, 32, false) == 1U);         // unsigned: they are adjacent
-    CHECK(sum_abs_diff(0, 0xffff, 1, 16, false) == 0U);                        // 0xffff + 1 wraps at 16 bits
-    CHECK(sum_abs_diff(0, 0xffff, 1, 16, true) == 2U);                         // signed: |0 - (-1)| + 1
-    CHECK(sum_abs_diff(~std::uint64_t{0} - 4, 5, 3, 64, true) == 13U);         // |-5 - 5| + 3
+    CHECK(sum_abs_diff(0x80000000U, 0x7fffffffU, 0, 32, false) == 1U); // unsigned: they are adjacent
+    CHECK(sum_abs_diff(0, 0xffff, 1, 16, false) == 0U); // 0xffff + 1 wraps at 16 bits
+    CHECK(sum_abs_diff(0, 0xffff, 1, 16, true) == 2U); // signed: |0 - (-1)| + 1
+    CHECK(sum_abs_diff(~std::uint64_t{0} - 4, 5, 3, 64, true) == 13U); // |-5 - 5| + 3
 }

@@ -58,8 +58,9 @@ TEST_CASE("launch shapes outside CUDA's limits or the kernel's directives are re
           "cannot launch kernel 'k': block (64,32,1) has 2048 threads, more than 1024");
     CHECK(launch_error(module, {Dim3{1, 70000, 1}, Dim3{1, 1, 1}, 0}, args).find("exceeds the maximum") !=
           std::string::npos);
-    CHECK(launch_error(module, {Dim3{1, 1, 1}, Dim3{32, 1, 1}, 50000}, args).find(
-              "50000 bytes of dynamic shared memory exceed the limit of 49152 bytes per CTA") != std::string::npos);
+    CHECK(launch_error(module, {Dim3{1, 1, 1}, Dim3{32, 1, 1}, 50000}, args)
+              .find("50000 bytes of dynamic shared memory exceed the limit of 49152 bytes per CTA") !=
+          std::string::npos);
     CHECK(launch_error(module, {Dim3{1, 1, 1}, Dim3{32, 1, 1}, 0}, args, LaunchOptions{48}) ==
           "cannot launch kernel 'k': warp width 48 is not a multiple of 32 between 32 and 512");
     const std::string directives = R"(.version 8.0
@@ -133,7 +134,8 @@ TEST_CASE("every thread of a 3D grid of 3D blocks sees its own %tid, %ntid, %cta
 
 TEST_CASE("%laneid and %warpid keep 32-thread numbering on wide warps; %clock64 advances with each instruction") {
     for (unsigned width : {32U, 64U}) {
-        const auto r = test::run_body(R"(
+        const auto r =
+            test::run_body(R"(
             mov.u32 %r1, %tid.x;
             mov.u32 %r2, %laneid;
             mov.u32 %r3, %warpid;
@@ -145,7 +147,8 @@ TEST_CASE("%laneid and %warpid keep 32-thread numbering on wide warps; %clock64 
             mul.wide.u32 %rd4, %r1, 16;
             add.s64 %rd5, %rd62, %rd4;
             st.global.v4.u32 [%rd5], {%r2, %r3, %r4, %r5};
-        )", 96 * 16, {}, LaunchConfig{Dim3{1, 1, 1}, Dim3{96, 1, 1}, 0}, LaunchOptions{width});
+        )",
+                           96 * 16, {}, LaunchConfig{Dim3{1, 1, 1}, Dim3{96, 1, 1}, 0}, LaunchOptions{width});
         for (unsigned t = 0; t < 96; ++t) {
             CHECK(r.u32(4 * t) == t % 32);
             CHECK(r.u32(4 * t + 1) == t / 32);
@@ -170,7 +173,8 @@ TEST_CASE("CTAs that wait on each other through global memory finish when enough
     SET:
         st.volatile.global.u32 [%rd63], 1;
     END:
-    )"), "spin_wait.ptx");
+    )"),
+                                              "spin_wait.ptx");
     Device device;
     const DevPtr out = device.malloc(4), flag = device.malloc(4);
     const LaunchConfig two{Dim3{2, 1, 1}, Dim3{1, 1, 1}, 0};
@@ -220,7 +224,8 @@ TEST_CASE("functional execution runs arithmetic-heavy code at >= 100 million thr
         mul.wide.u32 %rd1, %r1, 4;
         add.s64 %rd2, %rd62, %rd1;
         st.global.f32 [%rd2], %f2;
-    )"), "bench.ptx");
+    )"),
+                                              "bench.ptx");
     Device device;
     const DevPtr out = device.malloc(256 * 4);
     const auto start = std::chrono::steady_clock::now();

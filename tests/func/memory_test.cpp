@@ -32,7 +32,8 @@ bool contains(const std::string& text, const std::string& part) { return text.fi
 
 TEST_CASE("const and global module variables start from their initializers and global ones persist across launches") {
     Device device;
-    const Module module = Module::from_string(test::wrap_body(R"(
+    const Module module = Module::from_string(
+        test::wrap_body(R"(
         ld.const.u32 %r1, [ctab+8];
         mov.u64 %rd1, ctab;
         cvta.const.u64 %rd2, %rd1;
@@ -43,8 +44,9 @@ TEST_CASE("const and global module variables start from their initializers and g
         atom.global.add.u32 %r5, [gvar], 1;
         st.global.v4.u32 [%rd62], {%r1, %r2, %r3, %r4};
         st.global.u32 [%rd62+16], %r5;
-    )", ".const .align 4 .b32 ctab[4] = {10, 20, 30, 40};\n.global .align 4 .b32 gvar[2] = {5, 6};\n"),
-                                              "vars.ptx");
+    )",
+                        ".const .align 4 .b32 ctab[4] = {10, 20, 30, 40};\n.global .align 4 .b32 gvar[2] = {5, 6};\n"),
+        "vars.ptx");
     const DevPtr out = device.malloc(20);
     launch(device, module, "k", LaunchConfig{}, Args(out, out));
     auto v = device.download<std::uint32_t>(out, 5);
@@ -77,7 +79,8 @@ TEST_CASE("local memory is per thread and reachable through ld.local and the gen
         mul.wide.u32 %rd1, %r1, 4;
         add.s64 %rd2, %rd62, %rd1;
         st.global.u32 [%rd2], %r6;
-    )", 64 * 4, {}, LaunchConfig{Dim3{1, 1, 1}, Dim3{64, 1, 1}, 0});
+    )",
+                                  64 * 4, {}, LaunchConfig{Dim3{1, 1, 1}, Dim3{64, 1, 1}, 0});
     for (unsigned t = 0; t < 64; ++t) CHECK(r.u32(t) == t);
 }
 
@@ -91,7 +94,8 @@ TEST_CASE("kernel parameters are readable through the generic param window and a
         cvta.to.global.u64 %rd6, %rd2;
         sub.s64 %rd7, %rd5, %rd6;
         st.global.v2.u64 [%rd62], {%rd6, %rd7};
-    )", 16, test::bytes_of(std::vector<std::uint8_t>(8, 0)));
+    )",
+                                  16, test::bytes_of(std::vector<std::uint8_t>(8, 0)));
     CHECK(r.u64(0) != 0);
     CHECK(r.u64(1) == 512); // `in` is the next allocation: 256 bytes rounded up plus the 256-byte guard
 }
@@ -111,7 +115,8 @@ TEST_CASE("dynamic shared memory starts after the static segment and has exactly
         ld.shared.u32 %r6, [%r5];
         mov.u32 %r7, %dynamic_smem_size;
         st.global.v4.u32 [%rd62], {%r2, %r3, %r6, %r7};
-    )", 16, {}, LaunchConfig{Dim3{1, 1, 1}, Dim3{16, 1, 1}, 64}, {}, decls);
+    )",
+                                  16, {}, LaunchConfig{Dim3{1, 1, 1}, Dim3{16, 1, 1}, 64}, {}, decls);
     CHECK(r.u32(0) == 32); // 20 bytes of static shared memory rounded up to 16
     CHECK(r.u32(1) == 0);
     CHECK(r.u32(2) == 15); // every thread stores here; lanes store in order, so thread 15's value remains

@@ -27,8 +27,7 @@ struct BodyRun {
     std::vector<std::uint8_t> out;
     FunctionalStats stats;
 
-    template <class T>
-    T at(std::size_t index) const {
+    template <class T> T at(std::size_t index) const {
         T v{};
         std::memcpy(&v, out.data() + index * sizeof(T), sizeof(T));
         return v;
@@ -55,8 +54,7 @@ inline BodyRun run_body(const std::string& body, std::size_t out_bytes, const st
     return run;
 }
 
-template <class T>
-std::vector<std::uint8_t> bytes_of(const std::vector<T>& values) {
+template <class T> std::vector<std::uint8_t> bytes_of(const std::vector<T>& values) {
     std::vector<std::uint8_t> b(values.size() * sizeof(T));
     if (!b.empty()) std::memcpy(b.data(), values.data(), b.size());
     return b;

@@ -22,7 +22,8 @@ TEST_CASE("a register a CTA reads before writing it starts at zero, whatever an 
                              "st.global.u32 [%rd2], %r1;\n"
                              "st.global.u32 [%rd2+4], %r2;\n";
     constexpr unsigned ctas = 6;
-    const BodyRun run = run_body(body, ctas * 8, {}, func::LaunchConfig{func::Dim3{ctas, 1, 1}, func::Dim3{32, 1, 1}, 0});
+    const BodyRun run =
+        run_body(body, ctas * 8, {}, func::LaunchConfig{func::Dim3{ctas, 1, 1}, func::Dim3{32, 1, 1}, 0});
     CHECK(run.u32(0) == 77);
     CHECK(run.u32(1) == 55);
     for (unsigned c = 1; c < ctas; ++c) {
@@ -57,7 +58,8 @@ TEST_CASE("shfl from a lane that never wrote its source register reads zero, wha
                              "st.global.u32 [%rd2], %r3;\n"
                              "DONE:\n";
     constexpr unsigned ctas = 4;
-    const BodyRun run = run_body(body, ctas * 4, {}, func::LaunchConfig{func::Dim3{ctas, 1, 1}, func::Dim3{32, 1, 1}, 0});
+    const BodyRun run =
+        run_body(body, ctas * 4, {}, func::LaunchConfig{func::Dim3{ctas, 1, 1}, func::Dim3{32, 1, 1}, 0});
     CHECK(run.u32(0) == 77);
     for (unsigned c = 1; c < ctas; ++c) {
         INFO("CTA " << c);

@@ -86,9 +86,9 @@ TEST_CASE("if/else: the taken path runs first with its lanes, then the fall-thro
     const ir::Pc even = t.label("EVEN"), join = t.label("JOIN"), branch = even - 3;
     std::vector<TraceStep> expected;
     for (ir::Pc pc = 0; pc <= branch; ++pc) expected.push_back({pc, all32});
-    expected.push_back({even, even32});                         // taken path
-    expected.push_back({branch + 1, odd32});                    // fall-through path
-    expected.push_back({branch + 2, odd32});                    // its `bra JOIN`
+    expected.push_back({even, even32}); // taken path
+    expected.push_back({branch + 1, odd32}); // fall-through path
+    expected.push_back({branch + 2, odd32}); // its `bra JOIN`
     for (ir::Pc pc = join; pc <= join + 3; ++pc) expected.push_back({pc, all32}); // reconverged, then ret
     CHECK(t.steps == expected);
     for (unsigned i = 0; i < 32; ++i) CHECK(t.out[i] == (i % 2 == 0 ? 200U : 100U));
@@ -115,7 +115,8 @@ TEST_CASE("nested branches reconverge innermost first and each region runs with 
         mul.wide.u32 %rd1, %r1, 4;
         add.s64 %rd2, %rd62, %rd1;
         st.global.u32 [%rd2], %r3;
-    )", 32);
+    )",
+                           32);
     auto mask_at = [&](ir::Pc pc) {
         std::vector<std::uint64_t> masks;
         for (const TraceStep& s : t.steps)
@@ -144,7 +145,8 @@ TEST_CASE("a loop with a per-lane break keeps iterating the remaining lanes and 
         mul.wide.u32 %rd1, %r1, 4;
         add.s64 %rd2, %rd62, %rd1;
         st.global.u32 [%rd2], %r3;
-    )", 32);
+    )",
+                           32);
     for (unsigned i = 0; i < 32; ++i) CHECK(t.out[i] == i * (i == 0 ? 1 : i));
     std::vector<std::uint64_t> at_done, at_loop;
     for (const TraceStep& s : t.steps) {
@@ -174,7 +176,8 @@ TEST_CASE("lanes that exit early leave the warp; the rest continue and the warp 
         mul.wide.u32 %rd1, %r1, 4;
         add.s64 %rd2, %rd62, %rd1;
         st.global.u32 [%rd2], 7;
-    )"), "exit.ptx");
+    )"),
+                                              "exit.ptx");
     const DevPtr out = device.malloc(32 * 4);
     KernelExecution ex(device, module, "k", LaunchConfig{Dim3{1, 1, 1}, Dim3{32, 1, 1}, 0}, Args(out, out));
     CtaState cta = ex.start_cta(0);
@@ -236,7 +239,8 @@ TEST_CASE("StepResult reports the branch outcome, per-lane addresses and spaces,
         @%p1 bra END;
         add.u32 %r3, %r1, 1000;
     END:
-    )"), "step.ptx");
+    )"),
+                                              "step.ptx");
     const DevPtr out = device.malloc(4);
     std::vector<std::uint32_t> input(64);
     for (unsigned i = 0; i < 64; ++i) input[i] = 10 * i;
@@ -284,14 +288,16 @@ TEST_CASE("StepResult reports the branch outcome, per-lane addresses and spaces,
     CHECK((saw_load && saw_store && saw_branch && saw_add));
 }
 
-TEST_CASE("StepResult values are zero-extended from the destination type, and a vector load reports its first element") {
+TEST_CASE(
+    "StepResult values are zero-extended from the destination type, and a vector load reports its first element") {
     Device device;
     const Module module = Module::from_string(test::wrap_body(R"(
         setp.eq.u32 %p1, 0, 0;
         selp.s32 %r1, -1, 0, %p1;
         add.s32 %r2, 0, -2;
         ld.global.v2.u32 {%r3, %r4}, [%rd63];
-    )"), "values.ptx");
+    )"),
+                                              "values.ptx");
     const std::vector<std::uint32_t> input{0xdeadbeef, 7};
     const DevPtr in = device.upload(input);
     KernelExecution ex(device, module, "k", LaunchConfig{}, Args(in, in));

@@ -17,10 +17,7 @@ namespace {
 
 // Keeps the compiler from moving an operation across fesetround: every value goes through memory that an opaque
 // volatile asm statement may read and write.
-template <class T>
-void pin(T& v) {
-    asm volatile("" : "+m"(v));
-}
+template <class T> void pin(T& v) { asm volatile("" : "+m"(v)); }
 
 int host_mode(RoundMode m) {
     switch (m) {
@@ -33,8 +30,7 @@ int host_mode(RoundMode m) {
     return FE_TONEAREST;
 }
 
-template <class T, class Op>
-T host_under(RoundMode m, Op op) {
+template <class T, class Op> T host_under(RoundMode m, Op op) {
     std::fesetround(host_mode(m));
     T r = op();
     pin(r);
@@ -46,9 +42,9 @@ T host_under(RoundMode m, Op op) {
 std::uint32_t random_f32(std::mt19937_64& rng) {
     const std::uint32_t bits = static_cast<std::uint32_t>(rng());
     switch (rng() % 8) {
-    case 0: return bits & 0x807fffffU;                         // subnormal or zero
-    case 1: return (bits & 0x80ffffffU) | 0x7e000000U;         // near overflow
-    case 2: return (bits & 0x807fffffU) | 0x3f800000U;         // [1, 2)
+    case 0: return bits & 0x807fffffU; // subnormal or zero
+    case 1: return (bits & 0x80ffffffU) | 0x7e000000U; // near overflow
+    case 2: return (bits & 0x807fffffU) | 0x3f800000U; // [1, 2)
     case 3: return (bits & 0x807fffffU) | (0x3f000000U + ((bits >> 8) & 0x01800000U));
     default: return bits;
     }
@@ -87,12 +83,36 @@ TEST_CASE("binary32 add, mul, div, sqrt and fma round exactly like the host FPU 
             pin(a);
             pin(b);
             pin(c);
-            const float sum = host_under<float>(m, [&] { float r = a + b; pin(r); return r; });
-            const float dif = host_under<float>(m, [&] { float r = a - b; pin(r); return r; });
-            const float prd = host_under<float>(m, [&] { float r = a * b; pin(r); return r; });
-            const float quo = host_under<float>(m, [&] { float r = a / b; pin(r); return r; });
-            const float sq = host_under<float>(m, [&] { float r = std::sqrt(a); pin(r); return r; });
-            const float fm = host_under<float>(m, [&] { float r = std::fma(a, b, c); pin(r); return r; });
+            const float sum = host_under<float>(m, [&] {
+                float r = a + b;
+                pin(r);
+                return r;
+            });
+            const float dif = host_under<float>(m, [&] {
+                float r = a - b;
+                pin(r);
+                return r;
+            });
+            const float prd = host_under<float>(m, [&] {
+                float r = a * b;
+                pin(r);
+                return r;
+            });
+            const float quo = host_under<float>(m, [&] {
+                float r = a / b;
+                pin(r);
+                return r;
+            });
+            const float sq = host_under<float>(m, [&] {
+                float r = std::sqrt(a);
+                pin(r);
+                return r;
+            });
+            const float fm = host_under<float>(m, [&] {
+                float r = std::fma(a, b, c);
+                pin(r);
+                return r;
+            });
             INFO("mode " << int(m) << " a=" << std::hex << xa << " b=" << xb << " c=" << xc);
             REQUIRE(same_f32(static_cast<std::uint32_t>(soft_add(xa, xb, f32_format, m, false)), sum));
             REQUIRE(same_f32(static_cast<std::uint32_t>(soft_sub(xa, xb, f32_format, m, false)), dif));
@@ -113,11 +133,31 @@ TEST_CASE("binary64 add, mul, div, sqrt and fma round exactly like the host FPU 
             pin(a);
             pin(b);
             pin(c);
-            const double sum = host_under<double>(m, [&] { double r = a + b; pin(r); return r; });
-            const double prd = host_under<double>(m, [&] { double r = a * b; pin(r); return r; });
-            const double quo = host_under<double>(m, [&] { double r = a / b; pin(r); return r; });
-            const double sq = host_under<double>(m, [&] { double r = std::sqrt(a); pin(r); return r; });
-            const double fm = host_under<double>(m, [&] { double r = std::fma(a, b, c); pin(r); return r; });
+            const double sum = host_under<double>(m, [&] {
+                double r = a + b;
+                pin(r);
+                return r;
+            });
+            const double prd = host_under<double>(m, [&] {
+                double r = a * b;
+                pin(r);
+                return r;
+            });
+            const double quo = host_under<double>(m, [&] {
+                double r = a / b;
+                pin(r);
+                return r;
+            });
+            const double sq = host_under<double>(m, [&] {
+                double r = std::sqrt(a);
+                pin(r);
+                return r;
+            });
+            const double fm = host_under<double>(m, [&] {
+                double r = std::fma(a, b, c);
+                pin(r);
+                return r;
+            });
             INFO("mode " << int(m) << " a=" << std::hex << xa << " b=" << xb << " c=" << xc);
             REQUIRE(same_f64(soft_add(xa, xb, f64_format, m, false), sum));
             REQUIRE(same_f64(soft_mul(xa, xb, f64_format, m, false), prd));
@@ -148,7 +188,11 @@ TEST_CASE("narrowing conversions from binary64 to binary32 match the host in all
             if (i % 3 == 0) x = (x & 0x800fffffffffffffULL) | ((0x380ULL + rng() % 0x100) << 52); // near f32 range
             double d = std::bit_cast<double>(x);
             pin(d);
-            const float host = host_under<float>(m, [&] { float r = static_cast<float>(d); pin(r); return r; });
+            const float host = host_under<float>(m, [&] {
+                float r = static_cast<float>(d);
+                pin(r);
+                return r;
+            });
             INFO(std::hex << x);
             REQUIRE(same_f32(static_cast<std::uint32_t>(soft_convert(x, f64_format, f32_format, m, false)), host));
         }
@@ -162,13 +206,13 @@ TEST_CASE("binary16 conversions round to nearest even and saturate to infinity p
     CHECK(to_half(1.0f) == 0x3c00);
     CHECK(to_half(-2.0f) == 0xc000);
     CHECK(to_half(65504.0f) == 0x7bff);
-    CHECK(to_half(65520.0f) == 0x7c00);                         // halfway to 2^16 rounds to even: infinity
+    CHECK(to_half(65520.0f) == 0x7c00); // halfway to 2^16 rounds to even: infinity
     CHECK(to_half(65519.0f) == 0x7bff);
     CHECK(to_half(65520.0f, RoundMode::toward_zero) == 0x7bff); // directed rounding stops at the largest finite
-    CHECK(to_half(1.0f + 1.0f / 2048) == 0x3c00);               // exact tie between 1 and 1+2^-10: even
-    CHECK(to_half(1.0f + 3.0f / 2048) == 0x3c02);               // tie between odd and even: to even
-    CHECK(to_half(std::ldexp(1.0f, -24)) == 0x0001);            // smallest subnormal
-    CHECK(to_half(std::ldexp(1.0f, -25)) == 0x0000);            // half of it: tie to even zero
+    CHECK(to_half(1.0f + 1.0f / 2048) == 0x3c00); // exact tie between 1 and 1+2^-10: even
+    CHECK(to_half(1.0f + 3.0f / 2048) == 0x3c02); // tie between odd and even: to even
+    CHECK(to_half(std::ldexp(1.0f, -24)) == 0x0001); // smallest subnormal
+    CHECK(to_half(std::ldexp(1.0f, -25)) == 0x0000); // half of it: tie to even zero
     CHECK(to_half(std::ldexp(1.5f, -25)) == 0x0001);
     CHECK(to_half(std::ldexp(1.0f, -25), RoundMode::up) == 0x0001);
     CHECK(to_half(std::nanf("")) == 0x7fff);
@@ -180,7 +224,9 @@ TEST_CASE("binary16 conversions round to nearest even and saturate to infinity p
 }
 
 TEST_CASE("bfloat16 conversions keep the f32 exponent range and round the fraction to 7 bits") {
-    auto to_bf16 = [](std::uint32_t bits, RoundMode m) { return soft_convert(bits, f32_format, bf16_format, m, false); };
+    auto to_bf16 = [](std::uint32_t bits, RoundMode m) {
+        return soft_convert(bits, f32_format, bf16_format, m, false);
+    };
     CHECK(to_bf16(0x3f800000, RoundMode::nearest_even) == 0x3f80);
     CHECK(to_bf16(0x3f808000, RoundMode::nearest_even) == 0x3f80); // tie, even
     CHECK(to_bf16(0x3f818000, RoundMode::nearest_even) == 0x3f82); // tie, odd -> up
@@ -225,8 +271,7 @@ TEST_CASE("integer to float conversion rounds in the requested direction") {
     const std::uint64_t big = (1ULL << 24) + 1; // not representable in binary32
     CHECK(soft_from_integer(false, big, f32_format, RoundMode::nearest_even, false) ==
           std::bit_cast<std::uint32_t>(16777216.0f));
-    CHECK(soft_from_integer(false, big, f32_format, RoundMode::up, false) ==
-          std::bit_cast<std::uint32_t>(16777218.0f));
+    CHECK(soft_from_integer(false, big, f32_format, RoundMode::up, false) == std::bit_cast<std::uint32_t>(16777218.0f));
     CHECK(soft_from_integer(true, big, f32_format, RoundMode::down, false) ==
           std::bit_cast<std::uint32_t>(-16777218.0f));
     CHECK(soft_from_integer(false, ~0ULL, f64_format, RoundMode::toward_zero, false) == 0x43efffffffffffffULL);

@@ -75,7 +75,8 @@ TEST_CASE("warps that exited do not hold a barrier back") {
         mul.wide.u32 %rd1, %r1, 4;
         add.s64 %rd2, %rd62, %rd1;
         st.global.u32 [%rd2], 1;
-    )", 64 * 4, {}, block(64));
+    )",
+                                  64 * 4, {}, block(64));
     for (unsigned t = 0; t < 64; ++t) CHECK(r.u32(t) == (t < 32 ? 1U : 0U));
 }
 
@@ -104,7 +105,8 @@ TEST_CASE("threads that exit inside an if leave the rest of the warp to reach th
             ld.shared.u32 %r4, [%r3];
             st.global.u32 [%rd62], %r4;
         DONE:
-        )", 4, {}, block(64), options, ".shared .align 4 .b32 counter;\n");
+        )",
+                                      4, {}, block(64), options, ".shared .align 4 .b32 counter;\n");
         INFO("warp width " << width);
         CHECK(r.u32(0) == 33);
     }
@@ -127,7 +129,8 @@ TEST_CASE("bar.red reduces a predicate over the whole CTA: popc counts, and/or c
         mul.wide.u32 %rd1, %r1, 16;
         add.s64 %rd2, %rd62, %rd1;
         st.global.v4.u32 [%rd2], {%r3, %r4, %r5, %r6};
-    )", 96 * 16, {}, block(96));
+    )",
+                                  96 * 16, {}, block(96));
     for (unsigned t = 0; t < 96; ++t) {
         CHECK(r.u32(4 * t) == 24);
         CHECK(r.u32(4 * t + 1) == 1);
@@ -159,7 +162,8 @@ TEST_CASE("a named barrier with a thread count pairs a producer's bar.arrive wit
         add.s64 %rd2, %rd62, %rd1;
         st.global.u32 [%rd2], %r8;
     END:
-    )", 32 * 4, {}, block(64));
+    )",
+                                  32 * 4, {}, block(64));
     for (unsigned t = 0; t < 32; ++t) CHECK(r.u32(t) == 2 * (t + 32));
 }
 
@@ -174,7 +178,8 @@ TEST_CASE("warps waiting at different barriers are reported as a deadlock") {
         A:
             bar.sync 2;
         E:
-        )", 4, {}, block(64));
+        )",
+                       4, {}, block(64));
         FAIL("expected a deadlock error");
     } catch (const KernelError& e) {
         const std::string what = e.what();
@@ -229,13 +234,14 @@ TEST_CASE("atomics apply every operation once per lane and return the previous v
         add.s64 %rd4, %rd62, %rd3;
         st.global.u32 [%rd4+1024], %r15;
     DONE:
-    )", 1024 + 8, test::bytes_of(init), block(128, 2));
+    )",
+                                  1024 + 8, test::bytes_of(init), block(128, 2));
     std::vector<std::uint32_t> old(256);
     for (unsigned t = 0; t < 256; ++t) old[t] = r.u32(t);
     std::sort(old.begin(), old.end());
     for (unsigned t = 0; t < 256; ++t) CHECK(old[t] == t); // each add saw a distinct previous value
-    CHECK(r.u32(256) == 128);                               // shared counter, CTA 0
-    CHECK(r.u32(257) == 128);                               // CTA 1
+    CHECK(r.u32(256) == 128); // shared counter, CTA 0
+    CHECK(r.u32(257) == 128); // CTA 1
 }
 
 TEST_CASE("atomic results in memory: inc/dec wrap, min/max are signed, cas succeeds once, f32/f64/u64 add") {
@@ -268,23 +274,24 @@ TEST_CASE("atomic results in memory: inc/dec wrap, min/max are signed, cas succe
         atom.global.dec.u32 %r12, [%rd63+48], 5;
         red.global.add.u32 [%rd63+52], 2;
         atom.global.add.f64 %fd1, [%rd63+56], 0d3FD0000000000000;
-    )"), "atom.ptx");
+    )"),
+                                              "atom.ptx");
     const DevPtr mem = device.upload(std::span<const std::uint32_t>(init));
     launch(device, module, "k", block(128, 2), Args(mem, mem));
     const auto v = device.download<std::uint32_t>(mem, 16);
     CHECK(v[1] == 256 % 10);
     CHECK(static_cast<std::int32_t>(v[2]) == 63);
     CHECK(static_cast<std::int32_t>(v[3]) == -63); // min over -(tid - 64) for tid in 0..127
-    CHECK(v[4] == 1);     // only the first lane (thread 0 of CTA 0) found 0
-    CHECK(v[5] == 255);   // the last lane executed
+    CHECK(v[4] == 1); // only the first lane (thread 0 of CTA 0) found 0
+    CHECK(v[5] == 255); // the last lane executed
     CHECK(v[6] == 0);
     CHECK(v[7] == 0xffffffffU);
-    CHECK(v[8] == 0);     // xor of 0..255
+    CHECK(v[8] == 0); // xor of 0..255
     float f = 0;
     std::memcpy(&f, &v[9], 4);
     CHECK(f == 128.0f);
     CHECK((std::uint64_t{v[11]} << 32 | v[10]) == 768);
-    CHECK(v[12] == 2);    // dec from 0 with bound 5 cycles 5,4,3,2,1,0: 256 steps end at 2
+    CHECK(v[12] == 2); // dec from 0 with bound 5 cycles 5,4,3,2,1,0: 256 steps end at 2
     CHECK(v[13] == 512);
     double d = 0;
     std::memcpy(&d, &v[14], 8);
@@ -300,7 +307,8 @@ TEST_CASE("f32 atomic add flushes subnormals on global memory but keeps them on 
         atom.shared.add.f32 %f3, [%r1], 0f00000001;
         ld.shared.f32 %f4, [%r1];
         st.global.v2.f32 [%rd62], {%f2, %f4};
-    )", 8, test::bytes_of(std::vector<std::uint32_t>{0}));
+    )",
+                                  8, test::bytes_of(std::vector<std::uint32_t>{0}));
     CHECK(r.u32(0) == 0);
     CHECK(r.u32(1) == 1);
 }

@@ -37,8 +37,11 @@ fuzz::GeneratedKernel hand_kernel(const std::string& value_source, unsigned stor
             "  .reg .b32 %r<4>;\n  .reg .b64 %rd<4>;\n"
             "  ld.param.u64 %rd1, [p_out];\n  cvta.to.global.u64 %rd1, %rd1;\n"
             "  mov.u32 %r1, %tid.x;\n  mul.wide.u32 %rd2, %r1, 4;\n  add.s64 %rd1, %rd1, %rd2;\n"
-            "  mov.u32 %r2, " + value_source + ";\n"
-            "  st.global.u32 [%rd1+" + std::to_string(store_offset) + "], %r2;\n  ret;\n}\n";
+            "  mov.u32 %r2, " +
+            value_source +
+            ";\n"
+            "  st.global.u32 [%rd1+" +
+            std::to_string(store_offset) + "], %r2;\n  ret;\n}\n";
     k.config = func::LaunchConfig{func::Dim3{1, 1, 1}, func::Dim3{32, 1, 1}, 0};
     k.registers_per_thread = 8;
     k.input = {0};
@@ -55,8 +58,8 @@ TEST_CASE("generated kernels leave the same memory on both warp widths and every
     for (std::uint64_t seed = 0; seed < seed_count; ++seed) {
         const fuzz::Verdict v = runner.check(fuzz::generate_kernel(seed));
         if (!v.agree) ++disagreements;
-        CHECK_MESSAGE(v.agree, "seed " << seed << ": " << v.report
-                                       << " (replay: differential_replay --seed " << seed << " --reduce)");
+        CHECK_MESSAGE(v.agree, "seed " << seed << ": " << v.report << " (replay: differential_replay --seed " << seed
+                                       << " --reduce)");
     }
     CHECK(disagreements == 0);
 }
@@ -67,11 +70,10 @@ TEST_CASE("every kernel the fuzzer found, as a case file or a libFuzzer input, n
     unsigned replayed = 0;
     for (const auto& entry : std::filesystem::directory_iterator(dir)) {
         const std::string text = read_file(entry.path());
-        const fuzz::GeneratedKernel k =
-            entry.path().extension() == ".ptx"
-                ? fuzz::from_case_file(text)
-                : fuzz::generate_kernel(std::span<const std::uint8_t>(
-                      reinterpret_cast<const std::uint8_t*>(text.data()), text.size()));
+        const fuzz::GeneratedKernel k = entry.path().extension() == ".ptx"
+                                            ? fuzz::from_case_file(text)
+                                            : fuzz::generate_kernel(std::span<const std::uint8_t>(
+                                                  reinterpret_cast<const std::uint8_t*>(text.data()), text.size()));
         const fuzz::Verdict v = runner.check(k);
         CHECK_MESSAGE(v.agree, entry.path().filename().string() << ": " << v.report);
         ++replayed;
@@ -81,12 +83,13 @@ TEST_CASE("every kernel the fuzzer found, as a case file or a libFuzzer input, n
 
 TEST_CASE("the generator is deterministic per seed and emits every construct it knows within the seed range") {
     const std::vector<std::string> constructs = {
-        "shfl.sync.idx", "shfl.sync.up", "shfl.sync.down", "shfl.sync.bfly", "vote.sync.ballot", "vote.sync.all",
-        "vote.sync.any", "vote.sync.uni", "match.any.sync", "match.all.sync", "activemask", "bar.sync",
-        "barrier.sync", "bar.red.popc", "bar.red.and", "bar.red.or", "atom.global", "red.global", "atom.shared",
-        "red.shared", "exit;", "ld.global.v2", "st.global.v2", "ld.global.nc", "cvta.shared", "cvta.global",
-        "ld.local", "st.local", "bra.uni", "$L_loop_", "$L_else_", "div.rn.f64", "fma.rn.f32", "mul.wide.s32",
-        "%lanemask_lt", "%warpid", "atom.global.inc", "atom.shared.dec"};
+        "shfl.sync.idx",   "shfl.sync.up",   "shfl.sync.down", "shfl.sync.bfly", "vote.sync.ballot", "vote.sync.all",
+        "vote.sync.any",   "vote.sync.uni",  "match.any.sync", "match.all.sync", "activemask",       "bar.sync",
+        "barrier.sync",    "bar.red.popc",   "bar.red.and",    "bar.red.or",     "atom.global",      "red.global",
+        "atom.shared",     "red.shared",     "exit;",          "ld.global.v2",   "st.global.v2",     "ld.global.nc",
+        "cvta.shared",     "cvta.global",    "ld.local",       "st.local",       "bra.uni",          "$L_loop_",
+        "$L_else_",        "div.rn.f64",     "fma.rn.f32",     "mul.wide.s32",   "%lanemask_lt",     "%warpid",
+        "atom.global.inc", "atom.shared.dec"};
     std::vector<bool> seen(constructs.size(), false);
     bool partial_warp = false, two_dimensional = false, multi_cta = false;
     for (std::uint64_t seed = 0; seed < seed_count; ++seed) {
@@ -172,9 +175,9 @@ TEST_CASE("a generic load or store is timed in the space its lanes reached; lane
                             "  cvta.global.u64 %rd3, %rd3;\n"
                             "  mov.u64 %rd4, s;\n  add.s64 %rd4, %rd4, %rd2;\n  cvta.shared.u64 %rd4, %rd4;\n"
                             "  ld.param.u32 %r5, [split];\n  setp.lt.u32 %p1, %r1, %r5;\n"
-                            "  st.u32 [%rd4], %r1;\n"             // generic store to shared
-                            "  ld.u32 %r2, [%rd4];\n"             // generic load from shared
-                            "  st.u32 [%rd3], %r2;\n"             // generic store to global
+                            "  st.u32 [%rd4], %r1;\n" // generic store to shared
+                            "  ld.u32 %r2, [%rd4];\n" // generic load from shared
+                            "  st.u32 [%rd3], %r2;\n" // generic store to global
                             "  selp.b64 %rd5, %rd3, %rd4, %p1;\n" // lanes below `split`: global, the rest: shared
                             "  ld.u32 %r3, [%rd5];\n  ret;\n}\n";
     const func::Module module = func::Module::from_string(ptx, "generic.ptx");

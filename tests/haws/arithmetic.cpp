@@ -24,9 +24,9 @@ TEST_CASE("Fig. 5.9: normal 53t, static schedules 48t and 47t, HAWS 45t") {
 
 TEST_CASE("Sec. 5.3.6: HAWS storage is 7.34 KB per SM for 40 warps and an 8-entry RCU") {
     constexpr auto cost = sched::haws_hardware_cost();
-    CHECK(cost.rcu_bits == 8960);        // 40 x 8 x 28
+    CHECK(cost.rcu_bits == 8960); // 40 x 8 x 28
     CHECK(cost.simt_copy_bits == 40960); // 40 x 8 x (64 + 32 + 32)
-    CHECK(cost.rename_bits == 10240);    // 40 x 2 tables x 8 x 16
+    CHECK(cost.rename_bits == 10240); // 40 x 2 tables x 8 x 16
     CHECK(cost.total_bits() == 60160);
     CHECK(cost.total_bytes() == 7520);
     CHECK(cost.total_kib_hundredths() == 734);

@@ -30,8 +30,7 @@ using KeplerNoHints = machines::Kepler::gpu<
     sched::HAWSScheduler<sched::RCU<8>, sched::LRR, sched::HawsTrigger::long_latency_flag, sched::NoHints>, 1>;
 
 // The machine preset (its configuration) is the one whose frontend the variant has.
-template <class GpuType>
-examples::RunRow run(std::string_view kernel, kernels::Size size) {
+template <class GpuType> examples::RunRow run(std::string_view kernel, kernels::Size size) {
     constexpr bool kepler = std::is_same_v<typename GpuType::SMType::Frontend, frontend::KeplerFrontend>;
     using Machine = std::conditional_t<kepler, machines::Kepler, machines::SouthernIslands>;
     return examples::run_on_gpu<Machine, GpuType>(kepler ? "kepler" : "southern_islands", GpuType::variant_name(),

@@ -65,14 +65,22 @@ TEST_CASE("Fig. 5.3 Exp. 1 (19-cycle memory): HAWS issues I4 and I6 in cycles 13
     CHECK(rr.out == expected_out());
     CHECK(haws.out == expected_out());
     // Round-robin: I3 is tried in cycles 9-12 (and each turn after) and issues once r1 is back.
-    check_timeline(rr, {{pc_i1, Kind::in_order, 1}, {pc_i2, Kind::in_order, 5}, {pc_i3, Kind::in_order, 21},
-                        {pc_i4, Kind::in_order, 25}, {pc_i5, Kind::in_order, 29}, {pc_i6, Kind::in_order, 33},
+    check_timeline(rr, {{pc_i1, Kind::in_order, 1},
+                        {pc_i2, Kind::in_order, 5},
+                        {pc_i3, Kind::in_order, 21},
+                        {pc_i4, Kind::in_order, 25},
+                        {pc_i5, Kind::in_order, 29},
+                        {pc_i6, Kind::in_order, 33},
                         {pc_i7, Kind::in_order, 37}});
     CHECK(issues_between(rr, 9, 20) == 0);
     // HAWS: the failed attempts of cycles 9-12 set the flag; "HAWS decides to issue instruction 4 in cycle 13",
     // then I6; "HAWS will go back to the original stall point, fetches instruction 3, and waits".
-    check_timeline(haws, {{pc_i1, Kind::in_order, 1}, {pc_i2, Kind::in_order, 5}, {pc_i4, Kind::hinted, 13},
-                          {pc_i6, Kind::hinted, 17}, {pc_i3, Kind::in_order, 21}, {pc_i5, Kind::in_order, 25},
+    check_timeline(haws, {{pc_i1, Kind::in_order, 1},
+                          {pc_i2, Kind::in_order, 5},
+                          {pc_i4, Kind::hinted, 13},
+                          {pc_i6, Kind::hinted, 17},
+                          {pc_i3, Kind::in_order, 21},
+                          {pc_i5, Kind::in_order, 25},
                           {pc_i7, Kind::in_order, 29}});
     CHECK(issues_between(haws, 9, 12) == 0);
     CHECK(issues_between(haws, 13, 32) == 20); // no cycle lost from I4 to I7
@@ -88,7 +96,7 @@ TEST_CASE("Fig. 5.3 Exp. 1 (19-cycle memory): HAWS issues I4 and I6 in cycles 13
     CHECK(haws.stats.returns_on_chain_end == 4);
     CHECK(haws.stats.returns_on_flag == 0);
     CHECK(haws.stats.flushed == 0);
-    CHECK(haws.stats.skipped == 8);              // I4 and I6 of every warp, on the way back (Fig. 5.8)
+    CHECK(haws.stats.skipped == 8); // I4 and I6 of every warp, on the way back (Fig. 5.8)
     CHECK(haws.stats.stalls_without_chain == 4); // I9: a stall point with no independent instruction after it
     // The measure: I1 to I7 takes 40 cycles under round-robin, 32 under HAWS: 40 / 32 - 1 = 25%.
     CHECK(figure_time(rr) == 40);
@@ -104,14 +112,22 @@ TEST_CASE("Fig. 5.3 Exp. 2 (14-cycle memory): the flag clears after I4, I6 is fl
     const auto haws = run_toy<TracedHAWS<>, 14>();
     CHECK(rr.out == expected_out());
     CHECK(haws.out == expected_out());
-    check_timeline(rr, {{pc_i1, Kind::in_order, 1}, {pc_i2, Kind::in_order, 5}, {pc_i3, Kind::in_order, 17},
-                        {pc_i4, Kind::in_order, 21}, {pc_i5, Kind::in_order, 25}, {pc_i6, Kind::in_order, 29},
+    check_timeline(rr, {{pc_i1, Kind::in_order, 1},
+                        {pc_i2, Kind::in_order, 5},
+                        {pc_i3, Kind::in_order, 17},
+                        {pc_i4, Kind::in_order, 21},
+                        {pc_i5, Kind::in_order, 25},
+                        {pc_i6, Kind::in_order, 29},
                         {pc_i7, Kind::in_order, 33}});
     // "HAWS begins selective out-of-order execution in cycle 13, issuing instruction 4. Starting in cycle 15, the
     // memory results are available ... flushing the fetch buffer and re-fetching instruction 3 ... That is why we
     // see instruction 3 issued in cycle 17 for HAWS, and instead of instruction 6." I6 then issues in order.
-    check_timeline(haws, {{pc_i1, Kind::in_order, 1}, {pc_i2, Kind::in_order, 5}, {pc_i4, Kind::hinted, 13},
-                          {pc_i3, Kind::in_order, 17}, {pc_i5, Kind::in_order, 21}, {pc_i6, Kind::in_order, 25},
+    check_timeline(haws, {{pc_i1, Kind::in_order, 1},
+                          {pc_i2, Kind::in_order, 5},
+                          {pc_i4, Kind::hinted, 13},
+                          {pc_i3, Kind::in_order, 17},
+                          {pc_i5, Kind::in_order, 21},
+                          {pc_i6, Kind::in_order, 25},
                           {pc_i7, Kind::in_order, 29}});
     for (unsigned w = 0; w < 4; ++w) {
         INFO("warp " << w);
@@ -194,7 +210,7 @@ TEST_CASE("Fig. 5.7: the RCU holds I4 (offset 1, r4) and I6 (offset 3, r5), not 
         CHECK(i4.renamed == r4); // rename bit 0: renamed == dst, so in-order fetch skips I4
         CHECK(i4.valid);
         CHECK_FALSE(i4.control);
-        CHECK(i4.ready);         // "Since I4 is already complete at this time" (before I6 issues)
+        CHECK(i4.ready); // "Since I4 is already complete at this time" (before I6 issues)
         CHECK(i6.offset == 3);
         CHECK(i6.dst == r5);
         CHECK(i6.renamed == r5);

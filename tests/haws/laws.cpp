@@ -98,8 +98,8 @@ TEST_CASE("a renamed hint-mode result is copied back on return, bypassing execut
     const auto plain = run_toy<TracedHAWS<>, 19>();
     const auto renamed = run_toy<TracedHAWS<RenamedI6Hints>, 19>();
     CHECK(renamed.stats.hint_issued == 8);
-    CHECK(renamed.stats.copies == 4);   // I6's result moves from the rename register to r5, once per warp
-    CHECK(renamed.stats.skipped == 4);  // I4's result is in place
+    CHECK(renamed.stats.copies == 4); // I6's result moves from the rename register to r5, once per warp
+    CHECK(renamed.stats.skipped == 4); // I4's result is in place
     CHECK(plain.stats.copies == 0);
     CHECK(renamed.count(sched::HawsIssueEvent::Kind::copy) == 4);
     for (unsigned w = 0; w < 4; ++w) {

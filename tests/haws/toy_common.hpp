@@ -27,20 +27,20 @@ using namespace gpuarch;
 struct ToyFrontend {
     static constexpr std::string_view name = "Fig5.3Toy";
     static constexpr unsigned warp_width = 32;
-    static constexpr unsigned schedulers = 1;             // "only one of them being issued each cycle"
+    static constexpr unsigned schedulers = 1; // "only one of them being issued each cycle"
     static constexpr unsigned dispatch_per_scheduler = 1;
     static constexpr timing::IssueRule issue_rule = timing::IssueRule::per_scheduler;
-    static constexpr unsigned max_warps = 4;              // "four warps running in parallel"
+    static constexpr unsigned max_warps = 4; // "four warps running in parallel"
     static constexpr unsigned max_ctas = 1;
     static constexpr unsigned max_threads = 128;
     static constexpr unsigned max_registers = 65536;
     static constexpr unsigned max_shared_bytes = 48 * 1024;
     static constexpr unsigned register_allocation_unit = 256;
     static constexpr unsigned ibuffer_entries = 2;
-    static constexpr unsigned fetch_per_warp = 1;          // "Each warp will fetch a new instruction every cycle":
+    static constexpr unsigned fetch_per_warp = 1; // "Each warp will fetch a new instruction every cycle":
     static constexpr unsigned fetch_warps_per_scheduler = 4; // every warp fetches one instruction per cycle
     static constexpr auto units = std::array{
-        timing::UnitSpec{timing::UnitKind::sp, 1, 32, 1, 1, false},     // "arithmetic instructions take one cycle"
+        timing::UnitSpec{timing::UnitKind::sp, 1, 32, 1, 1, false}, // "arithmetic instructions take one cycle"
         timing::UnitSpec{timing::UnitKind::branch, 1, 32, 1, 1, false},
         timing::UnitSpec{timing::UnitKind::ldst, 1, 32, 1, 1, false},
     };
@@ -108,8 +108,7 @@ struct Fig57Hints {
 struct StrictRR {
     static constexpr std::string_view name = "StrictRR";
     explicit StrictRR(const timing::SchedulerConfig&) {}
-    template <timing::SchedulerView View>
-    unsigned select(const View& view) const {
+    template <timing::SchedulerView View> unsigned select(const View& view) const {
         const unsigned n = view.pool_size();
         if (n == 0) return timing::no_warp;
         const auto turn = static_cast<unsigned>((view.now() + n - 1) % n); // cycle 1: warp 0
@@ -132,14 +131,17 @@ using ToySM = SM<ToyFrontend, Scheduler, regfile::IdealRF, exec::SimdExec,
 
 // The figure's machine: round-robin (StrictRR) as the baseline, and HAWS over it entering hint mode on the failed
 // issue attempt of the stall point (HawsEntry::failed_issue, Sec. 5.2). Both trace their issues.
-using TracedRR = sched::HAWSScheduler<sched::RCU<8>, StrictRR, sched::HawsTrigger::long_latency_flag, sched::NoHints, true>;
+using TracedRR =
+    sched::HAWSScheduler<sched::RCU<8>, StrictRR, sched::HawsTrigger::long_latency_flag, sched::NoHints, true>;
 template <class Hints = Fig57Hints, class Rcu = sched::RCU<8>,
           sched::HawsTrigger Trigger = sched::HawsTrigger::long_latency_flag>
 using TracedHAWS = sched::HAWSScheduler<Rcu, StrictRR, Trigger, Hints, true, sched::HawsEntry::failed_issue>;
 
 // The library's defaults on the same machine: loose round-robin (LRR), and HAWS entering at the fetch-stage check.
-using LooseRR = sched::HAWSScheduler<sched::RCU<8>, sched::LRR, sched::HawsTrigger::long_latency_flag, sched::NoHints, true>;
-using LooseHAWS = sched::HAWSScheduler<sched::RCU<8>, sched::LRR, sched::HawsTrigger::long_latency_flag, Fig57Hints, true>;
+using LooseRR =
+    sched::HAWSScheduler<sched::RCU<8>, sched::LRR, sched::HawsTrigger::long_latency_flag, sched::NoHints, true>;
+using LooseHAWS =
+    sched::HAWSScheduler<sched::RCU<8>, sched::LRR, sched::HawsTrigger::long_latency_flag, Fig57Hints, true>;
 
 // Fig. 5.7's chain, with I6's destination renamed to the first register past the kernel's own (a copy on return).
 struct RenamedI6Hints {
@@ -189,8 +191,7 @@ struct ToyRun {
 };
 
 // Runs the toy kernel on one toy SM; LoadToUse is the figure's memory latency (19 or 14).
-template <class Scheduler, std::uint32_t LoadToUse>
-ToyRun run_toy() {
+template <class Scheduler, std::uint32_t LoadToUse> ToyRun run_toy() {
     using GpuType = GPU<ToySM<Scheduler, LoadToUse>, 1>;
     func::Device device;
     const auto module = func::Module::from_string(toy_ptx, "haws_toy.ptx");
@@ -198,8 +199,8 @@ ToyRun run_toy() {
     TimingOptions options;
     options.registers_per_thread = 16;
     ToyRun run;
-    run.result = gpu.launch(device, module, "haws_toy", func::LaunchConfig{{1, 1, 1}, {128, 1, 1}, 0}, func::Args{},
-                            options);
+    run.result =
+        gpu.launch(device, module, "haws_toy", func::LaunchConfig{{1, 1, 1}, {128, 1, 1}, 0}, func::Args{}, options);
     run.out.resize(128);
     device.copy_from_symbol(run.out.data(), module, "out", run.out.size() * sizeof(std::uint32_t));
     const auto& sched = gpu.sm(0).scheduler(0);

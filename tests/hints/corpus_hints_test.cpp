@@ -46,7 +46,8 @@ void walk(const ir::Kernel& k, const ir::KernelHints& h, ir::Pc s, ir::Pc at, st
         bool barrier = past_barrier;
         const ir::Instruction& from = k.code[at];
         ir::Pc first = at + 1;
-        if (from.op == ir::Opcode::bra && offset == h.hint[at].f2.taken_offset && offset != h.hint[at].f2.not_taken_offset)
+        if (from.op == ir::Opcode::bra && offset == h.hint[at].f2.taken_offset &&
+            offset != h.hint[at].f2.not_taken_offset)
             first = from.operands[0].target;
         for (ir::Pc q = first; q < next; ++q) {
             const ir::Instruction& skipped = k.code[q];

@@ -17,17 +17,16 @@ using namespace hints_test;
 
 namespace {
 
-const std::string fig53 =
-    "ld.global.u32 %r1, [%rd1];\n"   // I1 (pc 0)
-    "add.s32 %r2, %r2, 1;\n"         // I2
-    "add.s32 %r3, %r1, %r2;\n"       // I3 stall point
-    "mov.u32 %r4, 7;\n"              // I4 independent
-    "add.s32 %r7, %r3, 1;\n"         // I5 depends on I3: skipped
-    "add.s32 %r5, %r4, %r4;\n"       // I6 independent (reads I4's r4)
-    "st.global.u32 [%rd2], %r7;\n"   // I7 depends on I5
-    "ld.global.u32 %r9, [%rd3];\n"   // I8 memory hazard with the skipped store I7
-    "add.s32 %r10, %r9, %r5;\n"      // I9 stall point
-    "ret;";
+const std::string fig53 = "ld.global.u32 %r1, [%rd1];\n" // I1 (pc 0)
+                          "add.s32 %r2, %r2, 1;\n" // I2
+                          "add.s32 %r3, %r1, %r2;\n" // I3 stall point
+                          "mov.u32 %r4, 7;\n" // I4 independent
+                          "add.s32 %r7, %r3, 1;\n" // I5 depends on I3: skipped
+                          "add.s32 %r5, %r4, %r4;\n" // I6 independent (reads I4's r4)
+                          "st.global.u32 [%rd2], %r7;\n" // I7 depends on I5
+                          "ld.global.u32 %r9, [%rd3];\n" // I8 memory hazard with the skipped store I7
+                          "add.s32 %r10, %r9, %r5;\n" // I9 stall point
+                          "ret;";
 
 } // namespace
 

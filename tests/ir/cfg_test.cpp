@@ -29,13 +29,13 @@ std::vector<ir::Pc> block_starts(const ir::Cfg& cfg) {
 } // namespace
 
 TEST_CASE("if/else: four blocks, both arms post-dominated by the join") {
-    const ir::Kernel k = kernel_of("setp.lt.s32 %p1, %r1, 0;\n"   // 0  B0
-                                   "@%p1 bra ELSE;\n"             // 1
-                                   "add.s32 %r2, %r1, 1;\n"       // 2  B1
-                                   "bra JOIN;\n"                  // 3
+    const ir::Kernel k = kernel_of("setp.lt.s32 %p1, %r1, 0;\n" // 0  B0
+                                   "@%p1 bra ELSE;\n" // 1
+                                   "add.s32 %r2, %r1, 1;\n" // 2  B1
+                                   "bra JOIN;\n" // 3
                                    "ELSE:\nsub.s32 %r2, %r1, 1;\n" // 4  B2
                                    "JOIN:\nst.global.u32 [%rd1], %r2;\n" // 5 B3
-                                   "ret;");                       // 6
+                                   "ret;"); // 6
     const ir::Cfg cfg = ir::build_cfg(k);
     CHECK(block_starts(cfg) == std::vector<ir::Pc>{0, 2, 4, 5, 7});
     CHECK(cfg.exit_block() == 4);
@@ -54,11 +54,11 @@ TEST_CASE("if/else: four blocks, both arms post-dominated by the join") {
 }
 
 TEST_CASE("nested ifs reconverge at their own joins") {
-    const ir::Kernel k = kernel_of("@%p1 bra OUT;\n"              // 0 B0
-                                   "@%p2 bra INNER;\n"            // 1 B1
-                                   "add.s32 %r1, %r1, 1;\n"       // 2 B2
+    const ir::Kernel k = kernel_of("@%p1 bra OUT;\n" // 0 B0
+                                   "@%p2 bra INNER;\n" // 1 B1
+                                   "add.s32 %r1, %r1, 1;\n" // 2 B2
                                    "INNER:\nadd.s32 %r2, %r2, 1;\n" // 3 B3
-                                   "OUT:\nret;");                 // 4 B4
+                                   "OUT:\nret;"); // 4 B4
     const ir::Cfg cfg = ir::build_cfg(k);
     CHECK(block_starts(cfg) == std::vector<ir::Pc>{0, 1, 2, 3, 4, 5});
     const auto ipdom = ir::immediate_post_dominators(cfg);
@@ -69,19 +69,19 @@ TEST_CASE("nested ifs reconverge at their own joins") {
 }
 
 TEST_CASE("a loop with break and continue: exits reconverge after the loop, continue at the latch") {
-    const ir::Kernel k = kernel_of("mov.u32 %r1, 0;\n"                 // 0  B0
+    const ir::Kernel k = kernel_of("mov.u32 %r1, 0;\n" // 0  B0
                                    "LOOP:\nsetp.ge.s32 %p1, %r1, %r2;\n" // 1  B1
-                                   "@%p1 bra EXIT;\n"                  // 2
-                                   "setp.eq.s32 %p2, %r1, 5;\n"        // 3  B2
-                                   "@%p2 bra BREAK;\n"                 // 4
-                                   "setp.eq.s32 %p3, %r1, 3;\n"        // 5  B3
-                                   "@%p3 bra CONT;\n"                  // 6
-                                   "add.s32 %r3, %r3, %r1;\n"          // 7  B4
-                                   "CONT:\nadd.s32 %r1, %r1, 1;\n"     // 8  B5
-                                   "bra LOOP;\n"                       // 9
-                                   "BREAK:\nadd.s32 %r3, %r3, 100;\n"  // 10 B6
+                                   "@%p1 bra EXIT;\n" // 2
+                                   "setp.eq.s32 %p2, %r1, 5;\n" // 3  B2
+                                   "@%p2 bra BREAK;\n" // 4
+                                   "setp.eq.s32 %p3, %r1, 3;\n" // 5  B3
+                                   "@%p3 bra CONT;\n" // 6
+                                   "add.s32 %r3, %r3, %r1;\n" // 7  B4
+                                   "CONT:\nadd.s32 %r1, %r1, 1;\n" // 8  B5
+                                   "bra LOOP;\n" // 9
+                                   "BREAK:\nadd.s32 %r3, %r3, 100;\n" // 10 B6
                                    "EXIT:\nst.global.u32 [%rd1], %r3;\n" // 11 B7
-                                   "ret;");                            // 12
+                                   "ret;"); // 12
     const ir::Cfg cfg = ir::build_cfg(k);
     CHECK(block_starts(cfg) == std::vector<ir::Pc>{0, 1, 3, 5, 7, 8, 10, 11, 13});
     CHECK(cfg.blocks[5].successors == std::vector<BlockId>{1});
@@ -90,8 +90,8 @@ TEST_CASE("a loop with break and continue: exits reconverge after the loop, cont
     CHECK(ipdom == std::vector<BlockId>{1, 7, 7, 5, 5, 1, 7, 8, 8});
     CHECK(k.code[2].reconvergence_pc == 11); // loop exit test
     CHECK(k.code[4].reconvergence_pc == 11); // break
-    CHECK(k.code[6].reconvergence_pc == 8);  // continue
-    CHECK(k.code[9].reconvergence_pc == 1);  // back edge: its block's post-dominator is the header
+    CHECK(k.code[6].reconvergence_pc == 8); // continue
+    CHECK(k.code[9].reconvergence_pc == 1); // back edge: its block's post-dominator is the header
 }
 
 TEST_CASE("an early return: the paths meet only at the exit, and the branch reconverges at the final ret") {
@@ -114,14 +114,14 @@ TEST_CASE("an early return: the paths meet only at the exit, and the branch reco
 TEST_CASE("threads that may exit inside an if do not stop the others from reconverging after it") {
     // Found by the differential fuzzer (docs/differential_fuzzing.md): with the exit's edge to the virtual exit,
     // the branch at 0 reconverged nowhere, and a warp reached a later bar.sync with half of its lanes.
-    const ir::Kernel k = kernel_of("@%p1 bra ELSE;\n"              // 0
-                                   "bra JOIN;\n"                   // 1
-                                   "ELSE:\n@%p2 exit;\n"           // 2: guarded: exits or falls through
-                                   "JOIN:\nbar.sync 0;\n"          // 3
-                                   "@%p3 bra DONE;\n"              // 4
-                                   "exit;\n"                       // 5: an unguarded early exit
+    const ir::Kernel k = kernel_of("@%p1 bra ELSE;\n" // 0
+                                   "bra JOIN;\n" // 1
+                                   "ELSE:\n@%p2 exit;\n" // 2: guarded: exits or falls through
+                                   "JOIN:\nbar.sync 0;\n" // 3
+                                   "@%p3 bra DONE;\n" // 4
+                                   "exit;\n" // 5: an unguarded early exit
                                    "DONE:\nst.global.u32 [%rd1], %r1;\n" // 6
-                                   "ret;");                        // 7
+                                   "ret;"); // 7
     const ir::Cfg cfg = ir::build_cfg(k);
     CHECK(ir::immediate_post_dominators(cfg)[0] == cfg.exit_block()); // the plain post-dominator
     CHECK(k.code[0].reconvergence_pc == 3);

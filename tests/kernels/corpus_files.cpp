@@ -63,7 +63,8 @@ std::map<std::string, Resources> parse_resources(const std::string& text, const 
     while (std::getline(lines, line)) {
         ++number;
         std::smatch m;
-        REQUIRE_MESSAGE(std::regex_match(line, m, line_re), file << ':' << number << ": malformed line '" << line << "'");
+        REQUIRE_MESSAGE(std::regex_match(line, m, line_re),
+                        file << ':' << number << ": malformed line '" << line << "'");
         const auto value = [&](int i) { return static_cast<unsigned>(std::stoul(m[i].str())); };
         const bool inserted = out.emplace(m[1].str(), Resources{value(2), value(3), value(4), value(5)}).second;
         CHECK_MESSAGE(inserted, file << ": entry " << m[1].str() << " listed twice");
@@ -106,7 +107,7 @@ TEST_CASE("every resources file parses and names exactly the .entry functions of
             CHECK(r.registers > 0);
             CHECK(r.registers <= 255);
             CHECK(r.shared <= 64 * 1024);
-            CHECK(r.constant > 0);  // the kernel parameters live in constant bank 0
+            CHECK(r.constant > 0); // the kernel parameters live in constant bank 0
         }
         CHECK(listed == entries);
     }
@@ -178,8 +179,8 @@ TEST_CASE("the corpus PTX exercises the constructs the simulator must model") {
     CHECK(devfunc.find("ld.local") != std::string::npos);
     CHECK(devfunc.find("st.local") != std::string::npos);
     for (std::string_view construct : {"bar.sync", "shfl.sync.down.b32", "atom.shared.add", "atom.global.add",
-                                        "atom.global.cas", "ld.shared", "st.shared", ".extern .shared", "fma.rn.f32",
-                                        "add.f64", "ld.global.nc", "ld.global.u8", "rem.s32", "selp", "max.s32"}) {
+                                       "atom.global.cas", "ld.shared", "st.shared", ".extern .shared", "fma.rn.f32",
+                                       "add.f64", "ld.global.nc", "ld.global.u8", "rem.s32", "selp", "max.s32"}) {
         CAPTURE(construct);
         CHECK(all.find(construct) != std::string::npos);
     }

@@ -100,10 +100,10 @@ void check_case(std::string_view name) {
 
 } // namespace
 
-#define GPUARCH_CORPUS_TEST(name)                                                                                     \
-    [[maybe_unused]] static const bool registered_##name = tested_cases().insert(#name).second;                       \
-    TEST_CASE("corpus kernel " #name " matches its CPU reference at both sizes and warp widths 32 and 64") {          \
-        check_case(#name);                                                                                            \
+#define GPUARCH_CORPUS_TEST(name)                                                                                      \
+    [[maybe_unused]] static const bool registered_##name = tested_cases().insert(#name).second;                        \
+    TEST_CASE("corpus kernel " #name " matches its CPU reference at both sizes and warp widths 32 and 64") {           \
+        check_case(#name);                                                                                             \
     }
 
 GPUARCH_CORPUS_TEST(vector_add)
@@ -161,7 +161,8 @@ TEST_CASE("every driver rejects a launcher that never runs the kernel") {
     for (const kernels::CaseInfo& info : kernels::corpus_cases()) {
         CAPTURE(info.name);
         func::Device device;
-        const kernels::CaseResult result = kernels::run_case(info.name, device, corpus_module(info), skip_launch, Size::small);
+        const kernels::CaseResult result =
+            kernels::run_case(info.name, device, corpus_module(info), skip_launch, Size::small);
         CHECK_FALSE(result.passed);
         CHECK_FALSE(result.message.empty());
     }

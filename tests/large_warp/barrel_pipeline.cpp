@@ -23,8 +23,8 @@ using large_warp_test::run;
 
 using Baseline = barrel::NarasimanBaseline;
 using Lwm256 = barrel::NarasimanLwm256;
-using Lwm256NoJump = barrel::Narasiman2010::gpu<256, sched::LRR, regfile::PerLaneBankedRF<>,
-                                                frontend::SingleSubWarpJumps<false>>;
+using Lwm256NoJump =
+    barrel::Narasiman2010::gpu<256, sched::LRR, regfile::PerLaneBankedRF<>, frontend::SingleSubWarpJumps<false>>;
 
 // mov; bra L; L: add; ret -- one unconditional jump among four instructions.
 std::string jump_kernel() {
@@ -40,10 +40,11 @@ std::string complementary_halves(int n) {
     std::string path_a, path_b;
     for (int i = 0; i < n; ++i) path_a += "  add.s32 %r5, %r5, 1;\n";
     for (int i = 0; i < n; ++i) path_b += "  add.s32 %r5, %r5, 2;\n";
-    return ptx_header() + ".visible .entry halves()\n{\n  .reg .b32 %r<8>;\n  .reg .pred %p<4>;\n"
-                          "  mov.u32 %r1, %tid.x;\n  shr.u32 %r2, %r1, 5;\n  and.b32 %r2, %r2, 1;\n"
-                          "  and.b32 %r3, %r1, 31;\n  setp.lt.u32 %p1, %r3, 16;\n  selp.u32 %r4, 1, 0, %p1;\n"
-                          "  setp.eq.u32 %p2, %r2, %r4;\n  @%p2 bra A;\n" +
+    return ptx_header() +
+           ".visible .entry halves()\n{\n  .reg .b32 %r<8>;\n  .reg .pred %p<4>;\n"
+           "  mov.u32 %r1, %tid.x;\n  shr.u32 %r2, %r1, 5;\n  and.b32 %r2, %r2, 1;\n"
+           "  and.b32 %r3, %r1, 31;\n  setp.lt.u32 %p1, %r3, 16;\n  selp.u32 %r4, 1, 0, %p1;\n"
+           "  setp.eq.u32 %p2, %r2, %r4;\n  @%p2 bra A;\n" +
            path_b + "  bra.uni J;\nA:\n" + path_a + "J:\n  add.s32 %r6, %r5, 3;\n  ret;\n}\n";
 }
 } // namespace
@@ -145,7 +146,8 @@ TEST_CASE("with four large warps the packed paths finish sooner than 32 half-emp
 }
 
 TEST_CASE("with one address decoder for all lanes, a sub-warp drawn from two rows reads its registers in 2 cycles") {
-    using SingleDecoder = barrel::Narasiman2010::gpu<256, sched::LRR, regfile::PerLaneBankedRF<regfile::AddressDecoders::shared>>;
+    using SingleDecoder =
+        barrel::Narasiman2010::gpu<256, sched::LRR, regfile::PerLaneBankedRF<regfile::AddressDecoders::shared>>;
     const int n = 3;
     const auto banked = run<Lwm256>(complementary_halves(n), "halves", 256);
     const auto shared = run<SingleDecoder>(complementary_halves(n), "halves", 256);

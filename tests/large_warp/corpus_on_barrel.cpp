@@ -22,13 +22,14 @@ struct Outcome {
     core::StatsTable stats;
 };
 
-template <class Gpu>
-Outcome run_case(const kernels::CaseInfo& info) {
+template <class Gpu> Outcome run_case(const kernels::CaseInfo& info) {
     func::Device device;
-    const auto module = func::Module::from_file(std::string(GPUARCH_KERNELS_DIR) + "/ptx/" + std::string(info.ptx_file));
+    const auto module =
+        func::Module::from_file(std::string(GPUARCH_KERNELS_DIR) + "/ptx/" + std::string(info.ptx_file));
     auto gpu = std::make_unique<Gpu>(barrel::Narasiman2010::config<Gpu>());
     Outcome out;
-    auto launcher = [&](const func::Module& m, std::string_view entry, const func::LaunchConfig& launch, const func::Args& args) {
+    auto launcher = [&](const func::Module& m, std::string_view entry, const func::LaunchConfig& launch,
+                        const func::Args& args) {
         const LaunchResult r = gpu->launch(device, m, entry, launch, args);
         out.thread_instructions += r.thread_instructions;
         out.stats.merge(r.stats);
@@ -40,9 +41,10 @@ Outcome run_case(const kernels::CaseInfo& info) {
 using Baseline = barrel::NarasimanBaseline;
 using Lwm256TwoLevel2 = barrel::NarasimanLwm256TwoLevel2;
 // Packed global accesses (no row-wise cutting) and packed jumps: the sub-warps' accesses mix rows.
-using Lwm128Packed = barrel::Narasiman2010::gpu<128, sched::LRR, regfile::PerLaneBankedRF<>,
-                                                frontend::RowWiseGlobalMemory<false>, frontend::SingleSubWarpJumps<false>,
-                                                frontend::RowPick<frontend::RowPriority::highest_first>>;
+using Lwm128Packed =
+    barrel::Narasiman2010::gpu<128, sched::LRR, regfile::PerLaneBankedRF<>, frontend::RowWiseGlobalMemory<false>,
+                               frontend::SingleSubWarpJumps<false>,
+                               frontend::RowPick<frontend::RowPriority::highest_first>>;
 } // namespace
 
 TEST_CASE("every corpus kernel passes on the barrel core with 32-thread warps and with large warps") {
@@ -69,7 +71,9 @@ namespace {
 // Each thread stores two words to a .local array of `bytes` bytes and loads one back.
 std::string local_array(unsigned bytes) {
     return ".version 8.0\n.target sm_75\n.address_size 64\n.visible .entry priv()\n{\n"
-           "  .local .align 4 .b8 frame[" + std::to_string(bytes) + "];\n  .reg .b32 %r<4>;\n"
+           "  .local .align 4 .b8 frame[" +
+           std::to_string(bytes) +
+           "];\n  .reg .b32 %r<4>;\n"
            "  mov.u32 %r1, %tid.x;\n  st.local.u32 [frame], %r1;\n  st.local.u32 [frame+4], %r1;\n"
            "  ld.local.u32 %r2, [frame+4];\n  ret;\n}\n";
 }

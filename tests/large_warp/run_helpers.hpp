@@ -13,8 +13,10 @@ inline std::string ptx_header() { return ".version 8.0\n.target sm_75\n.address_
 // mov, then N independent adds, then ret: N + 2 instructions, no memory, no branch.
 inline std::string independent_adds(int n) {
     std::string body;
-    for (int i = 0; i < n; ++i) body += "  add.s32 %r" + std::to_string(i % 4 + 1) + ", %r0, " + std::to_string(i) + ";\n";
-    return ptx_header() + ".visible .entry adds()\n{\n  .reg .b32 %r<8>;\n  mov.u32 %r0, %tid.x;\n" + body + "  ret;\n}\n";
+    for (int i = 0; i < n; ++i)
+        body += "  add.s32 %r" + std::to_string(i % 4 + 1) + ", %r0, " + std::to_string(i) + ";\n";
+    return ptx_header() + ".visible .entry adds()\n{\n  .reg .b32 %r<8>;\n  mov.u32 %r0, %tid.x;\n" + body +
+           "  ret;\n}\n";
 }
 
 template <class Gpu>

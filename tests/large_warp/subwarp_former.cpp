@@ -26,8 +26,7 @@ core::LargeWarpMask<Rows, Columns> mask_of(const std::array<std::uint8_t, Rows>&
     return m;
 }
 
-template <class Former>
-std::vector<typename Former::Result> drain(Former& f) {
+template <class Former> std::vector<typename Former::Result> drain(Former& f) {
     std::vector<typename Former::Result> out;
     while (f.busy()) out.push_back(f.next());
     return out;
@@ -52,7 +51,8 @@ TEST_CASE("Fig. 7: a 32-thread large warp on 4 lanes breaks into 4 full sub-warp
     REQUIRE(subwarps.size() == 4);
     CHECK(stall_after == std::vector<bool>{true, true, true, false});
     // Lowest row first per column (the documented default): the row IDs each cycle creates.
-    const std::array<std::array<std::uint16_t, 4>, 4> expected_rows{{{0, 0, 1, 1}, {2, 3, 2, 3}, {4, 5, 5, 4}, {6, 6, 7, 7}}};
+    const std::array<std::array<std::uint16_t, 4>, 4> expected_rows{
+        {{0, 0, 1, 1}, {2, 3, 2, 3}, {4, 5, 5, 4}, {6, 6, 7, 7}}};
     for (std::size_t k = 0; k < 4; ++k) {
         CHECK(subwarps[k].lanes == core::LaneMask<4>::all());
         CHECK(subwarps[k].row == expected_rows[k]);

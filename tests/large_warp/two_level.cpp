@@ -21,8 +21,7 @@ using namespace gpuarch;
 using large_warp_test::independent_adds;
 using large_warp_test::run;
 
-template <unsigned LargeWarp, class Scheduler>
-using Machine = barrel::Narasiman2010::gpu<LargeWarp, Scheduler>;
+template <unsigned LargeWarp, class Scheduler> using Machine = barrel::Narasiman2010::gpu<LargeWarp, Scheduler>;
 
 struct CorpusRun {
     bool passed = false;
@@ -31,14 +30,15 @@ struct CorpusRun {
     core::StatsTable stats;
 };
 
-template <class Gpu>
-CorpusRun run_corpus(std::string_view name) {
+template <class Gpu> CorpusRun run_corpus(std::string_view name) {
     const kernels::CaseInfo& info = kernels::find_case(name);
     func::Device device;
-    const auto module = func::Module::from_file(std::string(GPUARCH_KERNELS_DIR) + "/ptx/" + std::string(info.ptx_file));
+    const auto module =
+        func::Module::from_file(std::string(GPUARCH_KERNELS_DIR) + "/ptx/" + std::string(info.ptx_file));
     auto gpu = std::make_unique<Gpu>(barrel::Narasiman2010::config<Gpu>());
     CorpusRun out;
-    auto launcher = [&](const func::Module& m, std::string_view entry, const func::LaunchConfig& launch, const func::Args& args) {
+    auto launcher = [&](const func::Module& m, std::string_view entry, const func::LaunchConfig& launch,
+                        const func::Args& args) {
         const LaunchResult r = gpu->launch(device, m, entry, launch, args);
         out.cycles += r.cycles;
         out.stats.merge(r.stats);
@@ -73,7 +73,8 @@ std::string line_per_warp(int adds) {
            ".visible .entry lines(.param .u64 p)\n{\n  .reg .b32 %r<8>;\n  .reg .b64 %rd<4>;\n"
            "  ld.param.u64 %rd1, [p];\n  mov.u32 %r1, %tid.x;\n  shr.u32 %r2, %r1, 5;\n  mov.u32 %r5, %ctaid.x;\n"
            "  shl.b32 %r5, %r5, 3;\n  add.s32 %r2, %r2, %r5;\n  mul.wide.u32 %rd2, %r2, 128;\n"
-           "  add.s64 %rd3, %rd1, %rd2;\n  ld.global.u32 %r4, [%rd3];\n" + body + "  ret;\n}\n";
+           "  add.s64 %rd3, %rd1, %rd2;\n  ld.global.u32 %r4, [%rd3];\n" +
+           body + "  ret;\n}\n";
 }
 } // namespace
 

@@ -22,8 +22,7 @@ using namespace gpuarch;
 
 // The unit instances of `kind` that each scheduler may use, as the slot's contract describes them (ExecConfig):
 // private units per scheduler, shared units split evenly (a lanes / schedulers slice each) or pooled.
-template <class F>
-std::vector<timing::UnitSpec> instances(timing::UnitKind kind) {
+template <class F> std::vector<timing::UnitSpec> instances(timing::UnitKind kind) {
     std::vector<timing::UnitSpec> out;
     for (const auto& spec : F::units) {
         if (spec.kind != kind) continue;
@@ -35,13 +34,12 @@ std::vector<timing::UnitSpec> instances(timing::UnitKind kind) {
     return out;
 }
 
-template <class E, class F>
-E make_exec(bool with_table) {
+template <class E, class F> E make_exec(bool with_table) {
     const timing::OpcodeTimingTable* table = nullptr;
     if constexpr (requires { F::opcode_timing; })
         if (with_table) table = &F::opcode_timing;
-    return E(timing::ExecConfig{std::span<const timing::UnitSpec>(F::units), F::schedulers,
-                                F::shared_unit_partitioning, F::warp_width, table});
+    return E(timing::ExecConfig{std::span<const timing::UnitSpec>(F::units), F::schedulers, F::shared_unit_partitioning,
+                                F::warp_width, table});
 }
 
 timing::ExecOp full_warp_op(std::uint64_t token, timing::UnitKind kind, unsigned width,
@@ -58,8 +56,7 @@ timing::ExecOp full_warp_op(std::uint64_t token, timing::UnitKind kind, unsigned
 }
 
 // The cycle at which `token` is first reported complete, polling every cycle from `from` (none: ~0).
-template <class E>
-core::Cycle completion_cycle(E& exec, std::uint64_t token, core::Cycle from, core::Cycle limit) {
+template <class E> core::Cycle completion_cycle(E& exec, std::uint64_t token, core::Cycle from, core::Cycle limit) {
     for (core::Cycle c = from; c <= limit; ++c) {
         bool seen = false;
         exec.drain_completed(c, [&](std::uint64_t t) { seen = seen || t == token; });
@@ -68,8 +65,7 @@ core::Cycle completion_cycle(E& exec, std::uint64_t token, core::Cycle from, cor
     return ~core::Cycle{0};
 }
 
-template <class E, class F>
-void check_unit_laws() {
+template <class E, class F> void check_unit_laws() {
     CAPTURE(E::name);
     CAPTURE(F::name);
     for (std::size_t k = 0; k < timing::unit_kind_count; ++k) {
@@ -94,11 +90,13 @@ void check_unit_laws() {
             E exec = make_exec<E, F>(false);
             const core::Cycle t0 = 50;
             unsigned dispatched = 0;
-            while (exec.can_dispatch(kind, s, t0)) exec.dispatch(full_warp_op(++dispatched, kind, F::warp_width), s, t0);
+            while (exec.can_dispatch(kind, s, t0))
+                exec.dispatch(full_warp_op(++dispatched, kind, F::warp_width), s, t0);
             CHECK(dispatched >= 1);
             unsigned min_occupancy = ~0U;
             for (const auto& u : units)
-                min_occupancy = std::min(min_occupancy, (F::warp_width + u.lanes - 1) / u.lanes * u.initiation_interval);
+                min_occupancy =
+                    std::min(min_occupancy, (F::warp_width + u.lanes - 1) / u.lanes * u.initiation_interval);
             for (core::Cycle c = t0; c < t0 + min_occupancy; ++c) CHECK_FALSE(exec.can_dispatch(kind, s, c));
             CHECK(exec.can_dispatch(kind, s, t0 + min_occupancy));
         }

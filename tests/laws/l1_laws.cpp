@@ -30,14 +30,17 @@ std::vector<std::unique_ptr<Access>> random_stream(std::uint64_t seed, std::size
     std::vector<std::unique_ptr<Access>> out;
     for (std::size_t i = 0; i < count; ++i) {
         const std::uint64_t pick = rng.next() % 10;
-        const auto kind = pick < 7 ? mem::WarpAccess::load : pick < 9 ? mem::WarpAccess::store : mem::WarpAccess::atomic;
+        const auto kind = pick < 7   ? mem::WarpAccess::load
+                          : pick < 9 ? mem::WarpAccess::store
+                                     : mem::WarpAccess::atomic;
         const std::uint64_t line = 0x10000 + (rng.next() % 24) * 128;
         std::vector<std::uint64_t> addresses;
         switch (rng.next() % 3) {
         case 0: addresses.assign(32, line + 4 * (rng.next() % 32)); break;
         case 1: addresses = memtest::strided(line, 4); break;
         default:
-            for (unsigned l = 0; l < 32; ++l) addresses.push_back(0x10000 + (rng.next() % 24) * 128 + 4 * (rng.next() % 32));
+            for (unsigned l = 0; l < 32; ++l)
+                addresses.push_back(0x10000 + (rng.next() % 24) * 128 + 4 * (rng.next() % 32));
             break;
         }
         out.push_back(std::make_unique<Access>(i + 1, std::move(addresses), ir::StateSpace::global, kind));
@@ -52,8 +55,7 @@ bool single_line(const Access& a, std::uint64_t line_bytes) {
     return true;
 }
 
-template <class L1T>
-void check_l1_laws(const typename L1T::Config& config) {
+template <class L1T> void check_l1_laws(const typename L1T::Config& config) {
     static_assert(timing::check_l1<L1T>());
     CAPTURE(L1T::name);
     std::uint64_t line_bytes = 128; // IdealMemory has no lines: any grouping will do

@@ -82,8 +82,7 @@ PreviewView random_preview_view(SplitMix& rng, unsigned pool, core::Cycle now) {
 }
 
 // Runs `steps` selections of scheduler S on random views of `pool` slots and calls check(view, pick) for each.
-template <class S, class Check>
-void run_scheduler(unsigned pool, std::uint64_t seed, int steps, Check&& check) {
+template <class S, class Check> void run_scheduler(unsigned pool, std::uint64_t seed, int steps, Check&& check) {
     SplitMix rng{seed};
     S s(timing::SchedulerConfig{pool, 0});
     for (unsigned slot = 0; slot < pool; ++slot) s.on_warp_start(slot);
@@ -99,12 +98,13 @@ void run_scheduler(unsigned pool, std::uint64_t seed, int steps, Check&& check) 
 
 // Every model of the slot. The throttlers (SWL, CCWS, OAWS, MASCAR) and TwoLevelActive (GPGPU-Sim's pending pool)
 // withhold ready warps by design; what they may withhold is checked by the throttler laws (throttling_laws.cpp).
-#define GPUARCH_ALL_SCHEDULERS                                                                                       \
-    sched::LRR, sched::GTO, sched::TwoLevel<1>, sched::TwoLevel<2>, sched::TwoLevel<8>, sched::TwoLevel<64>,         \
-        sched::TwoLevelActive<6>, sched::LocalityTwoLevel<>, sched::SWL<2>, sched::OAWSStatic<50>,                   \
-        sched::OAWSStatic<0>, sched::OAWSDynamic<>, sched::CCWS<>, sched::MASCAR<>, sched::HAWSScheduler<sched::RCU<8>>
-#define GPUARCH_WORK_CONSERVING_SCHEDULERS                                                                           \
-    sched::LRR, sched::GTO, sched::TwoLevel<1>, sched::TwoLevel<2>, sched::TwoLevel<8>, sched::TwoLevel<64>,         \
+#define GPUARCH_ALL_SCHEDULERS                                                                                         \
+    sched::LRR, sched::GTO, sched::TwoLevel<1>, sched::TwoLevel<2>, sched::TwoLevel<8>, sched::TwoLevel<64>,           \
+        sched::TwoLevelActive<6>, sched::LocalityTwoLevel<>, sched::SWL<2>, sched::OAWSStatic<50>,                     \
+        sched::OAWSStatic<0>, sched::OAWSDynamic<>, sched::CCWS<>, sched::MASCAR<>,                                    \
+        sched::HAWSScheduler<sched::RCU<8>>
+#define GPUARCH_WORK_CONSERVING_SCHEDULERS                                                                             \
+    sched::LRR, sched::GTO, sched::TwoLevel<1>, sched::TwoLevel<2>, sched::TwoLevel<8>, sched::TwoLevel<64>,           \
         sched::LocalityTwoLevel<>, sched::HAWSScheduler<sched::RCU<8>>
 
 TEST_CASE_TEMPLATE("a scheduler only ever selects a ready warp of its pool", S, GPUARCH_ALL_SCHEDULERS) {

@@ -35,9 +35,10 @@ ir::Instruction instruction(ir::OpClass c) {
     i.op_class = c;
     return i;
 }
-const std::array<ir::Instruction, 6> kinds{instruction(ir::OpClass::load_global), instruction(ir::OpClass::load_global),
-                                           instruction(ir::OpClass::store_global), instruction(ir::OpClass::fp32),
-                                           instruction(ir::OpClass::load_shared), instruction(ir::OpClass::int_alu)};
+const std::array<ir::Instruction, 6> kinds{
+    instruction(ir::OpClass::load_global),  instruction(ir::OpClass::load_global),
+    instruction(ir::OpClass::store_global), instruction(ir::OpClass::fp32),
+    instruction(ir::OpClass::load_shared),  instruction(ir::OpClass::int_alu)};
 
 // A view with an instruction preview and an L1, as the SM's PoolView.
 struct MemoryView {
@@ -73,18 +74,15 @@ struct World {
 
     World(std::uint64_t seed, unsigned p) : rng{seed}, pool(p), live(p, false), ages(p, 0) {}
 
-    template <class S>
-    void start_all(S& s) {
+    template <class S> void start_all(S& s) {
         for (unsigned i = 0; i < pool; ++i) start(s, i);
     }
-    template <class S>
-    void start(S& s, unsigned i) {
+    template <class S> void start(S& s, unsigned i) {
         live[i] = true;
         ages[i] = next_age += 1 + rng.below(3);
         s.on_warp_start(i);
     }
-    template <class S>
-    void churn(S& s) {
+    template <class S> void churn(S& s) {
         const unsigned i = rng.below(pool);
         if (live[i] && rng.below(8) == 0) {
             live[i] = false;
@@ -111,8 +109,7 @@ struct World {
         return v;
     }
     // Feeds the memory-system notifications a scheduler may react to.
-    template <class S>
-    void feedback(S& s) {
+    template <class S> void feedback(S& s) {
         const unsigned slot = rng.below(pool);
         if (!live[slot]) return;
         timing::MemoryFeedback fb;
@@ -135,8 +132,7 @@ struct World {
 };
 
 // GTO's choice among the ready warps that `allowed` admits, given the warp that issued last.
-template <class Allowed>
-unsigned gto_reference(const MemoryView& v, unsigned greedy, Allowed allowed) {
+template <class Allowed> unsigned gto_reference(const MemoryView& v, unsigned greedy, Allowed allowed) {
     if (greedy != timing::no_warp && v.ready(greedy) && allowed(greedy)) return greedy;
     unsigned best = timing::no_warp;
     for (unsigned i = 0; i < v.pool_size(); ++i)
@@ -144,8 +140,7 @@ unsigned gto_reference(const MemoryView& v, unsigned greedy, Allowed allowed) {
     return best;
 }
 
-template <class S>
-void check_throttler_laws(bool gto_based) {
+template <class S> void check_throttler_laws(bool gto_based) {
     static_assert(timing::check_scheduler<S>());
     for (unsigned pool : {1U, 6U, 24U}) {
         World world(pool * 7 + 1, pool);
@@ -166,7 +161,7 @@ void check_throttler_laws(bool gto_based) {
                 REQUIRE_FALSE(any_free_ready); // idles only when every ready warp is withheld
             } else {
                 REQUIRE(pick < pool);
-                REQUIRE(v.ready(pick));          // never a warp that is not ready
+                REQUIRE(v.ready(pick)); // never a warp that is not ready
                 REQUIRE_FALSE(s.withholds(v, pick)); // never a warp its policy excludes
             }
             if (gto_based) {
@@ -183,8 +178,7 @@ void check_throttler_laws(bool gto_based) {
     }
 }
 
-template <class S>
-void check_determinism() {
+template <class S> void check_determinism() {
     World wa(11, 24), wb(11, 24);
     S a(timing::SchedulerConfig{24, 0}), b(timing::SchedulerConfig{24, 0});
     wa.start_all(a);
@@ -226,8 +220,9 @@ TEST_CASE("MASCAR never issues a warp that is not ready and idles only when ever
 }
 
 // TwoLevelActive withholds its pending warps (GPGPU-Sim's two_level_active is not work-conserving).
-TEST_CASE_TEMPLATE("TwoLevelActive never issues a warp that is not ready and idles only when every ready warp is pending",
-                   S, sched::TwoLevelActive<2>, sched::TwoLevelActive<4>) {
+TEST_CASE_TEMPLATE(
+    "TwoLevelActive never issues a warp that is not ready and idles only when every ready warp is pending", S,
+    sched::TwoLevelActive<2>, sched::TwoLevelActive<4>) {
     check_throttler_laws<S>(false);
 }
 
@@ -239,8 +234,7 @@ TEST_CASE_TEMPLATE("a throttling scheduler is a deterministic function of its hi
 
 // S and GTO side by side on 24 warps of one World (feedback to S only): the same pick every cycle. With
 // `only_compute` both see each cycle's view with every next instruction an ALU op.
-template <class S, bool only_compute>
-void check_selects_as_gto(std::uint64_t seed, int steps) {
+template <class S, bool only_compute> void check_selects_as_gto(std::uint64_t seed, int steps) {
     World world(seed, 24);
     S s(timing::SchedulerConfig{24, 0});
     sched::GTO gto(timing::SchedulerConfig{24, 0});

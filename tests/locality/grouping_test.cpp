@@ -48,7 +48,9 @@ std::vector<unsigned> groups(const sched::LocalityTwoLevel<>& s) {
 
 using test_support::SplitMix;
 
-View random_view(SplitMix& rng, unsigned pool) { return test_support::random_pool_view(rng, pool, /*draw_ages=*/false); }
+View random_view(SplitMix& rng, unsigned pool) {
+    return test_support::random_pool_view(rng, pool, /*draw_ages=*/false);
+}
 
 } // namespace
 
@@ -117,7 +119,7 @@ TEST_CASE("two-level selection: round-robin inside the active group, switch roun
         }
     } visitor{&on_stall, &premature};
     s.visit_stats(visitor);
-    CHECK(on_stall == 1);  // group 0 -> 1: both warps waited on memory
+    CHECK(on_stall == 1); // group 0 -> 1: both warps waited on memory
     CHECK(premature == 2); // group 1 -> 3 and group 3 -> 0: not memory stalls
 }
 

@@ -55,8 +55,7 @@ DONE:
 }
 )";
 
-template <class Gpu>
-std::vector<std::uint32_t> placement(const TimingOptions& base) {
+template <class Gpu> std::vector<std::uint32_t> placement(const TimingOptions& base) {
     func::Device device;
     const auto module = func::Module::from_string(where_ptx, "where.ptx");
     const func::DevPtr out = device.malloc(32 * 4);
@@ -91,7 +90,9 @@ kernels::CaseResult run_corpus(std::string_view name, unsigned hint, std::uint64
     }
     cycles = 0;
     auto launcher = [&](const func::Module& m, std::string_view entry, const func::LaunchConfig& launch,
-                        const func::Args& args) { cycles += gpu.launch(device, m, entry, launch, args, options).cycles; };
+                        const func::Args& args) {
+        cycles += gpu.launch(device, m, entry, launch, args, options).cycles;
+    };
     return kernels::run_case(name, device, module, launcher, kernels::Size::small);
 }
 

@@ -10,8 +10,8 @@ using memtest::Access;
 using memtest::strided;
 
 namespace {
-const CacheGeometry fermi_l1{32, 8, 128, SetIndexing::linear};   // Wang 2016 Table 1
-const CacheGeometry si_l1{64, 4, 64, SetIndexing::linear};       // Gong 2020 Table 5.2
+const CacheGeometry fermi_l1{32, 8, 128, SetIndexing::linear}; // Wang 2016 Table 1
+const CacheGeometry si_l1{64, 4, 64, SetIndexing::linear}; // Gong 2020 Table 5.2
 } // namespace
 
 TEST_CASE("unit stride: a warp of 4-byte accesses coalesces into one 128-byte line of four sectors") {

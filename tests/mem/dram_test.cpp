@@ -72,7 +72,7 @@ TEST_CASE("FR-FCFS serves a younger row hit before an older row conflict; FCFS d
         DramBench b(c);
         b.read(1, address(c, 0, 0)); // opens row 0 of bank 0
         b.run_until(300);
-        b.read(2, address(c, 0, 1));      // older: conflict
+        b.read(2, address(c, 0, 1)); // older: conflict
         b.read(3, address(c, 0, 0, 128)); // younger: hit on the open row
         b.run_until(1000);
         if (policy == DramScheduler::fr_fcfs) {
@@ -144,7 +144,7 @@ TEST_CASE("GDDR5: a read after a write to the open row waits tCDLR after the wri
     b.write(1, address(c, 0, 0));
     b.read(2, address(c, 0, 0, 128));
     b.run_until(200);
-    CHECK(b.done.at(1) == 13 + 4 + 4);        // WR at 13, tWL = 4, burst 4
+    CHECK(b.done.at(1) == 13 + 4 + 4); // WR at 13, tWL = 4, burst 4
     CHECK(b.done.at(2) == (21 + 5) + 12 + 4); // RD at write-data end + tCDLR
     CHECK(b.channel.stats().writes == 1);
 }
@@ -178,7 +178,7 @@ TEST_CASE("a GPGPU-Sim address mapping picks bank and row bits; the GTX480's spr
     b.read(1, 0);
     b.read(2, 256);
     b.run_until(200);
-    CHECK(b.done.at(1) == 13 + 12 + 4);     // ACT 1, CAS 1 + tRCD, data tCL later for 4 cycles
+    CHECK(b.done.at(1) == 13 + 12 + 4); // ACT 1, CAS 1 + tRCD, data tCL later for 4 cycles
     CHECK(b.done.at(2) == 7 + 12 + 12 + 4); // ACT 1 + tRRD
     CHECK(b.channel.stats().activates == 2);
 }
@@ -200,7 +200,7 @@ TEST_CASE("bank groups: CAS commands to one group are tCCDL apart, to different 
         return b.done.at(4) - b.done.at(3);
     };
     CHECK(gap(1ULL << 14) == 3); // bank 4: group 0, as bank 0
-    CHECK(gap(1ULL << 8) == 2);  // bank 1: group 1
+    CHECK(gap(1ULL << 8) == 2); // bank 1: group 1
 }
 
 TEST_CASE("a full return queue holds back the CAS commands that would respond") {

@@ -31,7 +31,8 @@ struct Trace {
 // Bursts of random traffic (each SM sends with probability 1/send_one_in per cycle, to random 32-byte sectors of a 4 MB
 // range) separated by gaps of 100-3000 idle cycles (plus `longer_gaps`), then a drain. The same seed gives the same offers; whether an
 // offer is taken depends on the memory system's back-pressure, which must itself be identical.
-Trace drive(MemorySystemConfig config, bool skip_idle, std::uint32_t seed, std::uint32_t send_one_in, Cycle longer_gaps) {
+Trace drive(MemorySystemConfig config, bool skip_idle, std::uint32_t seed, std::uint32_t send_one_in,
+            Cycle longer_gaps) {
     config.skip_idle = skip_idle;
     MemorySystem memory(config);
     std::mt19937 rng(seed);

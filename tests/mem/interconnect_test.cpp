@@ -42,7 +42,7 @@ TEST_CASE("packets are cut into flits: headers alone for read requests, header p
 TEST_CASE("a packet arrives `latency` cycles after its transfer starts; long packets hold the ports") {
     Crossbar x(2, 1, small_config());
     x.input(0).send(write_request(0)); // 5 flits
-    x.input(1).send(read_request(1));  // 1 flit, must wait for the output port
+    x.input(1).send(read_request(1)); // 1 flit, must wait for the output port
     std::vector<std::pair<gpuarch::core::Cycle, std::uint32_t>> arrivals;
     for (gpuarch::core::Cycle t = 1; t <= 12; ++t) {
         x.cycle(t, to_zero);
@@ -53,7 +53,7 @@ TEST_CASE("a packet arrives `latency` cycles after its transfer starts; long pac
     }
     REQUIRE(arrivals.size() == 2);
     CHECK(arrivals[0] == std::pair<gpuarch::core::Cycle, std::uint32_t>{1 + 3 + 4, 0}); // 5 flits from cycle 1
-    CHECK(arrivals[1] == std::pair<gpuarch::core::Cycle, std::uint32_t>{6 + 3, 1});     // starts when the port frees
+    CHECK(arrivals[1] == std::pair<gpuarch::core::Cycle, std::uint32_t>{6 + 3, 1}); // starts when the port frees
     CHECK(x.flits_moved() == 6);
 }
 

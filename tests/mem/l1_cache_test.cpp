@@ -19,8 +19,7 @@ using memtest::strided;
 namespace {
 
 // Loads `line` with one lane and returns the fill at the next cycle, so the line becomes resident.
-template <class B>
-void load_and_fill(B& b, std::uint64_t token, std::uint64_t line) {
+template <class B> void load_and_fill(B& b, std::uint64_t token, std::uint64_t line) {
     Access a(token, {line});
     b.step(a);
     b.step();
@@ -45,7 +44,7 @@ TEST_CASE("allocate-on-fill keeps the victim line usable until the fill; allocat
         Access miss_z(3, {z}), load_x(4, {x});
         b.step(miss_z);
         b.step(load_x); // Z misses
-        b.step();       // X still hits: its way was not taken by Z's miss
+        b.step(); // X still hits: its way was not taken by Z's miss
         b.step();
         CHECK(b.done(4));
         CHECK(b.completions.at(4).misses == 0);
@@ -67,7 +66,7 @@ TEST_CASE("allocate-on-fill keeps the victim line usable until the fill; allocat
         b.step(load_x); // Z misses and reserves X's way (LRU) at once
         CHECK(l1.tags().probe(z).state == LineState::reserved);
         CHECK(l1.tags().probe(x).state == LineState::invalid);
-        b.step();       // X misses now, and reserves Y's way
+        b.step(); // X misses now, and reserves Y's way
         b.step();
         CHECK_FALSE(b.done(4));
         CHECK(l1.tags().probe(y).state == LineState::invalid);
@@ -188,8 +187,8 @@ void check_against_reference(std::uint32_t ways, std::uint64_t span_lines, std::
 
 TEST_CASE("L1 hits and misses match a map-based LRU model on a random trace (linear index)") {
     using Small = L1<Sets<4>, Ways<2>, MSHR<4>, AllocOnFill, LinearIndex>;
-    check_against_reference<Small>(2, 24, 128, [](std::uint64_t line) { return static_cast<std::uint32_t>((line / 128) % 4); },
-                                   12345);
+    check_against_reference<Small>(
+        2, 24, 128, [](std::uint64_t line) { return static_cast<std::uint32_t>((line / 128) % 4); }, 12345);
 }
 
 TEST_CASE("L1 hits and misses match a map-based LRU model on a random trace (Fermi hashed index)") {
@@ -284,21 +283,21 @@ TEST_CASE("loads that bypass the L1 go down as 32-byte sector requests") {
 }
 
 TEST_CASE("shared-memory conflict degrees for strided patterns") {
-    SharedMemoryBanks fermi{};                                 // 32 banks x 4 B, a warp per cycle
+    SharedMemoryBanks fermi{}; // 32 banks x 4 B, a warp per cycle
     SharedMemoryBanks half{SharedMemoryConfig{16, 4, 16, 1}}; // compute capability 1.x: 16 banks per half-warp
     const auto degree = [](SharedMemoryBanks& banks, std::vector<std::uint64_t> addrs, std::uint32_t bytes = 4) {
         Access a(1, std::move(addrs), StateSpace::shared, WarpAccess::load, bytes);
         return banks.conflict_cycles(a.access);
     };
-    CHECK(degree(fermi, strided(0, 4)) == 1);     // stride 1 word
-    CHECK(degree(fermi, strided(0, 8)) == 2);     // stride 2 words: 2-way conflict
-    CHECK(degree(fermi, strided(0, 12)) == 1);    // odd stride: conflict free
-    CHECK(degree(fermi, strided(0, 128)) == 32);  // stride 32 words: every lane in bank 0
+    CHECK(degree(fermi, strided(0, 4)) == 1); // stride 1 word
+    CHECK(degree(fermi, strided(0, 8)) == 2); // stride 2 words: 2-way conflict
+    CHECK(degree(fermi, strided(0, 12)) == 1); // odd stride: conflict free
+    CHECK(degree(fermi, strided(0, 128)) == 32); // stride 32 words: every lane in bank 0
     CHECK(degree(fermi, std::vector<std::uint64_t>(32, 0x40)) == 1); // broadcast
-    CHECK(degree(fermi, strided(0, 8), 8) == 2);  // 64-bit words: two bank cycles
-    CHECK(degree(half, strided(0, 4)) == 2);      // two half-warps, conflict free each
-    CHECK(degree(half, strided(0, 8)) == 4);      // 2-way conflict in each half-warp
-    CHECK(degree(half, strided(0, 64)) == 32);    // stride 16 words: 16-way per half-warp
+    CHECK(degree(fermi, strided(0, 8), 8) == 2); // 64-bit words: two bank cycles
+    CHECK(degree(half, strided(0, 4)) == 2); // two half-warps, conflict free each
+    CHECK(degree(half, strided(0, 8)) == 4); // 2-way conflict in each half-warp
+    CHECK(degree(half, strided(0, 64)) == 32); // stride 16 words: 16-way per half-warp
 }
 
 TEST_CASE("a shared access holds the LSU for its conflict degree") {
@@ -325,8 +324,8 @@ TEST_CASE("the constant cache broadcasts one address and serializes distinct add
     std::vector<std::uint64_t> four(32);
     for (std::size_t i = 0; i < 32; ++i) four[i] = 0x100 + 4 * (i % 4); // 4 distinct words of one 64 B line
     Access cold(1, four, StateSpace::constant);
-    b.step(cold);      // t0
-    b.run_until(5);    // t1 miss, t2..t4 merge into the same constant MSHR entry
+    b.step(cold); // t0
+    b.run_until(5); // t1 miss, t2..t4 merge into the same constant MSHR entry
     CHECK(b.state_at(1) == LsuState::stalled_coalesce);
     CHECK(b.state_at(3) == LsuState::stalled_coalesce);
     CHECK(b.state_at(4) == LsuState::busy);
@@ -337,12 +336,12 @@ TEST_CASE("the constant cache broadcasts one address and serializes distinct add
     CHECK(b.done_at.at(1) == 6);
     Access warm(2, four, StateSpace::constant);
     Access broadcast(3, std::vector<std::uint64_t>(32, 0x104), StateSpace::constant);
-    b.step(warm);      // t7
+    b.step(warm); // t7
     bool in = false;
     while (b.now < 20) in = b.step(in ? nullptr : &broadcast.access) || in;
-    CHECK(b.done_at.at(2) == 12);                // 4 cycles (t8..t11), hit latency 1
+    CHECK(b.done_at.at(2) == 12); // 4 cycles (t8..t11), hit latency 1
     CHECK(b.completions.at(3).accepted_at == 11);
-    CHECK(b.done_at.at(3) == 13);                // one cycle for the broadcast
+    CHECK(b.done_at.at(3) == 13); // one cycle for the broadcast
     const auto s = memtest::stats_of(l1);
     CHECK(s.counter("constant_hits") == 5);
     CHECK(s.counter("constant_misses") == 4);
@@ -353,8 +352,8 @@ TEST_CASE("the L1 refuses what it cannot time with a sentence") {
     using Plain = L1<>;
     Plain l1({}, 0);
     Access generic(1, strided(0, 4), StateSpace::generic);
-    CHECK_THROWS_WITH_AS(l1.accept(generic.access, 0),
-                         doctest::Contains("generic addresses must be resolved"), gpuarch::Error);
+    CHECK_THROWS_WITH_AS(l1.accept(generic.access, 0), doctest::Contains("generic addresses must be resolved"),
+                         gpuarch::Error);
     Plain l2({}, 0);
     Access store_const(2, strided(0, 4), StateSpace::constant, WarpAccess::store);
     CHECK_THROWS_AS(l2.accept(store_const.access, 0), gpuarch::Error);

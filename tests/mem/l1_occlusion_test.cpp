@@ -25,29 +25,28 @@ constexpr std::uint64_t line_h = 0x20000, line_a = 0x10000, line_b = 0x10080, li
 constexpr std::uint64_t lines_d[4] = {0x30000, 0x30080, 0x30100, 0x30180};
 
 // Runs the Fig. 1 scenario on an L1 with 4 MSHR entries; returns the bench for inspection.
-template <class L1T>
-void run_figure_1(L1T& l1, L1Bench<L1T>& b, Access& hit_load) {
+template <class L1T> void run_figure_1(L1T& l1, L1Bench<L1T>& b, Access& hit_load) {
     Access warm(1, one_line(line_h)), a(2, one_line(line_a)), bb(3, one_line(line_b)), c(4, one_line(line_c));
     Access d(5, four_lines(lines_d));
-    REQUIRE(b.step(warm));                       // t0: warm-up load of line H accepted
-    b.step();                                    // t1: H misses, MSHR entry 0
+    REQUIRE(b.step(warm)); // t0: warm-up load of line H accepted
+    b.step(); // t1: H misses, MSHR entry 0
     b.respond(b.request_for(line_h), 2);
-    REQUIRE(b.step(a));                          // t2: H filled (entry 0 free); A accepted
-    REQUIRE(b.step(bb));                         // t3: A allocates; B accepted
-    REQUIRE(b.step(c));                          // t4: B allocates: 2 of 4 entries busy (A, B)
-    b.step();                                    // t5: the coherent load C misses and proceeds at once
+    REQUIRE(b.step(a)); // t2: H filled (entry 0 free); A accepted
+    REQUIRE(b.step(bb)); // t3: A allocates; B accepted
+    REQUIRE(b.step(c)); // t4: B allocates: 2 of 4 entries busy (A, B)
+    b.step(); // t5: the coherent load C misses and proceeds at once
     CHECK(b.state_at(5) == LsuState::busy);
     CHECK(l1.view().mshr_free == 1);
     b.respond(b.request_for(line_c), 6);
-    REQUIRE(b.step(d));                          // t6: C's fill returns, C completes; D accepted
+    REQUIRE(b.step(d)); // t6: C's fill returns, C completes; D accepted
     CHECK(b.done_at.at(4) == 6);
     CHECK(l1.view().mshr_free == 2);
     // From t7 on the hit load H2 (line H is resident) is offered every cycle until the LSU takes it.
     bool hit_in = false;
     const auto offer = [&] { hit_in = b.step(hit_in ? nullptr : &hit_load.access) || hit_in; };
-    while (b.now < 20) offer();                  // t7: D0 takes an entry
-    b.respond(b.request_for(line_a), 20);        // A's fill returns at t20
-    b.respond(b.request_for(line_b), 25);        // B's fill returns at t25
+    while (b.now < 20) offer(); // t7: D0 takes an entry
+    b.respond(b.request_for(line_a), 20); // A's fill returns at t20
+    b.respond(b.request_for(line_b), 25); // B's fill returns at t25
     while (b.now < 30) offer();
     b.respond(b.request_for(lines_d[0]), 30);
     b.respond(b.request_for(lines_d[1]), 30);
@@ -129,12 +128,12 @@ TEST_CASE("MSHR entries merge up to their request cap, replay when full, and rel
     L1Bench<MergeL1> b(l1);
     Access w0(10, strided(0x4000, 4)), w1(11, strided(0x4000, 4)), w2(12, strided(0x4000, 4)),
         w3(13, strided(0x4000, 4));
-    b.step(w0);          // t0
-    b.step(w1);          // t1: w0 allocates entry 0
-    b.step(w2);          // t2: w1 merges (2 requests)
-    b.step(w3);          // t3: w2 merges (3 requests)
-    b.step();            // t4: w3 finds the entry full
-    b.step();            // t5: replay
+    b.step(w0); // t0
+    b.step(w1); // t1: w0 allocates entry 0
+    b.step(w2); // t2: w1 merges (2 requests)
+    b.step(w3); // t3: w2 merges (3 requests)
+    b.step(); // t4: w3 finds the entry full
+    b.step(); // t5: replay
     CHECK(b.state_at(1) == LsuState::busy);
     CHECK(b.state_at(2) == LsuState::busy);
     CHECK(b.state_at(3) == LsuState::busy);
@@ -178,7 +177,7 @@ TEST_CASE("a full miss queue stalls the head access as LDST_ICNT while MSHR entr
     CHECK(l1.view().mshr_free == 7);
     CHECK(l1.view().miss_queue_free == 0);
     CHECK(l1.view().lsu_blocked);
-    blocked.pop();        // the port drains one packet
+    blocked.pop(); // the port drains one packet
     l1.cycle(3, blocked); // the head still sees a full queue this cycle, then the queue drains into the port
     CHECK(l1.lsu_state() == LsuState::stalled_icnt);
     l1.cycle(4, blocked);
@@ -193,10 +192,10 @@ TEST_CASE("MSHR occupancy is sampled every cycle into a histogram") {
     SmallL1 l1({}, 0);
     L1Bench<SmallL1> b(l1);
     Access x(1, strided(0x1000, 4)), y(2, strided(0x2000, 4));
-    b.step(x);       // t0: 0 busy
-    b.step(y);       // t1: 1 busy
-    b.step();        // t2: 2 busy
-    b.step();        // t3: 2 busy
+    b.step(x); // t0: 0 busy
+    b.step(y); // t1: 1 busy
+    b.step(); // t2: 2 busy
+    b.step(); // t3: 2 busy
     const auto s = memtest::stats_of(l1);
     const auto& h = s.histogram("mshr_occupancy");
     REQUIRE(h.size() == 3);

@@ -18,8 +18,7 @@ using memtest::strided;
 namespace {
 
 // L1Bench that also drains the scheduler feedback after every cycle, as the SM does.
-template <class L1T>
-struct FeedbackBench : memtest::L1Bench<L1T> {
+template <class L1T> struct FeedbackBench : memtest::L1Bench<L1T> {
     using Base = memtest::L1Bench<L1T>;
     std::map<std::uint64_t, Cycle> issued_at;
     std::map<std::uint64_t, Completion> issued;
@@ -33,9 +32,8 @@ struct FeedbackBench : memtest::L1Bench<L1T> {
             issued_at[c.token] = t;
             issued[c.token] = c;
         });
-        this->l1.drain_locality_events([&](std::uint32_t warp, const LocalityEvent& e) {
-            events.emplace_back(t, warp, e.kind, e.line);
-        });
+        this->l1.drain_locality_events(
+            [&](std::uint32_t warp, const LocalityEvent& e) { events.emplace_back(t, warp, e.kind, e.line); });
         return accepted;
     }
     bool step(const Access& a) { return step(&a.access); }
@@ -63,13 +61,13 @@ TEST_CASE("the L1 reports a miss to the warp that missed and a replaced line to 
     Access c(2, one_line(0x2000), gpuarch::ir::StateSpace::global, WarpAccess::load, 4, 5);
     Access hit(3, one_line(0x2000), gpuarch::ir::StateSpace::global, WarpAccess::load, 4, 7);
     REQUIRE(b.step(a)); // t0
-    b.step();           // t1: warp 3 misses on 0x1000
+    b.step(); // t1: warp 3 misses on 0x1000
     b.respond(b.request_for(0x1000), 2);
     REQUIRE(b.step(c)); // t2: the fill installs 0x1000 (nothing replaced)
-    b.step();           // t3: warp 5 misses on 0x2000
+    b.step(); // t3: warp 5 misses on 0x2000
     b.respond(b.request_for(0x2000), 4);
     REQUIRE(b.step(hit)); // t4: the fill of 0x2000 replaces 0x1000, which warp 3 brought in
-    b.run_until(7);       // t5: warp 7 hits: no event
+    b.run_until(7); // t5: warp 7 hits: no event
     using E = std::tuple<Cycle, std::uint32_t, LocalityEvent::Kind, std::uint64_t>;
     CHECK(b.events == std::vector<E>{E{1, 3, LocalityEvent::miss, 0x1000}, E{3, 5, LocalityEvent::miss, 0x2000},
                                      E{4, 3, LocalityEvent::eviction, 0x1000}});
@@ -81,7 +79,7 @@ TEST_CASE("the L1 reports a load's exit from the LSU when its last access is ser
     FeedbackBench<SmallL1> b(l1);
     Access d(5, lines_of({0x30000, 0x30080, 0x30100}));
     REQUIRE(b.step(d)); // t0
-    b.run_until(4);     // t1..t3: one access per cycle
+    b.run_until(4); // t1..t3: one access per cycle
     CHECK(b.issued_at.at(5) == 3);
     CHECK(b.issued.at(5).misses == 3);
     CHECK(b.issued.at(5).lines == 3);
@@ -97,8 +95,8 @@ TEST_CASE("an undrained report is kept through one cycle and dropped at the next
     memtest::L1Bench<SmallL1> b(l1); // never drains the feedback
     Access d(5, one_line(0x30000));
     REQUIRE(b.step(d)); // t0
-    b.step();           // t1: miss event, exit report
-    b.step();           // t2: kept
+    b.step(); // t1: miss event, exit report
+    b.step(); // t2: kept
     int events = 0, exits = 0;
     l1.drain_locality_events([&](std::uint32_t, const LocalityEvent&) { ++events; });
     l1.drain_issued([&](const Completion&) { ++exits; });
@@ -106,9 +104,9 @@ TEST_CASE("an undrained report is kept through one cycle and dropped at the next
     CHECK(exits == 1);
     Access e(6, one_line(0x40000));
     REQUIRE(b.step(e)); // t3
-    b.step();           // t4: a new miss and exit
-    b.step();           // t5
-    b.step();           // t6: dropped
+    b.step(); // t4: a new miss and exit
+    b.step(); // t5
+    b.step(); // t6: dropped
     events = exits = 0;
     l1.drain_locality_events([&](std::uint32_t, const LocalityEvent&) { ++events; });
     l1.drain_issued([&](const Completion&) { ++exits; });
@@ -126,12 +124,12 @@ TEST_CASE("with a re-execution queue a stalled load steps aside and the hit behi
              0);
     Access h(6, one_line(0x20000), gpuarch::ir::StateSpace::global, WarpAccess::load, 4, 1);
     REQUIRE(b.step(warm)); // t0
-    b.step();              // t1: line H misses
+    b.step(); // t1: line H misses
     b.respond(b.request_for(0x20000), 2);
     REQUIRE(b.step(d)); // t2: H filled; D accepted
     REQUIRE(b.step(h)); // t3: D0 takes entry 0; the hit load H2 enters the LSU behind D
-    b.step();           // t4: D1 takes entry 1
-    b.step();           // t5: D2 finds no entry: D2 and D3 move to the re-execution queue
+    b.step(); // t4: D1 takes entry 1
+    b.step(); // t5: D2 finds no entry: D2 and D3 move to the re-execution queue
     CHECK(b.state_at(5) == LsuState::stalled_mshr);
     b.step(); // t6: the queue waits (no entry free); the LSU serves the hit
     CHECK(b.state_at(6) == LsuState::busy);
@@ -153,7 +151,7 @@ TEST_CASE("with a re-execution queue a stalled load steps aside and the hit behi
     CHECK(s.counter("reexec_loads") == 1);
     CHECK(s.counter("reexec_accesses") == 2);
     CHECK(s.counter("reexec_replay_cycles") == 5); // t6..t9 and t11
-    CHECK(s.counter("ldst_mshr_cycles") == 1);     // only t5: the LSU did not replay
+    CHECK(s.counter("ldst_mshr_cycles") == 1); // only t5: the LSU did not replay
     CHECK(l1.idle());
 }
 
@@ -165,9 +163,9 @@ TEST_CASE("the re-execution queue holds one instruction per warp: that warp's ne
     Access e(6, lines_of({0x40000, 0x40080, 0x40100}), gpuarch::ir::StateSpace::global, WarpAccess::load, 4, 0);
     REQUIRE(b.step(d)); // t0
     REQUIRE(b.step(e)); // t1: D0
-    b.step();           // t2: D1
-    b.step();           // t3: D2 stalls: to the queue
-    b.step();           // t4: E0 stalls; warp 0 already has D queued: E replays in the LSU
+    b.step(); // t2: D1
+    b.step(); // t3: D2 stalls: to the queue
+    b.step(); // t4: E0 stalls; warp 0 already has D queued: E replays in the LSU
     CHECK(b.state_at(4) == LsuState::stalled_mshr);
     const auto s = memtest::stats_of(l1);
     CHECK(s.counter("reexec_loads") == 1);

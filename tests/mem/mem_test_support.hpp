@@ -54,8 +54,7 @@ inline std::vector<std::uint64_t> strided(std::uint64_t base, std::uint64_t stri
 // Drives an L1 slot the way the SM does: per cycle t, responses scheduled for t are received, then cycle(t),
 // then completions are drained (recorded as completing at t), then at most one new instruction is accepted
 // (served from t + 1). Packets the L1 sends are recorded with the cycle they entered the Downstream port.
-template <class L1T>
-struct L1Bench {
+template <class L1T> struct L1Bench {
     L1T& l1;
     gpuarch::mem::Downstream down{4096};
     Cycle now = 0;
@@ -111,8 +110,7 @@ struct L1Bench {
     bool done(std::uint64_t token) const { return done_at.count(token) != 0; }
 };
 
-template <class Component>
-gpuarch::core::StatsTable stats_of(const Component& c) {
+template <class Component> gpuarch::core::StatsTable stats_of(const Component& c) {
     gpuarch::core::StatsTable t;
     t.collect("", c);
     return t;

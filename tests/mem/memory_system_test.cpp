@@ -21,8 +21,7 @@ namespace {
 
 // N L1s on one memory system, driven per core cycle as a GPU would: the memory system first (responses go to
 // the L1s), then each L1's cycle, its completions, and at most one new instruction per L1.
-template <class L1T>
-struct Gpu {
+template <class L1T> struct Gpu {
     MemorySystem memory;
     std::vector<L1T> l1s;
     Cycle now = 0;
@@ -50,8 +49,7 @@ struct Gpu {
     void offer(std::uint32_t sm, const WarpAccess& a) {
         std::vector<const WarpAccess*> offers(l1s.size(), nullptr);
         offers[sm] = &a;
-        while (!step(offers)[sm]) {
-        }
+        while (!step(offers)[sm]) {}
     }
     void run_until(Cycle t) {
         while (now < t) step();
@@ -67,8 +65,8 @@ MemorySystemConfig small_system(std::uint32_t sms) {
     MemorySystemConfig m;
     m.sms = sms;
     m.partitions = 1;
-    m.clocks = ClockConfig{gpuarch::core::ClockMHz{1000}, gpuarch::core::ClockMHz{1000},
-                           gpuarch::core::ClockMHz{1000}, gpuarch::core::ClockMHz{1000}};
+    m.clocks = ClockConfig{gpuarch::core::ClockMHz{1000}, gpuarch::core::ClockMHz{1000}, gpuarch::core::ClockMHz{1000},
+                           gpuarch::core::ClockMHz{1000}};
     m.request_network.latency = 2;
     m.response_network.latency = 2;
     m.partition.l2_latency = 10;

@@ -107,7 +107,7 @@ TEST_CASE("GTX480 preset matches GPGPU-Sim's SM2_GTX480/gpgpusim.config") {
     CHECK(l1.constant.geometry.line_bytes == 64);
     CHECK(l1.constant.geometry.ways == 2);
     const MemorySystemConfig m = presets::gtx480_memory();
-    CHECK(m.sms == 15);       // -gpgpu_n_clusters 15
+    CHECK(m.sms == 15); // -gpgpu_n_clusters 15
     CHECK(m.partitions == 6); // -gpgpu_n_mem 6
     CHECK(m.interleave_bytes == 256); // dramid@8
     // -gpgpu_cache:dl2 S:64:128:8 per sub-partition, 2 sub-partitions per channel: 786 KB
@@ -118,9 +118,9 @@ TEST_CASE("GTX480 preset matches GPGPU-Sim's SM2_GTX480/gpgpusim.config") {
     CHECK(m.partition.dram_latency == 100); // -dram_latency 100
     const DramConfig& d = m.partition.dram;
     CHECK(d.scheduler == DramScheduler::fr_fcfs); // -gpgpu_dram_scheduler 1
-    CHECK(d.queue_capacity == 64);                // -gpgpu_frfcfs_dram_sched_queue_size 64
-    CHECK(d.return_queue_capacity() == 116);      // -gpgpu_dram_return_queue_size 116
-    CHECK(d.bus_bytes_per_cycle == 32);           // 2 chips x 4 B x QDR
+    CHECK(d.queue_capacity == 64); // -gpgpu_frfcfs_dram_sched_queue_size 64
+    CHECK(d.return_queue_capacity() == 116); // -gpgpu_dram_return_queue_size 116
+    CHECK(d.bus_bytes_per_cycle == 32); // 2 chips x 4 B x QDR
     // nbk=16:CCD=2:RRD=6:RCD=12:RAS=28:RP=12:RC=40:CL=12:WL=4:CDLR=5:WR=12:nbkgrp=4:CCDL=3:RTPL=2
     CHECK(d.banks == 16);
     CHECK(d.bank_groups == 4);
@@ -270,9 +270,9 @@ TEST_CASE("a duplicate MSHR allocation is one of a line another SM allocated wit
     DuplicateMshrTracker t; // Gong 2020 Sec. 6.1: 2000-cycle window
     CHECK(t.window() == 2000);
     CHECK_FALSE(t.record(0, 0x1000, 0));
-    CHECK(t.record(1, 0x1000, 1500));       // another SM, within the window
+    CHECK(t.record(1, 0x1000, 1500)); // another SM, within the window
     CHECK_FALSE(t.record(1, 0x1000, 2100)); // SM 0's allocation is 2100 cycles old; SM 1's own does not count
-    CHECK(t.record(0, 0x1000, 2200));       // SM 1 allocated it 100 cycles ago
+    CHECK(t.record(0, 0x1000, 2200)); // SM 1 allocated it 100 cycles ago
     CHECK_FALSE(t.record(2, 0x1000, 4201)); // 2001 cycles after the latest allocation
     CHECK_FALSE(t.record(3, 0x2000, 4202));
     CHECK(t.allocations() == 6);
@@ -309,9 +309,10 @@ TEST_CASE("L1s report their MSHR allocations to a shared tracker") {
 TEST_CASE("statistics are declared with names a table can read") {
     L1<> l1({}, 0);
     const auto s = memtest::stats_of(l1);
-    for (const char* name : {"hits", "misses", "mshr_merges", "mshr_full_cycles", "miss_queue_full_cycles",
-                             "ldst_coal_cycles", "ldst_mshr_cycles", "ldst_icnt_cycles", "coherent_load_occlusion_cycles",
-                             "divergent_load_access_cycles", "fully_cached_divergent_loads"})
+    for (const char* name :
+         {"hits", "misses", "mshr_merges", "mshr_full_cycles", "miss_queue_full_cycles", "ldst_coal_cycles",
+          "ldst_mshr_cycles", "ldst_icnt_cycles", "coherent_load_occlusion_cycles", "divergent_load_access_cycles",
+          "fully_cached_divergent_loads"})
         CHECK(s.contains(name));
     CHECK(s.histogram("mshr_occupancy").size() == 33);
     MemorySystem m(presets::fermi_memory(2));

@@ -23,7 +23,8 @@ std::uint32_t brute_force_degree(const mem::SharedMemoryConfig& config, const st
     std::map<std::size_t, std::map<std::uint64_t, std::set<std::uint64_t>>> words; // group -> bank -> words
     for (std::size_t lane = 0; lane < addresses.size(); ++lane) {
         if (!active[lane]) continue;
-        for (std::uint64_t w = addresses[lane] / config.bank_bytes; w <= (addresses[lane] + bytes - 1) / config.bank_bytes; ++w)
+        for (std::uint64_t w = addresses[lane] / config.bank_bytes;
+             w <= (addresses[lane] + bytes - 1) / config.bank_bytes; ++w)
             words[lane / config.lanes_per_cycle][w % config.banks].insert(w);
     }
     std::uint32_t total = 0;
@@ -38,8 +39,8 @@ std::uint32_t brute_force_degree(const mem::SharedMemoryConfig& config, const st
 
 TEST_CASE("conflict_cycles equals the brute-force conflict degree on random accesses") {
     test_support::SplitMix rng{2026};
-    const mem::SharedMemoryConfig configs[] = {{32, 4, 32, 1}, {16, 4, 16, 1}, {32, 8, 32, 1}, {24, 4, 32, 1},
-                                               {32, 4, 64, 1}, {64, 4, 64, 1}};
+    const mem::SharedMemoryConfig configs[] = {{32, 4, 32, 1}, {16, 4, 16, 1}, {32, 8, 32, 1},
+                                               {24, 4, 32, 1}, {32, 4, 64, 1}, {64, 4, 64, 1}};
     for (const auto& config : configs) {
         mem::SharedMemoryBanks banks(config);
         for (unsigned trial = 0; trial < 4000; ++trial) {

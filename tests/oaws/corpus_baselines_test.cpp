@@ -12,11 +12,10 @@ using namespace gpuarch;
 using oawstest::run_corpus;
 
 namespace {
-template <class S>
-using FermiGpu = machines::Fermi::gpu<S, 2>;
+template <class S> using FermiGpu = machines::Fermi::gpu<S, 2>;
 using MascarGpu = oawstest::FermiMascar::gpu<sched::MASCAR<>, 2>;
-constexpr const char* kernels_checked[] = {"atax", "bfs", "spmv_csr_scalar", "kmeans_assign", "reduce_shared",
-                                           "histogram_shared"};
+constexpr const char* kernels_checked[] = {"atax",          "bfs",           "spmv_csr_scalar",
+                                           "kmeans_assign", "reduce_shared", "histogram_shared"};
 } // namespace
 
 TEST_CASE_TEMPLATE("corpus kernels keep their outputs under SWL and CCWS on the Fermi preset", S, sched::SWL<1>,
@@ -42,8 +41,8 @@ TEST_CASE("SWL withholds warps, CCWS hears every miss and eviction, MASCAR satur
     CHECK(swl.stats.counter("sm.sched.swl_guard_cycles") == 0); // the SM shows barrier waits: no guard needed
     // bfs's small input is the one that overflows the L1 (the others fit in 32 KB): lines get evicted.
     const auto ccws = run_corpus<machines::Fermi, FermiGpu<sched::CCWS<>>>("bfs", kernels::Size::small);
-    CHECK(ccws.stats.counter("sm.sched.ccws_misses_seen") == ccws.stats.counter("sm.l1.misses") +
-                                                                 ccws.stats.counter("sm.l1.mshr_merges"));
+    CHECK(ccws.stats.counter("sm.sched.ccws_misses_seen") ==
+          ccws.stats.counter("sm.l1.misses") + ccws.stats.counter("sm.l1.mshr_merges"));
     CHECK(ccws.stats.counter("sm.sched.ccws_evictions_seen") > 0);
     CHECK(ccws.stats.counter("sm.sched.ccws_evictions_seen") <= ccws.stats.counter("sm.l1.evictions"));
     const auto mascar = run_corpus<oawstest::FermiMascar, MascarGpu>("atax", kernels::Size::small);

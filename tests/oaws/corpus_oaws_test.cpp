@@ -11,8 +11,7 @@ using oawstest::run_corpus;
 
 namespace {
 // Two SMs, so that the small inputs still put several CTAs, and so contention, on each SM.
-template <class S>
-using FermiGpu = machines::Fermi::gpu<S, 2>;
+template <class S> using FermiGpu = machines::Fermi::gpu<S, 2>;
 } // namespace
 
 TEST_CASE("static OAWS with SMR 0 is cycle-identical to GTO on corpus kernels (Wang 2016 Sec. 4.2)") {
@@ -31,7 +30,8 @@ TEST_CASE("static OAWS with SMR 0 is cycle-identical to GTO on corpus kernels (W
 
 TEST_CASE_TEMPLATE("corpus kernels keep their outputs under OAWS on the Fermi preset", S, sched::OAWSStatic<50>,
                    sched::OAWSDynamic<>) {
-    for (const char* kernel : {"atax", "bfs", "spmv_csr_scalar", "kmeans_assign", "reduce_shared", "histogram_shared"}) {
+    for (const char* kernel :
+         {"atax", "bfs", "spmv_csr_scalar", "kmeans_assign", "reduce_shared", "histogram_shared"}) {
         CAPTURE(kernel);
         const auto r = run_corpus<machines::Fermi, FermiGpu<S>>(kernel, kernels::Size::small);
         CHECK_MESSAGE(r.passed, r.message);

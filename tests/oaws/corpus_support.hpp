@@ -26,8 +26,7 @@ struct CorpusRun {
 };
 
 // `Machine` supplies the configuration (machines::Fermi or a variant of it).
-template <class Machine, class GpuType>
-CorpusRun run_corpus(std::string_view kernel, kernels::Size size) {
+template <class Machine, class GpuType> CorpusRun run_corpus(std::string_view kernel, kernels::Size size) {
     const kernels::CaseInfo& info = kernels::find_case(kernel);
     func::Device device;
     const auto module =

@@ -108,7 +108,7 @@ std::string fig5_kernel(int ops) {
            "  selp.u32 %r8, 0, %r8, %p1;\n"
            "  mov.u32 %r7, 0;\n"
            "SPIN:\n  setp.ge.u32 %p6, %r7, %r8;\n  @%p6 bra GO;\n  add.u32 %r7, %r7, 1;\n  bra.uni SPIN;\n"
-           "GO:\n  setp.eq.u32 %p6, %r4, 0;\n  @%p6 bra NEXT;\n"  // warp-uniform: this warp loads nothing this trip
+           "GO:\n  setp.eq.u32 %p6, %r4, 0;\n  @%p6 bra NEXT;\n" // warp-uniform: this warp loads nothing this trip
            "  setp.lt.u32 %p5, %r3, %r4;\n"
            "  mad.lo.u32 %r6, %r10, 4, %r2;\n  mad.lo.u32 %r6, %r6, 8, %r3;\n" // line (trip * 4 + warp) * 8 + lane
            "  mul.wide.u32 %rd2, %r6, 128;\n  add.s64 %rd3, %rd1, %rd2;\n"
@@ -118,8 +118,7 @@ std::string fig5_kernel(int ops) {
            "END:\n  ret;\n}\n";
 }
 
-template <class Scheduler>
-LaunchResult run_fig5(int ops, unsigned threads = 128) {
+template <class Scheduler> LaunchResult run_fig5(int ops, unsigned threads = 128) {
     func::Device device;
     const auto module = func::Module::from_string(fig5_kernel(ops), "fig5.ptx");
     const func::DevPtr data = device.malloc(64 * 128);
@@ -144,8 +143,8 @@ TEST_CASE("the Fig. 5 memory system answers a lone miss in 12 cycles") {
 TEST_CASE("Wang 2016 Fig. 5: GTO occludes the LSU with warp B's load; OAWS runs C's load first and finishes sooner") {
     const LaunchResult gto = run_fig5<sched::GTO>(16);
     const LaunchResult oaws = run_fig5<sched::OAWSStatic<100>>(16);
-    MESSAGE("GTO " << gto.cycles << " cycles, LDST_MSHR " << gto.stats.counter("sm.lsu.stalled_mshr")
-                   << "; OAWS " << oaws.cycles << " cycles, LDST_MSHR " << oaws.stats.counter("sm.lsu.stalled_mshr"));
+    MESSAGE("GTO " << gto.cycles << " cycles, LDST_MSHR " << gto.stats.counter("sm.lsu.stalled_mshr") << "; OAWS "
+                   << oaws.cycles << " cycles, LDST_MSHR " << oaws.stats.counter("sm.lsu.stalled_mshr"));
     // Same work.
     CHECK(gto.warp_instructions == oaws.warp_instructions);
     // Under GTO warp B finds the MSHRs full after two of its six misses and replays (LDST_MSHR); OAWS holds B's load

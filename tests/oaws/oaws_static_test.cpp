@@ -15,8 +15,7 @@ constexpr ir::Pc div_pc = 7;
 constexpr ir::Pc coh_pc = 9;
 
 // A scheduler whose DLC knows div_pc as divergent (one load of 32 lines reported as served).
-template <class S>
-S trained(unsigned pool) {
+template <class S> S trained(unsigned pool) {
     S s(timing::SchedulerConfig{pool, 0});
     schedtest::start(s, pool);
     s.on_memory_issued(0, divergent(div_pc, 32, 8, 32));
@@ -54,7 +53,7 @@ TEST_CASE("static OAWS: with fewer than 16 free entries no 32-thread divergent l
     v.load(0, div_pc).load(1, coh_pc);
     v.store(2);
     v.l1_.mshr_free = 15;
-    CHECK(s.withholds(v, 0));      // 16 > 15
+    CHECK(s.withholds(v, 0)); // 16 > 15
     CHECK_FALSE(s.withholds(v, 1)); // coherent: 1 <= 15
     CHECK_FALSE(s.withholds(v, 2)); // a store needs no MSHR
     CHECK(s.select(v) == 1);

@@ -36,9 +36,9 @@ TEST_CASE("MissAverse puts a warp whose last load mostly missed behind every oth
     const test_support::PoolView all_ready{{true, true, true, true}, {0, 1, 2, 3}};
     CHECK(s.select(all_ready) == 0); // nothing learnt yet: greedy-then-oldest, the oldest
     s.on_memory_complete(0, load(4, 3)); // 3 of 4 lines missed
-    CHECK(s.select(all_ready) == 1);     // the oldest warp whose last load did not mostly miss
+    CHECK(s.select(all_ready) == 1); // the oldest warp whose last load did not mostly miss
     s.on_issue(2, 0);
-    CHECK(s.select(all_ready) == 2);     // greedy: the warp that issued last, while it is ready and admitted
+    CHECK(s.select(all_ready) == 2); // greedy: the warp that issued last, while it is ready and admitted
     s.on_memory_complete(2, load(2, 2));
     CHECK(s.select(all_ready) == 1);
     s.on_memory_complete(0, load(4, 2)); // half its lines: not "mostly missed"

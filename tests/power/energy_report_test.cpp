@@ -38,29 +38,29 @@ power::EnergyTable round_table() {
 
 core::StatsTable hand_made_stats() {
     core::StatsTable s;
-    s.add_counter("sm.rf.bank_bytes_read", 6400);   // 200 slices x 2   = 400
+    s.add_counter("sm.rf.bank_bytes_read", 6400); // 200 slices x 2   = 400
     s.add_counter("sm.rf.bank_bytes_written", 3200); // 100 slices x 3  = 300
-    s.add_counter("sm.rf.crossbar_bytes", 6400);     // 200 x 0.5       = 100
-    s.add_counter("sm.rf.collector_bytes", 6400);    // 200 x 0.25      = 50
-    s.add_counter("sm.rf.mask_buffer_reads", 100);   // 150 x 0.1       = 15
+    s.add_counter("sm.rf.crossbar_bytes", 6400); // 200 x 0.5       = 100
+    s.add_counter("sm.rf.collector_bytes", 6400); // 200 x 0.25      = 50
+    s.add_counter("sm.rf.mask_buffer_reads", 100); // 150 x 0.1       = 15
     s.add_counter("sm.rf.mask_buffer_writes", 50);
     s.add_counter("sm.exec.sp.active_lane_ops", 1000);
     s.add_counter("sm.exec.sp.idle_lane_ops", 200);
     s.add_counter("sm.exec.sp.lanes_gated_inactive", 200); // gated: free
-    s.add_counter("sm.exec.sp.lanes_trivial", 100);        // powered 900 x 1 = 900; bypass 100 x 0.05 = 5
-    s.add_counter("sm.exec.sfu.active_lane_ops", 64);      // 64 x 4 = 256
+    s.add_counter("sm.exec.sp.lanes_trivial", 100); // powered 900 x 1 = 900; bypass 100 x 0.05 = 5
+    s.add_counter("sm.exec.sfu.active_lane_ops", 64); // 64 x 4 = 256
     s.add_counter("sm.exec.sfu.idle_lane_ops", 0);
-    s.add_counter("sm.warp_instructions", 40);              // 400
-    s.add_counter("sm.l1.accesses", 3);                     // 300
-    s.add_counter("sm.l1.shared_bank_cycles", 2);           // 100
-    s.add_counter("sm.l1.constant_accesses", 4);            // 20
-    s.add_counter("mem.l2_reads", 2);                       // 3 x 200 = 600
+    s.add_counter("sm.warp_instructions", 40); // 400
+    s.add_counter("sm.l1.accesses", 3); // 300
+    s.add_counter("sm.l1.shared_bank_cycles", 2); // 100
+    s.add_counter("sm.l1.constant_accesses", 4); // 20
+    s.add_counter("mem.l2_reads", 2); // 3 x 200 = 600
     s.add_counter("mem.l2_writes", 1);
     s.add_counter("mem.l2_atomics", 0);
-    s.add_counter("mem.icnt_request_flits", 10);            // 15 flits x 32 B x 1 = 480
+    s.add_counter("mem.icnt_request_flits", 10); // 15 flits x 32 B x 1 = 480
     s.add_counter("mem.icnt_response_flits", 5);
-    s.add_counter("mem.dram_bytes", 256);                   // 512
-    s.add_counter("sm.active_cycles", 100);                 // 50
+    s.add_counter("mem.dram_bytes", 256); // 512
+    s.add_counter("sm.active_cycles", 100); // 50
     return s;
 }
 } // namespace
@@ -149,7 +149,7 @@ TEST_CASE("the Fermi table reproduces the thesis's shares for an FMA stream: RF 
     s.add_counter("sm.exec.sp.idle_lane_ops", 0);
     const auto r = power::energy_report(s, power::fermi_energy_table());
     const double rf = r.group_pj("rf"), ex = r.group_pj("exec");
-    CHECK(rf / ex == doctest::Approx(0.75).epsilon(0.01));              // Radaideh 2020: >15% vs ~20%
+    CHECK(rf / ex == doctest::Approx(0.75).epsilon(0.01)); // Radaideh 2020: >15% vs ~20%
     CHECK(r.find("rf.banks")->pj / rf == doctest::Approx(0.725).epsilon(0.01)); // "about 70-75%"
     for (const auto& v : power::fermi_energy_table().lane_op) CHECK(!v.source.empty());
 }

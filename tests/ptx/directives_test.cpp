@@ -24,14 +24,13 @@ TEST_CASE("version, target and address size are recorded") {
 }
 
 TEST_CASE("kernel parameters: scalars, pointers with attributes, aligned byte arrays, offsets") {
-    const std::string text = header +
-                             ".visible .entry k(\n"
-                             "\t.param .u32 a,\n"
-                             "\t.param .u64 .ptr .global .align 16 b,\n"
-                             "\t.param .align 8 .b8 s[24],\n"
-                             "\t.param .u8 c,\n"
-                             "\t.param .f64 d\n"
-                             ")\n{\n\tret;\n}\n";
+    const std::string text = header + ".visible .entry k(\n"
+                                      "\t.param .u32 a,\n"
+                                      "\t.param .u64 .ptr .global .align 16 b,\n"
+                                      "\t.param .align 8 .b8 s[24],\n"
+                                      "\t.param .u8 c,\n"
+                                      "\t.param .f64 d\n"
+                                      ")\n{\n\tret;\n}\n";
     const ir::Kernel k = ptx::parse(text, "m.ptx").kernels.at(0);
     REQUIRE(k.params.size() == 5);
     CHECK(k.params[0].name == "a");
@@ -51,11 +50,10 @@ TEST_CASE("kernel parameters: scalars, pointers with attributes, aligned byte ar
 }
 
 TEST_CASE("performance directives and pragmas") {
-    const std::string text = header +
-                             ".pragma \"nounroll\";\n"
-                             ".visible .entry k()\n.maxntid 256, 1, 1\n.minnctapersm 2\n.maxnreg 64\n"
-                             "{\n\t.pragma \"nounroll\";\n\tret;\n}\n"
-                             ".visible .entry r() .reqntid 32, 4\n{\n\tret;\n}\n";
+    const std::string text = header + ".pragma \"nounroll\";\n"
+                                      ".visible .entry k()\n.maxntid 256, 1, 1\n.minnctapersm 2\n.maxnreg 64\n"
+                                      "{\n\t.pragma \"nounroll\";\n\tret;\n}\n"
+                                      ".visible .entry r() .reqntid 32, 4\n{\n\tret;\n}\n";
     const ir::Module m = ptx::parse(text, "m.ptx");
     const auto& d = m.kernels.at(0).directives;
     REQUIRE(d.maxntid.has_value());
@@ -100,17 +98,16 @@ TEST_CASE("register numbering is identical across parses") {
 }
 
 TEST_CASE("module variables: initializers become little-endian bytes, segments are laid out by alignment") {
-    const std::string text = header +
-                             ".global .align 4 .b8 bytes[16] = {1, 0, 0, 0, 2, 0, 0, 0, 255};\n"
-                             ".global .u16 h = 0x1234;\n"
-                             ".global .align 8 .u64 big = 0xFFFFFFFFFFFFFFFF;\n"
-                             ".const .align 4 .f32 fl[3] = {0f3F800000, 2, 0.5};\n"
-                             ".const .f64 dd = 0d4000000000000000;\n"
-                             ".global .s32 neg[2] = {-1, -2};\n"
-                             ".global .u32 arr[] = {7, 8, 9};\n"
-                             ".global .v2 .f32 vec = {1.0, 2.0};\n"
-                             ".shared .align 16 .b8 module_shared[100];\n"
-                             ".visible .global .align 4 .u32 zero;\n";
+    const std::string text = header + ".global .align 4 .b8 bytes[16] = {1, 0, 0, 0, 2, 0, 0, 0, 255};\n"
+                                      ".global .u16 h = 0x1234;\n"
+                                      ".global .align 8 .u64 big = 0xFFFFFFFFFFFFFFFF;\n"
+                                      ".const .align 4 .f32 fl[3] = {0f3F800000, 2, 0.5};\n"
+                                      ".const .f64 dd = 0d4000000000000000;\n"
+                                      ".global .s32 neg[2] = {-1, -2};\n"
+                                      ".global .u32 arr[] = {7, 8, 9};\n"
+                                      ".global .v2 .f32 vec = {1.0, 2.0};\n"
+                                      ".shared .align 16 .b8 module_shared[100];\n"
+                                      ".visible .global .align 4 .u32 zero;\n";
     const ir::Module m = ptx::parse(text, "m.ptx");
     REQUIRE(m.globals.size() == 10);
     const auto& bytes = m.globals[0];
@@ -128,7 +125,8 @@ TEST_CASE("module variables: initializers become little-endian bytes, segments a
     REQUIRE(fl.initializer.size() == 12);
     const auto f32_at = [&](std::size_t i) {
         std::uint32_t bits = 0;
-        for (int b = 0; b < 4; ++b) bits |= std::uint32_t{fl.initializer[i * 4 + static_cast<std::size_t>(b)]} << (8 * b);
+        for (int b = 0; b < 4; ++b)
+            bits |= std::uint32_t{fl.initializer[i * 4 + static_cast<std::size_t>(b)]} << (8 * b);
         return std::bit_cast<float>(bits);
     };
     CHECK(f32_at(0) == 1.0f);
@@ -149,14 +147,13 @@ TEST_CASE("module variables: initializers become little-endian bytes, segments a
 }
 
 TEST_CASE("kernel shared memory follows module shared memory; dynamic shared starts after both") {
-    const std::string text = header +
-                             ".shared .align 4 .b8 mod_s[10];\n"
-                             ".extern .shared .align 16 .b8 dyn[];\n"
-                             ".visible .entry k()\n{\n"
-                             "\t.shared .align 8 .b8 kern_s[20];\n"
-                             "\t.local .align 4 .b8 depot[12];\n"
-                             "\t.reg .b64 %rd<3>;\n"
-                             "\tmov.u64 %rd1, dyn;\n\tmov.u64 %rd2, kern_s;\n\tret;\n}\n";
+    const std::string text = header + ".shared .align 4 .b8 mod_s[10];\n"
+                                      ".extern .shared .align 16 .b8 dyn[];\n"
+                                      ".visible .entry k()\n{\n"
+                                      "\t.shared .align 8 .b8 kern_s[20];\n"
+                                      "\t.local .align 4 .b8 depot[12];\n"
+                                      "\t.reg .b64 %rd<3>;\n"
+                                      "\tmov.u64 %rd1, dyn;\n\tmov.u64 %rd2, kern_s;\n\tret;\n}\n";
     const ir::Module m = ptx::parse(text, "m.ptx");
     CHECK(m.shared_bytes == 10);
     CHECK(m.globals[1].is_extern);

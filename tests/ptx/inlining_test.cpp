@@ -39,7 +39,8 @@ std::string replace_all(std::string text, const std::string& from, const std::st
 }
 
 std::size_t count_op(const ir::Kernel& k, Opcode op) {
-    return static_cast<std::size_t>(std::count_if(k.code.begin(), k.code.end(), [&](const ir::Instruction& i) { return i.op == op; }));
+    return static_cast<std::size_t>(
+        std::count_if(k.code.begin(), k.code.end(), [&](const ir::Instruction& i) { return i.op == op; }));
 }
 
 } // namespace
@@ -93,7 +94,7 @@ TEST_CASE("a .func called twice is inlined twice with fresh registers after the 
     CHECK(c[7].operands[1].symbol == 1);
     CHECK(c[9].operands[1].symbol == 2); // second instance reads the second param0
     CHECK(c[11].operands[0].symbol == 5); // scratch$2
-    CHECK(c[9].operands[0].reg == 10);   // %r1$2
+    CHECK(c[9].operands[0].reg == 10); // %r1$2
     CHECK(c[13].operands[0].target == 14);
     CHECK(c[15].op == Opcode::ret); // the kernel's own ret stays a thread exit
     // Source positions survive inlining: the callee's mul is on line 9 of the text.
@@ -153,24 +154,24 @@ TEST_CASE("recursive functions stay out of line, once per kernel, reached by rea
     }
     std::size_t returns = 0;
     for (const auto& i : k.code) {
-        if (i.op == Opcode::call) CHECK(i.operands[0].target == k.call_frames[k.call_links.at(i.operands[1].imm_bits).frame].entry);
+        if (i.op == Opcode::call)
+            CHECK(i.operands[0].target == k.call_frames[k.call_links.at(i.operands[1].imm_bits).frame].entry);
         if (i.op == Opcode::ret && i.num_operands == 1) ++returns;
     }
     CHECK(returns == 2); // one return per copy; the kernel's own ret exits
-    const std::string self = header +
-                             ".func self()\n{\n\tcall.uni self;\n\tret;\n}\n"
-                             ".visible .entry k()\n{\n\tcall.uni self;\n\tret;\n}\n";
+    const std::string self = header + ".func self()\n{\n\tcall.uni self;\n\tret;\n}\n"
+                                      ".visible .entry k()\n{\n\tcall.uni self;\n\tret;\n}\n";
     CHECK(ptx::parse(self, "test.ptx").kernels.at(0).call_frames.size() == 1);
 }
 
 TEST_CASE("recursion through an indirect call is an error naming the cycle") {
-    const std::string text = header +
-                             ".func (.param .b32 r) f(.param .b32 x)\n{\n\t.reg .b64 %rd<2>;\n\tmov.u64 %rd1, f;\n"
-                             "\t{\n\t.param .b32 a;\n\t.param .b32 b;\n"
-                             "\tproto: .callprototype (.param .b32 _) _ (.param .b32 _);\n\tcall (b), %rd1, (a), proto;\n\t}\n"
-                             "\tret;\n}\n"
-                             ".visible .entry k()\n{\n\t{\n\t.param .b32 a;\n\t.param .b32 b;\n\tcall.uni (b), f, (a);\n\t}\n"
-                             "\tret;\n}\n";
+    const std::string text =
+        header + ".func (.param .b32 r) f(.param .b32 x)\n{\n\t.reg .b64 %rd<2>;\n\tmov.u64 %rd1, f;\n"
+                 "\t{\n\t.param .b32 a;\n\t.param .b32 b;\n"
+                 "\tproto: .callprototype (.param .b32 _) _ (.param .b32 _);\n\tcall (b), %rd1, (a), proto;\n\t}\n"
+                 "\tret;\n}\n"
+                 ".visible .entry k()\n{\n\t{\n\t.param .b32 a;\n\t.param .b32 b;\n\tcall.uni (b), f, (a);\n\t}\n"
+                 "\tret;\n}\n";
     CHECK(parse_error_of(text) == "test.ptx:12:2: recursive call cycle f -> f cannot be inlined (recursion through an "
                                   "indirect call is not supported)");
 }
@@ -215,11 +216,13 @@ TEST_CASE("a guarded ret in a callee becomes a guarded branch to the return poin
 }
 
 TEST_CASE("argument and return counts and sizes must match the callee") {
-    const std::string two_args = header + ".func f(.param .b32 a, .param .b32 b)\n{\n\tret;\n}\n"
-                                          ".visible .entry k()\n{\n\t{\n\t.param .b32 p;\n\tcall f, (p);\n\t}\n\tret;\n}\n";
+    const std::string two_args = header +
+                                 ".func f(.param .b32 a, .param .b32 b)\n{\n\tret;\n}\n"
+                                 ".visible .entry k()\n{\n\t{\n\t.param .b32 p;\n\tcall f, (p);\n\t}\n\tret;\n}\n";
     CHECK(parse_error_of(two_args) == "test.ptx:12:2: call to 'f' passes 1 argument(s); the function takes 2");
-    const std::string small = header + ".func f(.param .b64 a)\n{\n\tret;\n}\n"
-                                       ".visible .entry k()\n{\n\t{\n\t.param .b32 p;\n\tcall f, (p);\n\t}\n\tret;\n}\n";
+    const std::string small = header +
+                              ".func f(.param .b64 a)\n{\n\tret;\n}\n"
+                              ".visible .entry k()\n{\n\t{\n\t.param .b32 p;\n\tcall f, (p);\n\t}\n\tret;\n}\n";
     CHECK(parse_error_of(small) == "test.ptx:12:2: 'p' (4 bytes) is smaller than parameter 'a' (8 bytes) of 'f'");
     const std::string no_ret = header + ".func (.param .b32 r) f()\n{\n\tret;\n}\n"
                                         ".visible .entry k()\n{\n\tcall f;\n\tret;\n}\n";
@@ -231,9 +234,8 @@ TEST_CASE("argument and return counts and sizes must match the callee") {
 }
 
 TEST_CASE("labels of inlined bodies are recorded with the instance suffix") {
-    const std::string text = header +
-                             ".func loop()\n{\n\t.reg .pred %p<2>;\n$L_top:\n\t@%p1 bra $L_top;\n\tret;\n}\n"
-                             ".visible .entry k()\n{\n$L_k:\n\tcall.uni loop;\n\tcall.uni loop;\n\tret;\n}\n";
+    const std::string text = header + ".func loop()\n{\n\t.reg .pred %p<2>;\n$L_top:\n\t@%p1 bra $L_top;\n\tret;\n}\n"
+                                      ".visible .entry k()\n{\n$L_k:\n\tcall.uni loop;\n\tcall.uni loop;\n\tret;\n}\n";
     const ir::Kernel k = ptx::parse(text, "test.ptx").kernels[0];
     std::vector<std::pair<std::string, ir::Pc>> labels = k.labels;
     std::sort(labels.begin(), labels.end());

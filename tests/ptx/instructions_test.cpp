@@ -281,14 +281,22 @@ TEST_CASE("mov: immediate, special register, variable address, packing and unpac
 
 TEST_CASE("every supported special register decodes") {
     const std::pair<const char*, ir::SpecialReg> cases[] = {
-        {"%tid.x", ir::SpecialReg::tid_x},           {"%ntid.z", ir::SpecialReg::ntid_z},
-        {"%ctaid.y", ir::SpecialReg::ctaid_y},       {"%nctaid.x", ir::SpecialReg::nctaid_x},
-        {"%laneid", ir::SpecialReg::laneid},         {"%warpid", ir::SpecialReg::warpid},
-        {"%nwarpid", ir::SpecialReg::nwarpid},       {"%smid", ir::SpecialReg::smid},
-        {"%nsmid", ir::SpecialReg::nsmid},           {"%lanemask_eq", ir::SpecialReg::lanemask_eq},
-        {"%lanemask_lt", ir::SpecialReg::lanemask_lt}, {"%lanemask_le", ir::SpecialReg::lanemask_le},
-        {"%lanemask_gt", ir::SpecialReg::lanemask_gt}, {"%lanemask_ge", ir::SpecialReg::lanemask_ge},
-        {"%clock", ir::SpecialReg::clock},           {"%clock_hi", ir::SpecialReg::clock_hi},
+        {"%tid.x", ir::SpecialReg::tid_x},
+        {"%ntid.z", ir::SpecialReg::ntid_z},
+        {"%ctaid.y", ir::SpecialReg::ctaid_y},
+        {"%nctaid.x", ir::SpecialReg::nctaid_x},
+        {"%laneid", ir::SpecialReg::laneid},
+        {"%warpid", ir::SpecialReg::warpid},
+        {"%nwarpid", ir::SpecialReg::nwarpid},
+        {"%smid", ir::SpecialReg::smid},
+        {"%nsmid", ir::SpecialReg::nsmid},
+        {"%lanemask_eq", ir::SpecialReg::lanemask_eq},
+        {"%lanemask_lt", ir::SpecialReg::lanemask_lt},
+        {"%lanemask_le", ir::SpecialReg::lanemask_le},
+        {"%lanemask_gt", ir::SpecialReg::lanemask_gt},
+        {"%lanemask_ge", ir::SpecialReg::lanemask_ge},
+        {"%clock", ir::SpecialReg::clock},
+        {"%clock_hi", ir::SpecialReg::clock_hi},
         {"%dynamic_smem_size", ir::SpecialReg::dynamic_smem_size},
         {"%total_smem_size", ir::SpecialReg::total_smem_size},
     };
@@ -528,8 +536,8 @@ TEST_CASE("a predicate immediate may be any integer, as ptxas reads it: non-zero
     check_imm(first_instruction("mov.pred %p1, -1;").operands[1], 1);
     check_imm(first_instruction("mov.pred %p1, 7;").operands[1], 1);
     check_imm(first_instruction("mov.pred %p1, 0;").operands[1], 0);
-    CHECK_THROWS_WITH_AS(parse_kernel("mov.pred %p1, 1.5;"), doctest::Contains("a predicate constant must be an integer"),
-                         ptx::ParseError);
+    CHECK_THROWS_WITH_AS(parse_kernel("mov.pred %p1, 1.5;"),
+                         doctest::Contains("a predicate constant must be an integer"), ptx::ParseError);
 }
 
 TEST_CASE("WARP_SZ is the warp-width special register; rsqrt.approx.f64 needs no .ftz") {
@@ -590,9 +598,9 @@ TEST_CASE("redux.sync: operation, type and membermask; a warp-level instruction"
     check_imm(r.operands[2], ~std::uint64_t{0});
     CHECK(r.op_class == ir::OpClass::warp_level);
     CHECK_FALSE(r.uni); // `uni` only marked ".sync seen" while the modifiers were read
-    for (const char* form : {"redux.sync.add.u32 %r1, %r2, %r3;", "redux.sync.max.u32 %r1, %r2, %r3;",
-                             "redux.sync.and.b32 %r1, %r2, %r3;", "redux.sync.or.b32 %r1, %r2, %r3;",
-                             "redux.sync.xor.b32 %r1, %r2, %r3;"})
+    for (const char* form :
+         {"redux.sync.add.u32 %r1, %r2, %r3;", "redux.sync.max.u32 %r1, %r2, %r3;", "redux.sync.and.b32 %r1, %r2, %r3;",
+          "redux.sync.or.b32 %r1, %r2, %r3;", "redux.sync.xor.b32 %r1, %r2, %r3;"})
         CHECK(first_instruction(form).op == Opcode::redux);
 }
 
@@ -656,7 +664,8 @@ TEST_CASE("tex, suld and sust through object registers: geometry, types, operand
     CHECK(s.op_class == ir::OpClass::texture);
 }
 
-TEST_CASE("cp.async: shared destination and global source addresses, cp-size, src-size or ignore-src; no register def") {
+TEST_CASE(
+    "cp.async: shared destination and global source addresses, cp-size, src-size or ignore-src; no register def") {
     const auto c = first_instruction("cp.async.cg.shared.global [%r1+16], [%rd2+32], 16, %r3;");
     CHECK(c.op == Opcode::cp_async);
     CHECK(c.space == ir::StateSpace::global); // the timed access
@@ -690,11 +699,13 @@ TEST_CASE("cp.async: shared destination and global source addresses, cp-size, sr
     CHECK(first_instruction("cp.async.wait_all;").op == Opcode::cp_async_wait_all);
 }
 
-TEST_CASE("call malloc and call free become device_malloc and device_free with their .param operands, op class system") {
+TEST_CASE(
+    "call malloc and call free become device_malloc and device_free with their .param operands, op class system") {
     const std::string decls = ".extern .func (.param .b64 func_retval0) malloc(.param .b64 a);\n"
                               ".extern .func free(.param .b64 a);\n";
     const ir::Module m = parse_kernel("{ .param .b64 p0; .param .b64 r; call.uni (r), malloc, (p0); }\n"
-                                      "{ .param .b64 q0; call.uni free, (q0); }", decls);
+                                      "{ .param .b64 q0; call.uni free, (q0); }",
+                                      decls);
     const ir::Kernel& k = m.kernels.at(0);
     REQUIRE(k.code.size() >= 2); // then the ret the parser appends to a body without one
     CHECK(k.code[0].op == Opcode::device_malloc);

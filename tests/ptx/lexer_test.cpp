@@ -17,16 +17,17 @@ TEST_CASE("instruction words keep their dots and :: parts; punctuation is split"
     const auto tokens = ptx::tokenize("@!%p1 ld.global.L1::no_allocate.v2.u32 {%r1,%r2}, [%rd1+-4];", "t.ptx");
     std::vector<std::string> texts;
     for (const auto& t : tokens) texts.emplace_back(t.text);
-    CHECK(texts == std::vector<std::string>{"@", "!", "%p1", "ld.global.L1::no_allocate.v2.u32", "{", "%r1", ",", "%r2", "}",
-                                            ",", "[", "%rd1", "+", "-", "4", "]", ";", ""});
+    CHECK(texts == std::vector<std::string>{"@", "!", "%p1", "ld.global.L1::no_allocate.v2.u32", "{", "%r1", ",", "%r2",
+                                            "}", ",", "[", "%rd1", "+", "-", "4", "]", ";", ""});
     CHECK(tokens[3].kind == TokenKind::word);
     CHECK(tokens[3].column == 7);
     CHECK(tokens.back().kind == TokenKind::end);
 }
 
 TEST_CASE("directives, labels, special registers and numbers are classified") {
-    const auto tokens = ptx::tokenize(".reg .b32 %r<12>;\n$L__BB0_3:\nmov.u32 %r1, %tid.x;\n0f3F800000 0d4000000000000000 0x1F 017 1.5e3 42U",
-                                      "t.ptx");
+    const auto tokens = ptx::tokenize(
+        ".reg .b32 %r<12>;\n$L__BB0_3:\nmov.u32 %r1, %tid.x;\n0f3F800000 0d4000000000000000 0x1F 017 1.5e3 42U",
+        "t.ptx");
     CHECK(tokens[0].kind == TokenKind::directive);
     CHECK(tokens[1].text == ".b32");
     CHECK(tokens[2].text == "%r");
@@ -120,7 +121,8 @@ TEST_CASE("every modifier enumerator round-trips through its PTX spelling") {
     // The tables cover every non-none enumerator (enumerators are dense from 0).
     CHECK(ptx::all_scalar_types.size() == static_cast<std::size_t>(ir::ScalarType::f64));
     CHECK(ptx::all_compare_ops.size() == static_cast<std::size_t>(ir::CompareOp::nan));
-    CHECK(ptx::all_float_roundings.size() + ptx::all_integer_roundings.size() == static_cast<std::size_t>(ir::Rounding::rpi));
+    CHECK(ptx::all_float_roundings.size() + ptx::all_integer_roundings.size() ==
+          static_cast<std::size_t>(ir::Rounding::rpi));
     CHECK(ptx::all_atom_ops.size() == static_cast<std::size_t>(ir::AtomOp::xor_));
     CHECK(ptx::all_mem_orders.size() == static_cast<std::size_t>(ir::MemOrder::volatile_));
     CHECK(ptx::all_special_regs.size() == static_cast<std::size_t>(ir::SpecialReg::envreg2) + 1);

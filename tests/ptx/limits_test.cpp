@@ -68,13 +68,13 @@ TEST_CASE("CUDA's per-thread local memory limit (512 KB) is checked at the varia
           "6:21: 'l' brings the local memory of 'k' to 100000000 bytes, more than the 524288 bytes per thread CUDA "
           "allows (ptx::Limits::max_local_bytes_per_thread)");
     // Call-sequence .param variables share the per-thread segment.
-    CHECK(error_of(kernel("", ".local .b8 a[524000];\n{\n.param .b64 p[64];\n}\n")).rfind("8:13: 'p' brings the local", 0) == 0);
+    CHECK(error_of(kernel("", ".local .b8 a[524000];\n{\n.param .b64 p[64];\n}\n"))
+              .rfind("8:13: 'p' brings the local", 0) == 0);
 }
 
 TEST_CASE("local memory a kernel reaches only through inlining is reported at the kernel") {
-    const std::string text = header +
-                             ".func f()\n{\n.local .b8 buf[300000];\nret;\n}\n"
-                             ".visible .entry k()\n{\ncall f;\ncall f;\nret;\n}\n";
+    const std::string text = header + ".func f()\n{\n.local .b8 buf[300000];\nret;\n}\n"
+                                      ".visible .entry k()\n{\ncall f;\ncall f;\nret;\n}\n";
     CHECK(error_of(text) == "9:17: kernel 'k' needs 600000 bytes of local memory per thread after inlining, more than "
                             "the 524288 CUDA allows (ptx::Limits::max_local_bytes_per_thread)");
 }
@@ -115,9 +115,10 @@ TEST_CASE("the instruction limit applies before inlining, at the first instructi
     ptx::Limits limits;
     limits.max_function_instructions = 100;
     CHECK(error_of(instructions(99), limits).empty()); // + the ret added at the closing brace
-    CHECK(error_of(instructions(101), limits) == "107:1: 'k' has more than 100 instructions (ptx::Limits::max_function_instructions)");
-    CHECK(error_of(instructions(100), limits) ==
-          "107:1: 'k' has more than 100 instructions with the ret added at its end (ptx::Limits::max_function_instructions)");
+    CHECK(error_of(instructions(101), limits) ==
+          "107:1: 'k' has more than 100 instructions (ptx::Limits::max_function_instructions)");
+    CHECK(error_of(instructions(100), limits) == "107:1: 'k' has more than 100 instructions with the ret added at its "
+                                                 "end (ptx::Limits::max_function_instructions)");
     limits.max_function_instructions = 1000;
     limits.max_module_instructions = 150;
     std::string two = header + ".visible .entry a()\n{\n.reg .b32 %r<2>;\n";
@@ -125,7 +126,8 @@ TEST_CASE("the instruction limit applies before inlining, at the first instructi
     two += "ret;\n}\n.visible .entry b()\n{\n.reg .b32 %r<2>;\n";
     for (int i = 0; i < 100; ++i) two += "add.s32 %r1, %r1, 1;\n";
     two += "ret;\n}\n";
-    CHECK(error_of(two, limits) == "161:1: the module has more than 150 instructions (ptx::Limits::max_module_instructions)");
+    CHECK(error_of(two, limits) ==
+          "161:1: the module has more than 150 instructions (ptx::Limits::max_module_instructions)");
 }
 
 TEST_CASE("a kernel that only inlining makes too long fails at the kernel, per kernel and per module") {
@@ -139,8 +141,8 @@ TEST_CASE("a kernel that only inlining makes too long fails at the kernel, per k
     limits.max_function_instructions = 100;
     limits.max_module_instructions = 100;
     const std::string two = text + ".visible .entry k2()\n{\ncall f;\ncall f;\nret;\n}\n";
-    CHECK(error_of(two, limits) ==
-          "45:17: with kernel 'k2' the module exceeds 100 instructions after inlining (ptx::Limits::max_module_instructions)");
+    CHECK(error_of(two, limits) == "45:17: with kernel 'k2' the module exceeds 100 instructions after inlining "
+                                   "(ptx::Limits::max_module_instructions)");
 }
 
 TEST_CASE("the input size knob is reported at the first byte past it") {
@@ -149,8 +151,9 @@ TEST_CASE("the input size knob is reported at the first byte past it") {
     limits.max_file_bytes = text.size();
     CHECK(error_of(text, limits).empty());
     limits.max_file_bytes = 50; // inside line 4 (".visible .entry k()" starts at byte 44)
-    CHECK(error_of(text, limits) ==
-          "4:7: the input is longer than 50 bytes (ptx::Limits::max_file_bytes); this is its first byte past the limit");
+    CHECK(
+        error_of(text, limits) ==
+        "4:7: the input is longer than 50 bytes (ptx::Limits::max_file_bytes); this is its first byte past the limit");
     const auto path = std::filesystem::temp_directory_path() / "gpuarch_limits_test_big.ptx";
     {
         std::ofstream out(path, std::ios::binary);
@@ -160,8 +163,9 @@ TEST_CASE("the input size knob is reported at the first byte past it") {
         (void)ptx::parse_file(path, limits);
         FAIL("parse_file accepted a file over max_file_bytes");
     } catch (const ptx::ParseError& e) {
-        CHECK(std::string(e.what()) == path.string() + ":4:7: the input is longer than 50 bytes "
-                                                       "(ptx::Limits::max_file_bytes); this is its first byte past the limit");
+        CHECK(std::string(e.what()) == path.string() +
+                                           ":4:7: the input is longer than 50 bytes "
+                                           "(ptx::Limits::max_file_bytes); this is its first byte past the limit");
     }
     std::filesystem::remove(path);
 }
@@ -209,10 +213,10 @@ TEST_CASE("a statement longer than the token knob is an error, not a buffer that
 namespace {
 
 struct ChildResult {
-    bool exited = false;        // false: killed (RLIMIT_CPU's SIGXCPU, or a crash)
-    int code = -1;              // 0 parsed, 1 ParseError, 2 other gpuarch::Error, 3 std::bad_alloc, 4 other exception
-    long peak_kib = 0;          // the child's peak resident set
-    std::string message;        // what() of the exception, if any
+    bool exited = false; // false: killed (RLIMIT_CPU's SIGXCPU, or a crash)
+    int code = -1; // 0 parsed, 1 ParseError, 2 other gpuarch::Error, 3 std::bad_alloc, 4 other exception
+    long peak_kib = 0; // the child's peak resident set
+    std::string message; // what() of the exception, if any
 };
 
 // Parses `text` in a forked child that may map `address_space_mib` more than it has at the fork, and use
@@ -301,7 +305,8 @@ TEST_CASE("a 1M-instruction kernel fails at instruction 262,145, in bounded memo
     MESSAGE("peak RSS " << result.peak_kib / 1024 << " MiB");
     REQUIRE(result.exited);
     CHECK(result.code == 1);
-    CHECK(result.message == "big.ptx:262151:1: 'k' has more than 262144 instructions (ptx::Limits::max_function_instructions)");
+    CHECK(result.message ==
+          "big.ptx:262151:1: 'k' has more than 262144 instructions (ptx::Limits::max_function_instructions)");
     CHECK(result.peak_kib < 400 * 1024);
 }
 

@@ -23,11 +23,13 @@ ir::Module load(const std::string& name) {
 }
 
 std::size_t count_if_op(const ir::Kernel& k, Opcode op) {
-    return static_cast<std::size_t>(std::count_if(k.code.begin(), k.code.end(), [&](const ir::Instruction& i) { return i.op == op; }));
+    return static_cast<std::size_t>(
+        std::count_if(k.code.begin(), k.code.end(), [&](const ir::Instruction& i) { return i.op == op; }));
 }
 
 bool has(const ir::Kernel& k, Opcode op, auto&& predicate) {
-    return std::any_of(k.code.begin(), k.code.end(), [&](const ir::Instruction& i) { return i.op == op && predicate(i); });
+    return std::any_of(k.code.begin(), k.code.end(),
+                       [&](const ir::Instruction& i) { return i.op == op && predicate(i); });
 }
 
 // Invariants every parsed kernel satisfies.
@@ -87,7 +89,8 @@ TEST_CASE("nvcc device calls: every call inlined, per-instance local depots") {
     // twice() calls square_plus twice, the kernel calls twice, square_plus and pick: 5 inlined instances.
     std::size_t instances = 0;
     for (const auto& r : k.registers)
-        if (r.name.find('$') != std::string::npos) instances = std::max<std::size_t>(instances, std::stoul(r.name.substr(r.name.find('$') + 1)));
+        if (r.name.find('$') != std::string::npos)
+            instances = std::max<std::size_t>(instances, std::stoul(r.name.substr(r.name.find('$') + 1)));
     CHECK(instances == 5);
     CHECK(k.local_bytes >= 32); // pick()'s float table[8]
 }
@@ -95,8 +98,8 @@ TEST_CASE("nvcc device calls: every call inlined, per-instance local depots") {
 TEST_CASE("nvcc warp_ops: every atomic, vote, match and barrier-reduction form") {
     const ir::Kernel k = load("warp_atomics.ptx").kernels.at(0);
     check_well_formed(k);
-    for (auto op : {ir::AtomOp::add, ir::AtomOp::min, ir::AtomOp::max, ir::AtomOp::inc, ir::AtomOp::dec, ir::AtomOp::cas,
-                    ir::AtomOp::exch, ir::AtomOp::and_, ir::AtomOp::or_, ir::AtomOp::xor_}) {
+    for (auto op : {ir::AtomOp::add, ir::AtomOp::min, ir::AtomOp::max, ir::AtomOp::inc, ir::AtomOp::dec,
+                    ir::AtomOp::cas, ir::AtomOp::exch, ir::AtomOp::and_, ir::AtomOp::or_, ir::AtomOp::xor_}) {
         CAPTURE(ir::name(op));
         CHECK(has(k, Opcode::atom, [&](const auto& i) { return i.atom_op == op; }));
     }
@@ -115,8 +118,10 @@ TEST_CASE("nvcc math: special functions, fp64, half conversions and bf16 packing
     const ir::Kernel k = load("math_half.ptx").kernels.at(0);
     check_well_formed(k);
     CHECK(has(k, Opcode::ex2, [](const auto& i) { return i.op_class == ir::OpClass::sfu; }));
-    CHECK(has(k, Opcode::sqrt, [](const auto& i) { return i.type == ir::ScalarType::f64 && i.op_class == ir::OpClass::fp64; }));
-    CHECK(has(k, Opcode::cvt, [](const auto& i) { return i.type == ir::ScalarType::f16 && i.op_class == ir::OpClass::half; }));
+    CHECK(has(k, Opcode::sqrt,
+              [](const auto& i) { return i.type == ir::ScalarType::f64 && i.op_class == ir::OpClass::fp64; }));
+    CHECK(has(k, Opcode::cvt,
+              [](const auto& i) { return i.type == ir::ScalarType::f16 && i.op_class == ir::OpClass::half; }));
     CHECK(has(k, Opcode::mov, [](const auto& i) { return i.operands[1].vector_imm_mask != 0; }));
     CHECK(has(k, Opcode::shf, [](const auto& i) { return i.funnel_right; }));
     CHECK(has(k, Opcode::rsqrt, [](const auto& i) { return i.approx; }));
@@ -129,7 +134,8 @@ TEST_CASE("nvcc control: struct parameter, constant table, dynamic shared memory
     CHECK(k.params.at(0).size_bytes == 24);
     CHECK(k.params.at(0).alignment == 8);
     CHECK(k.param_bytes == 24 + 8 + 8 + 4);
-    const auto table = std::find_if(m.globals.begin(), m.globals.end(), [](const auto& s) { return s.name == "c_table"; });
+    const auto table =
+        std::find_if(m.globals.begin(), m.globals.end(), [](const auto& s) { return s.name == "c_table"; });
     REQUIRE(table != m.globals.end());
     CHECK(table->space == ir::StateSpace::constant);
     CHECK(table->size_bytes == 32);
@@ -151,10 +157,13 @@ TEST_CASE("nvcc hints: cache operators are dropped, scoped atomics and fences ke
     CHECK(has(k, Opcode::atom, [](const auto& i) {
         return i.order == ir::MemOrder::relaxed && i.scope == ir::Scope::gpu && i.atom_op == ir::AtomOp::add;
     }));
-    CHECK(has(k, Opcode::atom, [](const auto& i) { return i.order == ir::MemOrder::acquire && i.scope == ir::Scope::cta; }));
-    CHECK(has(k, Opcode::ld, [](const auto& i) { return i.order == ir::MemOrder::acquire && i.scope == ir::Scope::gpu; }));
+    CHECK(has(k, Opcode::atom,
+              [](const auto& i) { return i.order == ir::MemOrder::acquire && i.scope == ir::Scope::cta; }));
+    CHECK(has(k, Opcode::ld,
+              [](const auto& i) { return i.order == ir::MemOrder::acquire && i.scope == ir::Scope::gpu; }));
     CHECK(has(k, Opcode::st, [](const auto& i) { return i.order == ir::MemOrder::release; }));
-    CHECK(has(k, Opcode::fence, [](const auto& i) { return i.order == ir::MemOrder::sc && i.scope == ir::Scope::cta; }));
+    CHECK(
+        has(k, Opcode::fence, [](const auto& i) { return i.order == ir::MemOrder::sc && i.scope == ir::Scope::cta; }));
     CHECK(has(k, Opcode::bar, [](const auto& i) { return i.barrier == ir::BarrierMode::sync && !i.aligned; }));
     CHECK(has(k, Opcode::mov, [](const auto& i) { return i.operands[0].kind == ir::OperandKind::vector; }));
 }

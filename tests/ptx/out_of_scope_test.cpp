@@ -43,7 +43,8 @@ TEST_CASE("a device-side kernel launch is refused as dynamic parallelism") {
         ".extern .func (.param .b64 func_retval0) __cudaCDP2GetParameterBufferV2(.param .b64 a, .param .align 4 .b8 "
         "b[12], .param .align 4 .b8 c[12], .param .b32 d);\n"
         ".visible .entry k()\n{\n\t{\n\t.param .b64 p0;\n\t.param .align 4 .b8 p1[12];\n\t.param .align 4 .b8 p2[12];\n"
-        "\t.param .b32 p3;\n\t.param .b64 r;\n\tcall.uni (r), __cudaCDP2GetParameterBufferV2, (p0, p1, p2, p3);\n\t}\n\tret;\n}\n");
+        "\t.param .b32 p3;\n\t.param .b64 r;\n\tcall.uni (r), __cudaCDP2GetParameterBufferV2, (p0, p1, p2, "
+        "p3);\n\t}\n\tret;\n}\n");
     CHECK(call == "test.ptx:13:2: call to '__cudaCDP2GetParameterBufferV2': a device-side kernel launch (dynamic "
                   "parallelism) is out of scope for gpuarch");
 }

@@ -40,7 +40,8 @@ TEST_CASE("resource limits turn hostile inputs into errors") {
         }
         return std::string();
     };
-    CHECK(error_of("huge_register_range.ptx") == "register count 99999999 is too large (at most 1048576 registers per function)");
+    CHECK(error_of("huge_register_range.ptx") ==
+          "register count 99999999 is too large (at most 1048576 registers per function)");
     CHECK(error_of("exponential_inlining.ptx").find("after inlining") != std::string::npos);
     CHECK(error_of("deep_scopes.ptx") == "scopes nested too deeply");
     CHECK(error_of("deep_initializer.ptx") == "initializer nested too deeply");

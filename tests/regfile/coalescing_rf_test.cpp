@@ -23,8 +23,7 @@ static_assert(timing::check_register_file<regfile::ZeroGatedRF<>>());
 using CarfWid = CoalescingRF<4, regfile::Sub4, regfile::WidLayout, regfile::RegAlignment>;
 using CarfWshift = CoalescingRF<4, regfile::Sub4, regfile::WshiftLayout, regfile::RegAlignment>;
 
-template <class RF>
-RF make(unsigned warps = 8, unsigned width = 32) {
+template <class RF> RF make(unsigned warps = 8, unsigned width = 32) {
     return RF(timing::RegisterFileConfig{warps, 2, width});
 }
 
@@ -57,16 +56,14 @@ timing::RegisterWrite write_of(std::uint64_t token, unsigned warp, ir::RegId reg
     return w;
 }
 
-template <class RF>
-core::StatsTable stats(const RF& rf) {
+template <class RF> core::StatsTable stats(const RF& rf) {
     core::StatsTable t;
     t.collect("rf", rf);
     return t;
 }
 
 // Runs cycles until every write is done; returns the tokens written, in order.
-template <class RF>
-std::vector<std::uint64_t> settle_writes(RF& rf, core::Cycle& now) {
+template <class RF> std::vector<std::uint64_t> settle_writes(RF& rf, core::Cycle& now) {
     std::vector<std::uint64_t> done;
     for (int i = 0; i < 8; ++i) {
         rf.cycle(now++);
@@ -162,7 +159,7 @@ TEST_CASE("Table 3.2 row 1: two reads of one instruction in one bank coalesce in
     auto rf = make<CarfWid>();
     core::Cycle now = 0;
     rf.write(write_of(1, 0, 2, Values(0x1234)), now); // 2 bytes, right: 0011
-    rf.write(write_of(2, 0, 5, Values(0x12)), now);   // 1 byte, left: 1000
+    rf.write(write_of(2, 0, 5, Values(0x12)), now); // 1 byte, left: 1000
     settle_writes(rf, now);
     const auto before = stats(rf);
     rf.accept(read_of(10, 0, {2, 5}), now);
@@ -343,7 +340,7 @@ TEST_CASE("Chapter 4 gating: inactive lanes, zero lanes and zero byte planes are
     CHECK(t.counter("rf.thread_writes") == 32);
     CHECK(t.counter("rf.thread_writes_gated.in_lane_zero") == 8);
     CHECK(t.counter("rf.thread_writes_gated.cross_lane_zero") == 18); // 6 groups x 3 zero planes
-    CHECK(t.counter("rf.bank_bytes_written") == 6 * 4);               // one plane word per reordered group
+    CHECK(t.counter("rf.bank_bytes_written") == 6 * 4); // one plane word per reordered group
     CHECK(t.counter("rf.groups_written_reordered") == 6);
     CHECK(rf.group_form(0, 2, 0) == regfile::GroupForm{false, 0xF, 0});
     CHECK(rf.group_form(0, 2, 2) == regfile::GroupForm{true, 0, 0b1110});

@@ -15,7 +15,8 @@ RfRequest read(unsigned bank, unsigned oc, Side side = Side::right, std::uint8_t
     return RfRequest{RequestKind::read, static_cast<std::uint16_t>(bank), static_cast<std::uint16_t>(oc), side, mask};
 }
 RfRequest write(unsigned bank, Side side, std::uint8_t mask, bool memory = false) {
-    return RfRequest{memory ? RequestKind::mem_write : RequestKind::ex_write, static_cast<std::uint16_t>(bank), 0, side, mask};
+    return RfRequest{memory ? RequestKind::mem_write : RequestKind::ex_write, static_cast<std::uint16_t>(bank), 0, side,
+                     mask};
 }
 
 // Runs the arbiter until every request is granted; returns the (bank, oc) grants of each cycle.
@@ -43,10 +44,9 @@ std::vector<RfRequest> figure_3_16a() {
 // Fig. 3.16b: the same eight requests with left (odd) / right (even) ports and sub-bank masks (bit k = sub-bank k,
 // written MSB first in the figure: "1100" = sub-banks 3 and 2).
 std::vector<RfRequest> figure_3_16b() {
-    return {read(0, 2, Side::left, 0b1100), read(0, 1, Side::right, 0b0011),
-            read(1, 3, Side::left, 0b1100), read(1, 0, Side::right, 0b0001),
-            read(2, 0, Side::left, 0b1110), read(2, 2, Side::right, 0b0001),
-            read(3, 1, Side::left, 0b1000), read(3, 3, Side::right, 0b0011)};
+    return {read(0, 2, Side::left, 0b1100),  read(0, 1, Side::right, 0b0011), read(1, 3, Side::left, 0b1100),
+            read(1, 0, Side::right, 0b0001), read(2, 0, Side::left, 0b1110),  read(2, 2, Side::right, 0b0001),
+            read(3, 1, Side::left, 0b1000),  read(3, 3, Side::right, 0b0011)};
 }
 } // namespace
 
@@ -58,8 +58,8 @@ TEST_CASE("Fig. 3.16a: the baseline wavefront arbiter serves the eight requests 
     using G = std::set<std::pair<unsigned, unsigned>>;
     CHECK(cycles[0] == G{{1, 3}, {2, 2}, {3, 1}}); // P0
     CHECK(cycles[1] == G{{0, 1}, {1, 0}, {3, 3}}); // P1
-    CHECK(cycles[2] == G{{0, 2}, {2, 0}});         // P2
-    CHECK(arbiter.priority() == 3);                // the priority wave moved one diagonal per cycle
+    CHECK(cycles[2] == G{{0, 2}, {2, 0}}); // P2
+    CHECK(arbiter.priority() == 3); // the priority wave moved one diagonal per cycle
 }
 
 TEST_CASE("Fig. 3.16b: the coalescing-aware arbiter grants all eight masked requests in one cycle") {
@@ -119,7 +119,8 @@ TEST_CASE("two reads of one collector from two banks share its write port only w
 TEST_CASE("execution-unit writes win over memory writes, and writes over reads") {
     RfArbiter arbiter(ArbiterConfig{4, 4, CoalescingMode::none, Packing::disjoint_masks});
     // The memory write is listed first, yet the execution write gets the bank.
-    const std::vector<RfRequest> requests{write(2, Side::right, 0xF, true), read(2, 1), write(2, Side::right, 0xF, false)};
+    const std::vector<RfRequest> requests{write(2, Side::right, 0xF, true), read(2, 1),
+                                          write(2, Side::right, 0xF, false)};
     std::vector<Outcome> out(3);
     arbiter.arbitrate(requests, out);
     CHECK(out[2] == Outcome::granted);
@@ -150,7 +151,8 @@ TEST_CASE("alignment packings: ideal pairs any two requests of at most four byte
     auto granted = [&](Packing p, const std::vector<RfRequest>& r) {
         RfArbiter a(ArbiterConfig{4, 4, CoalescingMode::carf, p});
         a.arbitrate(r, out);
-        return static_cast<unsigned>(std::count(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(r.size()), Outcome::granted));
+        return static_cast<unsigned>(
+            std::count(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(r.size()), Outcome::granted));
     };
     CHECK(granted(Packing::disjoint_masks, two_even) == 1);
     CHECK(granted(Packing::total_bytes, two_even) == 2);

@@ -103,8 +103,7 @@ struct Outcome {
 
 inline constexpr unsigned threads = 96, ctas = 4, n = 350; // the last CTA is partial
 
-template <class SMType>
-Outcome run_kernels() {
+template <class SMType> Outcome run_kernels() {
     using namespace gpuarch;
     Outcome out;
     func::Device device;

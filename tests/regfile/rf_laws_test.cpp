@@ -29,13 +29,12 @@ std::uint64_t random_value(SplitMix& rng) {
     }
 }
 
-template <class RF>
-void run_laws(std::uint64_t seed, unsigned width) {
+template <class RF> void run_laws(std::uint64_t seed, unsigned width) {
     SplitMix rng{seed};
     const unsigned warps = 12;
     RF rf(timing::RegisterFileConfig{warps, 2, width});
-    std::map<std::uint64_t, core::Cycle> accepted;   // token -> cycle
-    std::map<std::uint64_t, unsigned> sources;       // token -> source count
+    std::map<std::uint64_t, core::Cycle> accepted; // token -> cycle
+    std::map<std::uint64_t, unsigned> sources; // token -> source count
     std::set<std::uint64_t> dispatched, writes_pending;
     std::vector<std::vector<std::uint64_t>> buffers; // value buffers stay valid until written
     std::uint64_t next_token = 1;
@@ -91,7 +90,7 @@ void run_laws(std::uint64_t seed, unsigned width) {
     }
     CHECK(laws_hold);
     CHECK(dispatched.size() == accepted.size()); // every accepted read was offered (and eventually taken)
-    CHECK(writes_pending.empty());               // every write completed
+    CHECK(writes_pending.empty()); // every write completed
     core::StatsTable t;
     t.collect("rf", rf);
     CHECK(t.counter("rf.granted_reads") == t.counter("rf.logical_reads"));
@@ -99,15 +98,16 @@ void run_laws(std::uint64_t seed, unsigned width) {
 }
 } // namespace
 
-#define GPUARCH_SUB_BANKED_RFS                                                                                     \
-    regfile::CoalescingRF<>, regfile::CoalescingRF<4, regfile::Sub4, regfile::WidLayout, regfile::WrAlignment>,     \
-        regfile::CoalescingRF<4, regfile::Sub4, regfile::WidLayout, regfile::IdealAlignment>,                      \
-        regfile::CoalescingRF<4, regfile::Sub4, regfile::WshiftLayout, regfile::UpperBoundAlignment, 2>,           \
-        regfile::CoalescingRF<8, regfile::Sub4, regfile::WshiftLayout, regfile::RegAlignment, 8,                   \
-                              regfile::CrossLaneZeroGating>,                                                       \
+#define GPUARCH_SUB_BANKED_RFS                                                                                         \
+    regfile::CoalescingRF<>, regfile::CoalescingRF<4, regfile::Sub4, regfile::WidLayout, regfile::WrAlignment>,        \
+        regfile::CoalescingRF<4, regfile::Sub4, regfile::WidLayout, regfile::IdealAlignment>,                          \
+        regfile::CoalescingRF<4, regfile::Sub4, regfile::WshiftLayout, regfile::UpperBoundAlignment, 2>,               \
+        regfile::CoalescingRF<8, regfile::Sub4, regfile::WshiftLayout, regfile::RegAlignment, 8,                       \
+                              regfile::CrossLaneZeroGating>,                                                           \
         regfile::WwfaRF<>, regfile::CORF<>, regfile::ZeroGatedRF<16, 16>
 
-TEST_CASE_TEMPLATE("sub-banked register files obey the RegisterFile laws under random traffic", RF, GPUARCH_SUB_BANKED_RFS) {
+TEST_CASE_TEMPLATE("sub-banked register files obey the RegisterFile laws under random traffic", RF,
+                   GPUARCH_SUB_BANKED_RFS) {
     static_assert(timing::check_register_file<RF>());
     for (std::uint64_t seed : {1ULL, 2ULL, 3ULL}) {
         run_laws<RF>(seed, 32);

@@ -18,16 +18,14 @@
 
 namespace {
 using namespace gpuarch;
-template <class RF>
-using FermiSM = SM<frontend::FermiFrontend, sched::GTO, RF, exec::SimdExec, mem::IdealMemory<20>>;
+template <class RF> using FermiSM = SM<frontend::FermiFrontend, sched::GTO, RF, exec::SimdExec, mem::IdealMemory<20>>;
 
 const rf_kernels::Outcome& reference() {
     static const rf_kernels::Outcome r = rf_kernels::run_kernels<FermiSM<regfile::IdealRF>>();
     return r;
 }
 
-template <class RF>
-void check_against_reference() {
+template <class RF> void check_against_reference() {
     const auto out = rf_kernels::run_kernels<FermiSM<RF>>();
     const auto& ref = reference();
     CHECK(out.mix == ref.mix);
@@ -60,7 +58,8 @@ TEST_CASE("the reference kernels compute what their PTX says") {
         std::int32_t r10 = static_cast<std::int32_t>((i << 20) ^ static_cast<std::uint32_t>(b * a + b));
         if (a >= 3) r10 = r10 * 3 + a;
         const float f1 = static_cast<float>(a), f2 = f1 * f1 + f1, f3 = f2 * f1, f4 = f3 + f2;
-        const std::uint32_t expect = static_cast<std::uint32_t>(a) | static_cast<std::uint32_t>(r10 + static_cast<std::int32_t>(f4));
+        const std::uint32_t expect =
+            static_cast<std::uint32_t>(a) | static_cast<std::uint32_t>(r10 + static_cast<std::int32_t>(f4));
         CHECK(ref.mix[i] == expect);
     }
     std::uint32_t sum = 0;
@@ -87,7 +86,8 @@ TEST_CASE("CARF (wshift, wr) matches IdealRF in device memory and serves every r
 }
 TEST_CASE("CARF (wid, ideal and upper bound) match IdealRF in device memory") {
     check_against_reference<regfile::CoalescingRF<4, regfile::Sub4, regfile::WidLayout, regfile::IdealAlignment>>();
-    check_against_reference<regfile::CoalescingRF<4, regfile::Sub4, regfile::WidLayout, regfile::UpperBoundAlignment>>();
+    check_against_reference<
+        regfile::CoalescingRF<4, regfile::Sub4, regfile::WidLayout, regfile::UpperBoundAlignment>>();
 }
 TEST_CASE("the WWFA baseline, CORF and the Chapter 4 gated file match IdealRF in device memory") {
     check_against_reference<regfile::WwfaRF<>>();
@@ -98,8 +98,8 @@ TEST_CASE("the WWFA baseline, CORF and the Chapter 4 gated file match IdealRF in
 TEST_CASE("coalescing cuts physical bank accesses and cycles against the WWFA baseline on the same kernels") {
     const auto base = rf_kernels::run_kernels<FermiSM<regfile::WwfaRF<>>>();
     const auto carf = rf_kernels::run_kernels<FermiSM<regfile::CoalescingRF<>>>();
-    const auto upper = rf_kernels::run_kernels<FermiSM<
-        regfile::CoalescingRF<4, regfile::Sub4, regfile::WshiftLayout, regfile::UpperBoundAlignment>>>();
+    const auto upper = rf_kernels::run_kernels<
+        FermiSM<regfile::CoalescingRF<4, regfile::Sub4, regfile::WshiftLayout, regfile::UpperBoundAlignment>>>();
     for (auto which : {&rf_kernels::Outcome::mix_stats, &rf_kernels::Outcome::loop_stats}) {
         const auto& b = base.*which;
         const auto& c = carf.*which;
@@ -108,7 +108,8 @@ TEST_CASE("coalescing cuts physical bank accesses and cycles against the WWFA ba
         CHECK(c.counter("sm.rf.logical_reads") == b.counter("sm.rf.logical_reads"));
         CHECK(c.counter("sm.rf.logical_writes") == b.counter("sm.rf.logical_writes"));
         // ...in fewer physical accesses and collector writes; the baseline coalesces nothing.
-        CHECK(b.counter("sm.rf.physical_bank_accesses") == b.counter("sm.rf.granted_reads") + b.counter("sm.rf.granted_writes"));
+        CHECK(b.counter("sm.rf.physical_bank_accesses") ==
+              b.counter("sm.rf.granted_reads") + b.counter("sm.rf.granted_writes"));
         CHECK(c.counter("sm.rf.physical_bank_accesses") < b.counter("sm.rf.physical_bank_accesses"));
         CHECK(c.counter("sm.rf.collector_writes") < b.counter("sm.rf.collector_writes"));
         CHECK(u.counter("sm.rf.physical_bank_accesses") <= c.counter("sm.rf.physical_bank_accesses"));
@@ -121,5 +122,6 @@ TEST_CASE("coalescing cuts physical bank accesses and cycles against the WWFA ba
     }
     CHECK(carf.loop_cycles <= base.loop_cycles);
     CHECK(upper.loop_cycles <= carf.loop_cycles);
-    MESSAGE("loop cycles: WWFA " << base.loop_cycles << ", CARF " << carf.loop_cycles << ", upper bound " << upper.loop_cycles);
+    MESSAGE("loop cycles: WWFA " << base.loop_cycles << ", CARF " << carf.loop_cycles << ", upper bound "
+                                 << upper.loop_cycles);
 }

@@ -58,10 +58,16 @@ TEST_CASE("a warp mixing positive and negative lanes is full width whichever lan
 }
 
 TEST_CASE("every detected width restores every lane exactly") {
-    const std::vector<std::vector<std::uint32_t>> cases{
-        warp_of({0}), warp_of({1, 2, 3}), warp_of({-1, -2}), warp_of({255, 0}), warp_of({-129, -1}),
-        warp_of({0x12345}), warp_of({-70000, -1}), warp_of({1, -1}), warp_of({0x7FFFFFFF, 0}),
-        warp_of({static_cast<std::int64_t>(0xDEADBEEFU)})};
+    const std::vector<std::vector<std::uint32_t>> cases{warp_of({0}),
+                                                        warp_of({1, 2, 3}),
+                                                        warp_of({-1, -2}),
+                                                        warp_of({255, 0}),
+                                                        warp_of({-129, -1}),
+                                                        warp_of({0x12345}),
+                                                        warp_of({-70000, -1}),
+                                                        warp_of({1, -1}),
+                                                        warp_of({0x7FFFFFFF, 0}),
+                                                        warp_of({static_cast<std::int64_t>(0xDEADBEEFU)})};
     for (const auto& lanes : cases) {
         CHECK(round_trips(lanes, detect_width(lanes)));
         CHECK(round_trips_sign_extended(lanes, detect_width_sign_in_data(lanes)));

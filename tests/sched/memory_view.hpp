@@ -92,8 +92,7 @@ inline timing::MemoryFeedback divergent(ir::Pc pc, unsigned lines, unsigned sets
     return fb;
 }
 
-template <class S>
-void start(S& s, unsigned n) {
+template <class S> void start(S& s, unsigned n) {
     for (unsigned i = 0; i < n; ++i) s.on_warp_start(i);
 }
 

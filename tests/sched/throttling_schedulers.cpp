@@ -138,7 +138,7 @@ TEST_CASE("CCWS: the warp stacked first keeps its loads even when its score alon
     MemView v = MemView::of(2);
     v.load(0, 1).load(1, 1);
     (void)s.select(v); // cutoff 200
-    s.on_issue(0, 0);  // 1 instruction
+    s.on_issue(0, 0); // 1 instruction
     s.on_locality_event(1, timing::LocalityEvent{timing::LocalityEvent::eviction, 0x80});
     s.on_locality_event(1, timing::LocalityEvent{timing::LocalityEvent::miss, 0x80});
     CHECK(s.score(1) == 100 + 1 * 8 * 200);
@@ -173,7 +173,7 @@ TEST_CASE("MASCAR, saturated (one free MSHR entry): only the owner warp issues m
     v.compute(0);
     CHECK(s.select(v) == 0); // the owner keeps issuing (greedy) while it can
     v.warps[0].ready = false;
-    CHECK(s.select(v) == 2);   // warp 1's load waits; warp 2 computes
+    CHECK(s.select(v) == 2); // warp 1's load waits; warp 2 computes
     CHECK(s.withholds(v, 1));
     v.warps[2].ready = false;
     CHECK(s.select(v) == timing::no_warp);

@@ -16,9 +16,9 @@ namespace gpuarch::test_support {
 // default member initializers keep -Wmissing-field-initializers quiet about the two it leaves out.
 struct PoolView {
     std::vector<bool> ready_;
-    std::vector<std::uint64_t> age_;      // empty: a slot's age is its index (slot 0 the oldest)
+    std::vector<std::uint64_t> age_; // empty: a slot's age is its index (slot 0 the oldest)
     std::vector<bool> long_latency_ = {}; // empty: no warp waits on a long-latency result
-    std::vector<bool> occupied_ = {};     // empty: every slot holds a warp
+    std::vector<bool> occupied_ = {}; // empty: every slot holds a warp
     unsigned pool_size() const { return static_cast<unsigned>(ready_.size()); }
     bool occupied(unsigned i) const { return occupied_.empty() || occupied_[i]; }
     bool ready(unsigned i) const { return ready_[i]; }

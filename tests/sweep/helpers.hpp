@@ -35,8 +35,7 @@ private:
 };
 
 // The what() of the exception `f` throws; "" when it throws nothing.
-template <class F>
-std::string error_of(F&& f) {
+template <class F> std::string error_of(F&& f) {
     try {
         f();
     } catch (const std::exception& e) {

@@ -43,10 +43,27 @@ TEST_CASE("a point's record is its run: the point, status, RunRow fields and sta
     const Record r = make_record(p, row);
     std::vector<std::string> keys;
     for (const auto& [key, value] : r.items()) keys.push_back(key);
-    CHECK(keys == std::vector<std::string>{"id", "machine", "scheduler", "kernel", "size", "mshr_entries",
-                                           "allocate_on_fill", "clustered_ctas", "status", "passed", "message",
-                                           "variant", "cycles", "warp_instructions", "thread_instructions",
-                                           "launches", "ipc", "host_seconds", "sim_seconds", "log", "stats"});
+    CHECK(keys == std::vector<std::string>{"id",
+                                           "machine",
+                                           "scheduler",
+                                           "kernel",
+                                           "size",
+                                           "mshr_entries",
+                                           "allocate_on_fill",
+                                           "clustered_ctas",
+                                           "status",
+                                           "passed",
+                                           "message",
+                                           "variant",
+                                           "cycles",
+                                           "warp_instructions",
+                                           "thread_instructions",
+                                           "launches",
+                                           "ipc",
+                                           "host_seconds",
+                                           "sim_seconds",
+                                           "log",
+                                           "stats"});
     CHECK(r["id"] == point_id(p));
     CHECK(r["machine"] == "fermi");
     CHECK(r["mshr_entries"] == 16);
@@ -69,7 +86,7 @@ TEST_CASE("a record file is written whole and read back equal; a corrupt or fore
     REQUIRE(back.has_value());
     CHECK(*back == r);
     const std::string text = sweep_test::read_text(result_path(dir.path(), id));
-    CHECK(lines_of(text).size() == 1);  // one JSON line per point
+    CHECK(lines_of(text).size() == 1); // one JSON line per point
     // No temporary file is left next to it.
     std::size_t files = 0;
     for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir.path() / "results")) ++files;
@@ -107,13 +124,15 @@ TEST_CASE("merge reads the spec's points in index order, reports the missing one
     std::ostringstream csv;
     write_csv(csv, m);
     const auto lines = lines_of(csv.str());
-    REQUIRE(lines.size() == 1 + 3 + 1);  // header, three rows, the quoted message's second line
+    REQUIRE(lines.size() == 1 + 3 + 1); // header, three rows, the quoted message's second line
     CHECK(lines[0] ==
           "id,index,machine,scheduler,kernel,size,mshr_entries,allocate_on_fill,clustered_ctas,status,passed,cycles,"
           "ipc,warp_instructions,thread_instructions,launches,host_seconds,sim_seconds,variant,message,a,b,c");
-    CHECK(lines[1] == point_id(points[0]) + ",0,fermi,LRR,saxpy,small,preset,preset,false,ok,true,10,2.0,0,20,1,0.25,0.125,"
-                                            "SM<test> x1,,1,2,");
-    CHECK(lines[2] == point_id(points[2]) + ",2,fermi,LRR,bfs,small,8,true,false,ok,true,30,2.0,1,60,1,0.25,0.125,SM<test> x1,,1,,");
+    CHECK(lines[1] == point_id(points[0]) +
+                          ",0,fermi,LRR,saxpy,small,preset,preset,false,ok,true,10,2.0,0,20,1,0.25,0.125,"
+                          "SM<test> x1,,1,2,");
+    CHECK(lines[2] == point_id(points[2]) +
+                          ",2,fermi,LRR,bfs,small,8,true,false,ok,true,30,2.0,1,60,1,0.25,0.125,SM<test> x1,,1,,");
     CHECK(lines[3] == point_id(points[3]) + ",3,fermi,GTO,bfs,small,8,true,true,failed,false,40,2.0,2,80,1,0.25,0.125,"
                                             "SM<test> x1,\"out[3] = 1, \"\"expected\"\" 2");
     CHECK(lines[4] == "second line\",,1,2");

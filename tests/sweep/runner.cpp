@@ -22,7 +22,8 @@ namespace {
 const std::filesystem::path sweep_exe = GPUARCH_SWEEP_EXE;
 
 std::vector<Point> four_points() {
-    return expand(parse_spec(R"({"machines": "fermi", "schedulers": ["LRR", "GTO"], "kernels": ["vector_add", "saxpy"]})"));
+    return expand(
+        parse_spec(R"({"machines": "fermi", "schedulers": ["LRR", "GTO"], "kernels": ["vector_add", "saxpy"]})"));
 }
 
 RunOptions quiet_options(const std::filesystem::path& out, unsigned jobs = 2) {
@@ -100,8 +101,8 @@ TEST_CASE("a resumed sweep skips points that have a record and runs only the res
     ScratchDir dir;
     const auto tasks = make_tasks(four_points());
     // First run: point 2 is "interrupted" (its worker dies by SIGTERM), so it has no record.
-    const RunSummary first = run_tasks(tasks, quiet_options(dir.path()),
-                                       replacing(dir.path(), {{tasks[2].id, "kill -TERM $$"}}), std::cerr);
+    const RunSummary first =
+        run_tasks(tasks, quiet_options(dir.path()), replacing(dir.path(), {{tasks[2].id, "kill -TERM $$"}}), std::cerr);
     CHECK(first.ok == 3);
     CHECK(first.unfinished == 1);
     CHECK_FALSE(read_record(dir.path(), tasks[2].id).has_value());
@@ -135,15 +136,15 @@ TEST_CASE("a kernel that fails its check is recorded as failed and the other poi
     // A kernels directory whose vector_add computes a - b instead of a + b (a wrong result, found by the CPU
     // reference), and whose saxpy PTX does not parse.
     std::filesystem::create_directories(dir / "kernels");
-    std::filesystem::copy(std::string(GPUARCH_KERNELS_DIR) + "/ptx", dir / "kernels/ptx");  // with .resources
+    std::filesystem::copy(std::string(GPUARCH_KERNELS_DIR) + "/ptx", dir / "kernels/ptx"); // with .resources
     const std::filesystem::path ptx = dir / "kernels/ptx";
     sweep_test::write_text(ptx / "vector_add.ptx",
                            replace_all(sweep_test::read_text(ptx / "vector_add.ptx"), "add.f32", "sub.f32"));
     sweep_test::write_text(ptx / "saxpy.ptx", ".version 7.0\n.target sm_50\nthis is not ptx\n");
     const ScopedEnv env("GPUARCH_KERNELS_DIR", (dir / "kernels").string());
 
-    const auto tasks = make_tasks(
-        expand(parse_spec(R"({"machines": "fermi", "schedulers": "GTO", "kernels": ["vector_add", "saxpy", "reduce_shared"]})")));
+    const auto tasks = make_tasks(expand(parse_spec(
+        R"({"machines": "fermi", "schedulers": "GTO", "kernels": ["vector_add", "saxpy", "reduce_shared"]})")));
     const std::filesystem::path out = dir / "out";
     const RunSummary s = run_tasks(tasks, quiet_options(out), self_worker(sweep_exe, out), std::cerr);
     CHECK(s.ok == 1);
@@ -151,7 +152,7 @@ TEST_CASE("a kernel that fails its check is recorded as failed and the other poi
     const Record wrong = *read_record(out, tasks[0].id);
     CHECK(wrong["status"] == "failed");
     CHECK(wrong["passed"] == false);
-    CHECK(wrong["cycles"].get<std::uint64_t>() > 0);  // it ran to the end; its output was wrong
+    CHECK(wrong["cycles"].get<std::uint64_t>() > 0); // it ran to the end; its output was wrong
     CHECK_FALSE(wrong["message"].get<std::string>().empty());
     const Record unparsable = *read_record(out, tasks[1].id);
     CHECK(unparsable["status"] == "failed");
@@ -162,14 +163,16 @@ TEST_CASE("a kernel that fails its check is recorded as failed and the other poi
 TEST_CASE("a worker that crashes is recorded as crashed, with its log, and the other points finish") {
     ScratchDir dir;
     const auto tasks = make_tasks(four_points());
-    const RunSummary s = run_tasks(
-        tasks, quiet_options(dir.path()),
-        replacing(dir.path(), {{tasks[1].id, "echo about to fault; kill -SEGV $$"}, {tasks[3].id, "exit 3"}}), std::cerr);
+    const RunSummary s =
+        run_tasks(tasks, quiet_options(dir.path()),
+                  replacing(dir.path(), {{tasks[1].id, "echo about to fault; kill -SEGV $$"}, {tasks[3].id, "exit 3"}}),
+                  std::cerr);
     CHECK(s.ok == 2);
     CHECK(s.failed == 2);
     const Record crashed = *read_record(dir.path(), tasks[1].id);
     CHECK(crashed["status"] == "crashed");
-    CHECK(crashed["message"] == "the worker process was killed by signal 11 (Segmentation fault) before writing a record");
+    CHECK(crashed["message"] ==
+          "the worker process was killed by signal 11 (Segmentation fault) before writing a record");
     CHECK(crashed["log_tail"] == "about to fault\n");
     CHECK(crashed["machine"] == "fermi");
     const Record exited = *read_record(dir.path(), tasks[3].id);
@@ -204,8 +207,8 @@ TEST_CASE("a worker past the per-point time limit is killed and recorded as time
 TEST_CASE("`sweep point` records a point naming a kernel outside the corpus as failed and exits 0") {
     ScratchDir dir;
     const Point p{"fermi", "GTO", "no_such_kernel", kernels::Size::small, 0, std::nullopt, false};
-    const CommandResult r = run_command({sweep_exe.string(), "point", "--out", dir.path().string(), "--point",
-                                         canonical_json(p)});
+    const CommandResult r =
+        run_command({sweep_exe.string(), "point", "--out", dir.path().string(), "--point", canonical_json(p)});
     CHECK(r.status == 0);
     const auto record = read_record(dir.path(), point_id(p));
     REQUIRE(record.has_value());
@@ -250,11 +253,12 @@ TEST_CASE("Slurm: array ranges, the chunks still to run, and the sbatch script")
     s.resources.time = "00:10:00";
     s.resources.partition = "debug";
     const std::string text = sbatch_text(s);
-    for (const char* line : {"#!/bin/bash\n", "#SBATCH --job-name=sweep-my_sweep\n", "#SBATCH --array=0-3,5\n",
-                             "#SBATCH --cpus-per-task=2\n", "#SBATCH --mem=3G\n", "#SBATCH --time=00:10:00\n",
-                             "#SBATCH --partition=debug\n", "#SBATCH --output=/data/out/slurm/%A_%a.out\n",
-                             "exec '/opt/it'\\''s/sweep' point-chunk '/data/spec-0123.json' --index "
-                             "\"$SLURM_ARRAY_TASK_ID\" --chunk 4 --out '/data/out' --jobs \"${SLURM_CPUS_PER_TASK:-2}\"\n"})
+    for (const char* line :
+         {"#!/bin/bash\n", "#SBATCH --job-name=sweep-my_sweep\n", "#SBATCH --array=0-3,5\n",
+          "#SBATCH --cpus-per-task=2\n", "#SBATCH --mem=3G\n", "#SBATCH --time=00:10:00\n",
+          "#SBATCH --partition=debug\n", "#SBATCH --output=/data/out/slurm/%A_%a.out\n",
+          "exec '/opt/it'\\''s/sweep' point-chunk '/data/spec-0123.json' --index "
+          "\"$SLURM_ARRAY_TASK_ID\" --chunk 4 --out '/data/out' --jobs \"${SLURM_CPUS_PER_TASK:-2}\"\n"})
         CHECK_MESSAGE(text.find(line) != std::string::npos, line);
     s.out = "/data/my out";
     CHECK(sweep_test::error_of([&] { sbatch_text(s); }).find("must not contain blanks") != std::string::npos);
@@ -277,7 +281,7 @@ TEST_CASE("`sweep slurm` freezes the spec, writes the script and submits it with
     const std::string script = (out / "slurm" / "sweep.sbatch").string();
     CHECK(sweep_test::read_text(dir / "sbatch_args") == "--parsable " + script + "\n");
     const std::string text = sweep_test::read_text(script);
-    CHECK(text.find("#SBATCH --array=0-1\n") != std::string::npos);  // 6 points in chunks of 4
+    CHECK(text.find("#SBATCH --array=0-1\n") != std::string::npos); // 6 points in chunks of 4
     CHECK(text.find("#SBATCH --partition=short\n") != std::string::npos);
     CHECK(text.find("#SBATCH --cpus-per-task=2\n") != std::string::npos);
     // The frozen copy is byte-for-byte the spec, and the script runs from it.

@@ -11,14 +11,12 @@ using namespace gpuarch;
 
 namespace {
 // Units of each kind per SM: private units count once per scheduler.
-template <class Frontend>
-std::map<timing::UnitKind, unsigned> units_per_sm() {
+template <class Frontend> std::map<timing::UnitKind, unsigned> units_per_sm() {
     std::map<timing::UnitKind, unsigned> n;
     for (const auto& u : Frontend::units) n[u.kind] += u.shared ? u.count : u.count * Frontend::schedulers;
     return n;
 }
-template <class Machine>
-typename Machine::template gpu<sched::GTO>::Config config_of() {
+template <class Machine> typename Machine::template gpu<sched::GTO>::Config config_of() {
     return Machine::template config<typename Machine::template gpu<sched::GTO>>();
 }
 } // namespace
@@ -84,7 +82,7 @@ TEST_CASE("Kepler is Gong 2020 Table 4.1 (memory: Tables 4.1 and 6.3)") {
     CHECK(c.memory.partition.l2.geometry.ways == 16);
     CHECK(c.memory.partition.l2.geometry.line_bytes == 128);
     CHECK(c.memory.clocks.core.value == 732.0); // Table 6.3
-    CHECK(c.l1.mshr_entries == 16);            // Table 6.3
+    CHECK(c.l1.mshr_entries == 16); // Table 6.3
 }
 
 TEST_CASE("SouthernIslands is Gong 2020 Table 5.2 (Radeon HD 7970)") {
@@ -97,8 +95,8 @@ TEST_CASE("SouthernIslands is Gong 2020 Table 5.2 (Radeon HD 7970)") {
     CHECK(units_per_sm<F>().at(timing::UnitKind::sp) == 4);
     for (const auto& u : F::units)
         if (u.kind == timing::UnitKind::sp) CHECK(u.lanes == 16); // SIMT lane width 16
-    CHECK(F::max_registers == 65536);                            // vector registers per SM
-    CHECK(F::max_shared_bytes == 64 * 1024);                     // LDS
+    CHECK(F::max_registers == 65536); // vector registers per SM
+    CHECK(F::max_shared_bytes == 64 * 1024); // LDS
     const auto c = config_of<M>();
     CHECK(c.l1.geometry.size_bytes() == 16 * 1024);
     CHECK(c.l1.geometry.sets == 64);

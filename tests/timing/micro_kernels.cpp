@@ -37,7 +37,8 @@ std::string dependent_chain(int n) {
 // N independent adds per thread (into 4 rotating registers), then ret.
 std::string independent_adds(int n) {
     std::string body;
-    for (int i = 0; i < n; ++i) body += "  add.s32 %r" + std::to_string(i % 4 + 1) + ", %r0, " + std::to_string(i) + ";\n";
+    for (int i = 0; i < n; ++i)
+        body += "  add.s32 %r" + std::to_string(i % 4 + 1) + ", %r0, " + std::to_string(i) + ";\n";
     return ".version 8.0\n.target sm_75\n.address_size 64\n"
            ".visible .entry indep()\n{\n  .reg .b32 %r<8>;\n  mov.u32 %r0, %tid.x;\n" +
            body + "  ret;\n}\n";
@@ -106,9 +107,10 @@ std::string sfu_stream(int n) {
 std::string barrier_kernel(int k) {
     std::string chain;
     for (int i = 0; i < k; ++i) chain += "  add.s32 %r1, %r1, 1;\n";
-    return ptx_header() + ".visible .entry bar()\n{\n  .reg .b32 %r<4>;\n  .reg .pred %p<2>;\n"
-           "  mov.u32 %r1, %tid.x;\n  setp.ge.u32 %p1, %r1, 32;\n  @%p1 bra WAIT;\n" + chain +
-           "WAIT:\n  bar.sync 0;\n  add.s32 %r2, %r1, 7;\n  ret;\n}\n";
+    return ptx_header() +
+           ".visible .entry bar()\n{\n  .reg .b32 %r<4>;\n  .reg .pred %p<2>;\n"
+           "  mov.u32 %r1, %tid.x;\n  setp.ge.u32 %p1, %r1, 32;\n  @%p1 bra WAIT;\n" +
+           chain + "WAIT:\n  bar.sync 0;\n  add.s32 %r2, %r1, 7;\n  ret;\n}\n";
 }
 
 // Lanes 0-15 take a path of A adds, lanes 16-31 a path of B adds; then one common add.
@@ -116,9 +118,10 @@ std::string if_else(int a, int b) {
     std::string then_path, else_path;
     for (int i = 0; i < a; ++i) then_path += "  add.s32 %r2, %r2, 1;\n";
     for (int i = 0; i < b; ++i) else_path += "  add.s32 %r2, %r2, 2;\n";
-    return ptx_header() + ".visible .entry diverge()\n{\n  .reg .b32 %r<4>;\n  .reg .pred %p<2>;\n"
-           "  mov.u32 %r1, %tid.x;\n  mov.u32 %r2, 0;\n  setp.lt.u32 %p1, %r1, 16;\n  @%p1 bra ELSE;\n" + then_path +
-           "  bra.uni END;\nELSE:\n" + else_path + "END:\n  add.s32 %r3, %r2, %r1;\n  ret;\n}\n";
+    return ptx_header() +
+           ".visible .entry diverge()\n{\n  .reg .b32 %r<4>;\n  .reg .pred %p<2>;\n"
+           "  mov.u32 %r1, %tid.x;\n  mov.u32 %r2, 0;\n  setp.lt.u32 %p1, %r1, 16;\n  @%p1 bra ELSE;\n" +
+           then_path + "  bra.uni END;\nELSE:\n" + else_path + "END:\n  add.s32 %r3, %r2, %r1;\n  ret;\n}\n";
 }
 
 using KeplerLowestIndex = frontend::KeplerFrontendT<timing::SharedUnitPartitioning::lowest_index>;

@@ -23,8 +23,7 @@ using namespace gpuarch;
 struct PicksOutsidePool : sched::LRR {
     static constexpr std::string_view name = "PicksOutsidePool";
     using sched::LRR::LRR;
-    template <timing::SchedulerView View>
-    unsigned select(const View& view) const {
+    template <timing::SchedulerView View> unsigned select(const View& view) const {
         return view.now() >= 20 ? view.pool_size() : sched::LRR::select(view);
     }
 };
@@ -32,8 +31,7 @@ struct PicksOutsidePool : sched::LRR {
 struct PicksStalledWarp : sched::LRR {
     static constexpr std::string_view name = "PicksStalledWarp";
     using sched::LRR::LRR;
-    template <timing::SchedulerView View>
-    unsigned select(const View& view) const {
+    template <timing::SchedulerView View> unsigned select(const View& view) const {
         if (view.now() >= 20)
             for (unsigned i = 0; i < view.pool_size(); ++i)
                 if (view.occupied(i) && !view.ready(i)) return i;
@@ -47,8 +45,7 @@ const std::string chain_ptx = ".version 8.0\n.target sm_75\n.address_size 64\n"
                               "  add.s32 %r1, %r1, 1;\n  add.s32 %r1, %r1, 1;\n  add.s32 %r1, %r1, 1;\n"
                               "  add.s32 %r1, %r1, 1;\n  add.s32 %r1, %r1, 1;\n  add.s32 %r1, %r1, 1;\n  ret;\n}\n";
 
-template <class Scheduler, class RegisterFile>
-std::string launch_error() {
+template <class Scheduler, class RegisterFile> std::string launch_error() {
     func::Device device;
     const auto module = func::Module::from_string(chain_ptx, "chain.ptx");
     GPU<SM<frontend::FermiFrontend, Scheduler, RegisterFile, exec::SimdExec, mem::IdealMemory<20>>, 1> gpu;

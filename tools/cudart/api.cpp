@@ -7,7 +7,6 @@
 #include <gpuarch/core/error.hpp>
 #include <gpuarch/func/launch_config.hpp>
 
-
 #include <algorithm>
 #include <cstring>
 #include <vector>
@@ -59,8 +58,8 @@ cudaError_t symbol_copy(Runtime& rt, const void* sym, void* host, std::size_t co
     if (v == nullptr) return cudaErrorInvalidSymbol;
     return rt.guarded(cudaErrorInvalidValue, [&] {
         func::Module& m = rt.module(v->module);
-        const bool device_side = kind == cudaMemcpyDeviceToDevice ||
-                                 (kind == cudaMemcpyDefault && rt.is_device_pointer(host, count));
+        const bool device_side =
+            kind == cudaMemcpyDeviceToDevice || (kind == cudaMemcpyDefault && rt.is_device_pointer(host, count));
         std::vector<std::uint8_t> staging;
         if (to_symbol) {
             const void* src = host;
@@ -121,7 +120,8 @@ cudaError_t CUDARTAPI __cudaGetKernel(cudaKernel_t* kernel, const void* hostFun)
     return cudaSuccess;
 }
 
-unsigned CUDARTAPI __cudaPushCallConfiguration(dim3 gridDim, dim3 blockDim, size_t sharedMem, struct CUstream_st* stream) {
+unsigned CUDARTAPI __cudaPushCallConfiguration(dim3 gridDim, dim3 blockDim, size_t sharedMem,
+                                               struct CUstream_st* stream) {
     GPUARCH_LOCK;
     rt.push_configuration(gridDim, blockDim, sharedMem, stream);
     return 0;
@@ -138,7 +138,8 @@ cudaError_t CUDARTAPI __cudaLaunchKernel(cudaKernel_t kernel, dim3 gridDim, dim3
     if (rt.sticky() != cudaSuccess) return rt.sticky();
     if (kernel == nullptr) return rt.result(cudaErrorInvalidDeviceFunction);
     if (!rt.valid_stream(stream)) return rt.result(cudaErrorInvalidResourceHandle);
-    return rt.launch(*reinterpret_cast<const gpuarch::cudart::KernelRecord*>(kernel), gridDim, blockDim, args, sharedMem);
+    return rt.launch(*reinterpret_cast<const gpuarch::cudart::KernelRecord*>(kernel), gridDim, blockDim, args,
+                     sharedMem);
 }
 
 cudaError_t CUDARTAPI __cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 gridDim, dim3 blockDim, void** args,
@@ -149,8 +150,8 @@ cudaError_t CUDARTAPI __cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 gridDim,
 // ------------------------------------------------------------------------------------------------ execution
 
 // A launch by the kernel's host stub (cudaLaunchKernel, cudaLaunchCooperativeKernel).
-static cudaError_t launch_by_host_function(const void* func, dim3 gridDim, dim3 blockDim, void** args,
-                                           size_t sharedMem, cudaStream_t stream, bool cooperative) {
+static cudaError_t launch_by_host_function(const void* func, dim3 gridDim, dim3 blockDim, void** args, size_t sharedMem,
+                                           cudaStream_t stream, bool cooperative) {
     GPUARCH_LOCK;
     if (rt.sticky() != cudaSuccess) return rt.sticky();
     const auto* k = rt.kernel_by_host(func);
@@ -191,7 +192,8 @@ cudaError_t CUDARTAPI cudaFuncGetAttributes(struct cudaFuncAttributes* attr, con
         attr->ptxVersion = 75;
         attr->binaryVersion = 75;
         attr->maxDynamicSharedSizeBytes =
-            static_cast<int>(func::default_shared_memory_limit - std::min<std::uint64_t>(kernel.shared_bytes, func::default_shared_memory_limit));
+            static_cast<int>(func::default_shared_memory_limit -
+                             std::min<std::uint64_t>(kernel.shared_bytes, func::default_shared_memory_limit));
         return cudaSuccess;
     });
 }
@@ -220,8 +222,8 @@ cudaError_t CUDARTAPI cudaFuncSetCacheConfig(const void* func, enum cudaFuncCach
 }
 
 cudaError_t CUDARTAPI cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int* numBlocks, const void* func,
-                                                                            int blockSize, size_t dynamicSMemSize,
-                                                                            unsigned int flags) {
+                                                                             int blockSize, size_t dynamicSMemSize,
+                                                                             unsigned int flags) {
     GPUARCH_LOCK;
     (void)flags;
     const auto* k = rt.kernel_by_host(func);
@@ -234,7 +236,7 @@ cudaError_t CUDARTAPI cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int
 }
 
 cudaError_t CUDARTAPI cudaOccupancyMaxActiveBlocksPerMultiprocessor(int* numBlocks, const void* func, int blockSize,
-                                                                   size_t dynamicSMemSize) {
+                                                                    size_t dynamicSMemSize) {
     return cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(numBlocks, func, blockSize, dynamicSMemSize, 0);
 }
 
@@ -340,8 +342,10 @@ cudaError_t CUDARTAPI cudaGetSymbolAddress(void** devPtr, const void* sym) {
     const auto* v = symbol(rt, sym);
     if (v == nullptr || devPtr == nullptr) return rt.result(cudaErrorInvalidSymbol);
     if (v->constant) {
-        std::fprintf(stderr, "gpuarch: cudaGetSymbolAddress of __constant__ variable '%s': constant memory has no "
-                             "global address in gpuarch (docs/cuda_runtime.md)\n", v->device_name.c_str());
+        std::fprintf(stderr,
+                     "gpuarch: cudaGetSymbolAddress of __constant__ variable '%s': constant memory has no "
+                     "global address in gpuarch (docs/cuda_runtime.md)\n",
+                     v->device_name.c_str());
         return rt.result(cudaErrorInvalidSymbol);
     }
     return rt.guarded(cudaErrorInvalidSymbol, [&] {
@@ -653,11 +657,16 @@ cudaError_t CUDARTAPI cudaProfilerStop(void) { return cudaSuccess; }
 
 namespace {
 
-cudaArray_t array_pointer(std::uint64_t handle) { return reinterpret_cast<cudaArray_t>(static_cast<std::uintptr_t>(handle)); }
-std::uint64_t array_handle(cudaArray_const_t a) { return static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(a)); }
+cudaArray_t array_pointer(std::uint64_t handle) {
+    return reinterpret_cast<cudaArray_t>(static_cast<std::uintptr_t>(handle));
+}
+std::uint64_t array_handle(cudaArray_const_t a) {
+    return static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(a));
+}
 
 // The runtime's refusal of a texture feature gpuarch does not model: one line, then the error code.
-cudaError_t refuse(Runtime& rt, const char* function, const std::string& what, cudaError_t code = cudaErrorNotSupported) {
+cudaError_t refuse(Runtime& rt, const char* function, const std::string& what,
+                   cudaError_t code = cudaErrorNotSupported) {
     std::fflush(stdout);
     std::fprintf(stderr, "gpuarch: %s: %s\n", function, what.c_str());
     return rt.result(code);
@@ -696,9 +705,13 @@ cudaError_t make_array(Runtime& rt, cudaArray_t* array, const cudaChannelFormatD
                        std::size_t width, std::size_t height, std::size_t depth, std::size_t layers, unsigned flags,
                        const char* function) {
     if (array == nullptr || desc == nullptr) return rt.result(cudaErrorInvalidValue);
-    const auto known = static_cast<unsigned>(cudaArrayLayered | cudaArraySurfaceLoadStore | cudaArrayTextureGather | cudaArrayCubemap);
+    const auto known =
+        static_cast<unsigned>(cudaArrayLayered | cudaArraySurfaceLoadStore | cudaArrayTextureGather | cudaArrayCubemap);
     if ((flags & ~known) != 0)
-        return refuse(rt, function, "array flags " + std::to_string(flags) + " are not supported (cudaArrayLayered, cudaArraySurfaceLoadStore, cudaArrayTextureGather and cudaArrayCubemap are)");
+        return refuse(rt, function,
+                      "array flags " + std::to_string(flags) +
+                          " are not supported (cudaArrayLayered, cudaArraySurfaceLoadStore, cudaArrayTextureGather and "
+                          "cudaArrayCubemap are)");
     const auto limit = std::size_t{1} << 20;
     if (width == 0 || width > limit || height > limit || depth > limit || layers > limit)
         return rt.result(cudaErrorInvalidValue);
@@ -729,14 +742,17 @@ struct CopySide {
             return reinterpret_cast<char*>(array->data + z * array->slice_bytes() + y * array->row_bytes() + x);
         return ptr + (z * rows + y) * pitch + x;
     }
-    bool fits(std::size_t x, std::size_t y, std::size_t z, std::size_t bytes, std::size_t height, std::size_t depth) const {
+    bool fits(std::size_t x, std::size_t y, std::size_t z, std::size_t bytes, std::size_t height,
+              std::size_t depth) const {
         if (array == nullptr) return true; // host memory cannot be checked; device memory is checked by copy()
         const std::size_t slices = std::size_t{array->depth} * std::max<std::uint32_t>(array->layers, 1);
         return x + bytes <= array->row_bytes() && y + height <= array->height && z + depth <= slices;
     }
 };
 
-const func::CudaArray* live_array(Runtime& rt, cudaArray_const_t a) { return rt.device().textures().array(array_handle(a)); }
+const func::CudaArray* live_array(Runtime& rt, cudaArray_const_t a) {
+    return rt.device().textures().array(array_handle(a));
+}
 
 cudaError_t copy_box(Runtime& rt, const CopySide& dst, const CopySide& src, std::size_t dx, std::size_t dy,
                      std::size_t dz, std::size_t sx, std::size_t sy, std::size_t sz, std::size_t bytes,
@@ -774,8 +790,7 @@ cudaError_t resource(Runtime& rt, const cudaResourceDesc* d, func::Resource& r, 
         r.height = static_cast<std::uint32_t>(d->res.pitch2D.height);
         r.pitch = d->res.pitch2D.pitchInBytes;
         break;
-    case cudaResourceTypeMipmappedArray:
-        return refuse(rt, function, "mipmapped arrays are not supported");
+    case cudaResourceTypeMipmappedArray: return refuse(rt, function, "mipmapped arrays are not supported");
     default: return rt.result(cudaErrorInvalidValue);
     }
     try {
@@ -819,8 +834,10 @@ cudaError_t CUDARTAPI cudaMalloc3DArray(cudaArray_t* array, const struct cudaCha
     // {w, h, layers} 2D layered; cudaArrayCubemap: {w, w, 6}, and with cudaArrayLayered {w, w, 6 x cubes}.
     if ((flags & cudaArrayCubemap) != 0) {
         const bool layered = (flags & cudaArrayLayered) != 0;
-        if (extent.width != extent.height || extent.depth == 0 || extent.depth % 6 != 0 || (!layered && extent.depth != 6))
-            return refuse(rt, "cudaMalloc3DArray", "a cube-map array's extent is {w, w, 6} ({w, w, 6 x cubes} when layered)",
+        if (extent.width != extent.height || extent.depth == 0 || extent.depth % 6 != 0 ||
+            (!layered && extent.depth != 6))
+            return refuse(rt, "cudaMalloc3DArray",
+                          "a cube-map array's extent is {w, w, 6} ({w, w, 6 x cubes} when layered)",
                           cudaErrorInvalidValue);
         return make_array(rt, array, desc, 2, extent.width, extent.height, 1, extent.depth, flags, "cudaMalloc3DArray");
     }
@@ -898,8 +915,8 @@ cudaError_t CUDARTAPI cudaMemcpy2DFromArray(void* dst, size_t dpitch, cudaArray_
 }
 
 // Deprecated since CUDA 10.1 but still declared: `count` bytes from (wOffset bytes, hOffset rows), row after row.
-cudaError_t CUDARTAPI cudaMemcpyToArray(cudaArray_t dst, size_t wOffset, size_t hOffset, const void* src,
-                                        size_t count, enum cudaMemcpyKind kind) {
+cudaError_t CUDARTAPI cudaMemcpyToArray(cudaArray_t dst, size_t wOffset, size_t hOffset, const void* src, size_t count,
+                                        enum cudaMemcpyKind kind) {
     GPUARCH_LOCK;
     const func::CudaArray* a = live_array(rt, dst);
     if (a == nullptr) return rt.result(cudaErrorInvalidValue);
@@ -925,11 +942,14 @@ cudaError_t CUDARTAPI cudaMemcpyFromArray(void* dst, cudaArray_const_t src, size
 cudaError_t CUDARTAPI cudaMemcpy3D(const struct cudaMemcpy3DParms* p) {
     GPUARCH_LOCK;
     if (p == nullptr) return rt.result(cudaErrorInvalidValue);
-    if ((p->srcArray != nullptr) == (p->srcPtr.ptr != nullptr) || (p->dstArray != nullptr) == (p->dstPtr.ptr != nullptr))
+    if ((p->srcArray != nullptr) == (p->srcPtr.ptr != nullptr) ||
+        (p->dstArray != nullptr) == (p->dstPtr.ptr != nullptr))
         return rt.result(cudaErrorInvalidValue);
     CopySide d, s;
-    if (p->srcArray != nullptr && (s.array = live_array(rt, p->srcArray)) == nullptr) return rt.result(cudaErrorInvalidValue);
-    if (p->dstArray != nullptr && (d.array = live_array(rt, p->dstArray)) == nullptr) return rt.result(cudaErrorInvalidValue);
+    if (p->srcArray != nullptr && (s.array = live_array(rt, p->srcArray)) == nullptr)
+        return rt.result(cudaErrorInvalidValue);
+    if (p->dstArray != nullptr && (d.array = live_array(rt, p->dstArray)) == nullptr)
+        return rt.result(cudaErrorInvalidValue);
     const func::CudaArray* any = s.array != nullptr ? s.array : d.array;
     const std::size_t element = any != nullptr ? any->format.texel_bytes() : 1;
     if (s.array != nullptr && d.array != nullptr && s.array->format.texel_bytes() != d.array->format.texel_bytes())
@@ -963,9 +983,11 @@ cudaError_t CUDARTAPI cudaCreateTextureObject(cudaTextureObject_t* pTexObject, c
     // Seamless filtering mixes texels of neighbouring faces; with point filtering one texel is read, so the flag
     // changes nothing and is accepted.
     if (pTexDesc->seamlessCubemap != 0 && pTexDesc->filterMode == cudaFilterModeLinear)
-        return refuse(rt, "cudaCreateTextureObject", "seamless cube-map filtering (seamlessCubemap with linear filtering) is not supported");
+        return refuse(rt, "cudaCreateTextureObject",
+                      "seamless cube-map filtering (seamlessCubemap with linear filtering) is not supported");
     func::TextureObject object;
-    if (const cudaError_t e = resource(rt, pResDesc, object.resource, "cudaCreateTextureObject"); e != cudaSuccess) return e;
+    if (const cudaError_t e = resource(rt, pResDesc, object.resource, "cudaCreateTextureObject"); e != cudaSuccess)
+        return e;
     for (unsigned d = 0; d < 3; ++d) {
         switch (pTexDesc->addressMode[d]) {
         case cudaAddressModeWrap: object.desc.address[d] = func::AddressMode::wrap; break;
@@ -977,11 +999,12 @@ cudaError_t CUDARTAPI cudaCreateTextureObject(cudaTextureObject_t* pTexObject, c
     }
     if (pTexDesc->filterMode != cudaFilterModePoint && pTexDesc->filterMode != cudaFilterModeLinear)
         return rt.result(cudaErrorInvalidValue);
-    object.desc.filter = pTexDesc->filterMode == cudaFilterModeLinear ? func::FilterMode::linear : func::FilterMode::point;
+    object.desc.filter =
+        pTexDesc->filterMode == cudaFilterModeLinear ? func::FilterMode::linear : func::FilterMode::point;
     if (pTexDesc->readMode != cudaReadModeElementType && pTexDesc->readMode != cudaReadModeNormalizedFloat)
         return rt.result(cudaErrorInvalidValue);
     object.desc.read = pTexDesc->readMode == cudaReadModeNormalizedFloat ? func::ReadMode::normalized_float
-                                                                          : func::ReadMode::element_type;
+                                                                         : func::ReadMode::element_type;
     object.desc.normalized_coords = pTexDesc->normalizedCoords != 0;
     for (unsigned c = 0; c < 4; ++c) object.desc.border[c] = pTexDesc->borderColor[c];
     try {
@@ -1003,7 +1026,8 @@ cudaError_t CUDARTAPI cudaDestroyTextureObject(cudaTextureObject_t texObject) {
     }
 }
 
-cudaError_t CUDARTAPI cudaGetTextureObjectResourceDesc(struct cudaResourceDesc* pResDesc, cudaTextureObject_t texObject) {
+cudaError_t CUDARTAPI cudaGetTextureObjectResourceDesc(struct cudaResourceDesc* pResDesc,
+                                                       cudaTextureObject_t texObject) {
     GPUARCH_LOCK;
     const func::TextureObject* t = rt.device().textures().texture(texObject);
     if (pResDesc == nullptr || t == nullptr) return rt.result(cudaErrorInvalidValue);
@@ -1032,11 +1056,13 @@ cudaError_t CUDARTAPI cudaGetTextureObjectResourceDesc(struct cudaResourceDesc* 
     return cudaSuccess;
 }
 
-cudaError_t CUDARTAPI cudaCreateSurfaceObject(cudaSurfaceObject_t* pSurfObject, const struct cudaResourceDesc* pResDesc) {
+cudaError_t CUDARTAPI cudaCreateSurfaceObject(cudaSurfaceObject_t* pSurfObject,
+                                              const struct cudaResourceDesc* pResDesc) {
     GPUARCH_LOCK;
     if (pSurfObject == nullptr || pResDesc == nullptr) return rt.result(cudaErrorInvalidValue);
     if (pResDesc->resType != cudaResourceTypeArray)
-        return refuse(rt, "cudaCreateSurfaceObject", "a surface object needs a CUDA array resource", cudaErrorInvalidValue);
+        return refuse(rt, "cudaCreateSurfaceObject", "a surface object needs a CUDA array resource",
+                      cudaErrorInvalidValue);
     try {
         *pSurfObject = rt.device().textures().create_surface(array_handle(pResDesc->res.array.array));
         return cudaSuccess;

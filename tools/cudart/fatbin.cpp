@@ -12,8 +12,7 @@
 namespace gpuarch::cudart {
 namespace {
 
-template <class T>
-T read_le(const std::uint8_t* p) {
+template <class T> T read_le(const std::uint8_t* p) {
     T v{};
     std::memcpy(&v, p, sizeof v); // x86-64 and aarch64 hosts are little-endian, as is the format
     return v;
@@ -45,7 +44,8 @@ std::vector<std::uint8_t> decompress(const std::uint8_t* p, std::size_t stored, 
         return out;
     }
     how = "lz4";
-    if (stored > std::size_t(std::numeric_limits<int>::max()) || out.size() > std::size_t(std::numeric_limits<int>::max()))
+    if (stored > std::size_t(std::numeric_limits<int>::max()) ||
+        out.size() > std::size_t(std::numeric_limits<int>::max()))
         throw Error("LZ4 fat binary entry too large");
     const int n = LZ4_decompress_safe(reinterpret_cast<const char*>(p), reinterpret_cast<char*>(out.data()),
                                       static_cast<int>(stored), static_cast<int>(out.size()));
@@ -102,11 +102,13 @@ std::vector<FatbinEntry> read_fatbin(const void* data, std::optional<std::size_t
             stored > padded)
             throw Error("fat binary entry at offset " + std::to_string(at) + " has inconsistent sizes");
         FatbinEntry entry;
-        entry.kind = kind == 1 ? FatbinEntry::Kind::ptx : kind == 2 ? FatbinEntry::Kind::cubin : FatbinEntry::Kind::other;
+        entry.kind = kind == 1   ? FatbinEntry::Kind::ptx
+                     : kind == 2 ? FatbinEntry::Kind::cubin
+                                 : FatbinEntry::Kind::other;
         entry.arch = arch;
         if (entry.kind != FatbinEntry::Kind::other)
-            entry.payload = decompress(e + entry_header, stored == 0 ? padded : stored, uncompressed, flags,
-                                       entry.compression);
+            entry.payload =
+                decompress(e + entry_header, stored == 0 ? padded : stored, uncompressed, flags, entry.compression);
         entries.push_back(std::move(entry));
         at += entry_header + padded;
     }
@@ -137,7 +139,13 @@ std::map<std::string, unsigned> elf_kernel_registers(std::span<const std::uint8_
     std::map<std::string, unsigned> out;
     const std::uint8_t* d = elf.data();
     const std::size_t n = elf.size();
-    if (n < 64 || std::memcmp(d, "\x7f" "ELF", 4) != 0 || d[4] != 2) return out; // 64-bit ELF only
+    if (n < 64 ||
+        std::memcmp(d,
+                    "\x7f"
+                    "ELF",
+                    4) != 0 ||
+        d[4] != 2)
+        return out; // 64-bit ELF only
     const auto shoff = read_le<std::uint64_t>(d + 0x28);
     const auto shentsize = read_le<std::uint16_t>(d + 0x3a);
     const auto shnum = read_le<std::uint16_t>(d + 0x3c);

@@ -30,8 +30,8 @@ inline constexpr std::uint32_t fatbin_magic = 0xBA55ED50;
 struct FatbinEntry {
     enum class Kind : std::uint8_t { ptx, cubin, other };
     Kind kind = Kind::other;
-    unsigned arch = 0;          // 75 for sm_75 / compute_75
-    std::string compression;    // "zstd", "lz4" or "none"
+    unsigned arch = 0; // 75 for sm_75 / compute_75
+    std::string compression; // "zstd", "lz4" or "none"
     std::vector<std::uint8_t> payload; // decompressed
 };
 

@@ -46,13 +46,14 @@ Summary summarise(const LaunchReport& r, const support::MachineInfo& machine) {
     s.ipc = r.cycles == 0 ? 0.0 : double(r.thread_instructions) / double(r.cycles);
     const std::uint64_t active = counter(t, "sm.active_cycles");
     if (active != 0 && machine.max_warps_per_sm != 0)
-        s.achieved_occupancy = double(counter(t, "sm.resident_warp_cycles")) / double(active) /
-                               double(machine.max_warps_per_sm);
+        s.achieved_occupancy =
+            double(counter(t, "sm.resident_warp_cycles")) / double(active) / double(machine.max_warps_per_sm);
     s.l1_accesses = counter(t, "sm.l1.accesses");
     s.l1_misses = s.l1_accesses - std::min(s.l1_accesses, counter(t, "sm.l1.hits"));
     s.l2_accesses = counter(t, "mem.l2_reads") + counter(t, "mem.l2_writes") + counter(t, "mem.l2_atomics");
-    s.l2_misses = counter(t, "mem.l2_read_misses") + counter(t, "mem.l2_write_misses") +
-                  (counter(t, "mem.l2_atomics") - std::min(counter(t, "mem.l2_atomics"), counter(t, "mem.l2_atomic_hits")));
+    s.l2_misses =
+        counter(t, "mem.l2_read_misses") + counter(t, "mem.l2_write_misses") +
+        (counter(t, "mem.l2_atomics") - std::min(counter(t, "mem.l2_atomics"), counter(t, "mem.l2_atomic_hits")));
     s.dram_reads = counter(t, "mem.dram_reads");
     s.dram_writes = counter(t, "mem.dram_writes");
     s.issue_slots_total = counter(t, "sm.issue_slots");
@@ -61,7 +62,8 @@ Summary summarise(const LaunchReport& r, const support::MachineInfo& machine) {
         if (e.is_histogram || e.name.rfind(prefix, 0) != 0 || e.name == "sm.stall.issued" || e.value == 0) continue;
         s.stalls.emplace_back(e.name.substr(prefix.size()), e.value);
     }
-    std::stable_sort(s.stalls.begin(), s.stalls.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+    std::stable_sort(s.stalls.begin(), s.stalls.end(),
+                     [](const auto& a, const auto& b) { return a.second > b.second; });
     return s;
 }
 
@@ -89,8 +91,9 @@ std::vector<GpgpusimStat> gpgpusim_stats(const core::StatsTable& t, std::uint64_
     add("gpu_tot_sim_insn", double(tot_insn));
     add("gpu_tot_ipc", ratio(double(tot_insn), double(tot_cycles)), false);
     // Achieved occupancy in percent of the SM's warp slots, over the cycles an SM was active.
-    add("gpu_occupancy", 100.0 * ratio(ratio(double(c("sm.resident_warp_cycles")), double(c("sm.active_cycles"))),
-                                       double(machine.max_warps_per_sm)),
+    add("gpu_occupancy",
+        100.0 * ratio(ratio(double(c("sm.resident_warp_cycles")), double(c("sm.active_cycles"))),
+                      double(machine.max_warps_per_sm)),
         false);
     // L1D: every line access of a global or local load or store. A load whose line is pending in an MSHR is a
     // pending hit, not a miss; a store misses when its line is not valid (no write-allocate). Reservation fails are
@@ -103,14 +106,14 @@ std::vector<GpgpusimStat> gpgpusim_stats(const core::StatsTable& t, std::uint64_
     add("L1D_total_cache_misses", double(l1_misses));
     add("L1D_total_cache_miss_rate", ratio(double(l1_misses), double(l1_accesses)), false);
     add("L1D_total_cache_pending_hits", double(c("sm.l1.mshr_merges")));
-    add("L1D_total_cache_reservation_fails", double(c("sm.l1.mshr_full_stall_cycles") +
-                                                    c("sm.l1.merge_full_stall_cycles") +
-                                                    c("sm.l1.reservation_fail_cycles")));
+    add("L1D_total_cache_reservation_fails",
+        double(c("sm.l1.mshr_full_stall_cycles") + c("sm.l1.merge_full_stall_cycles") +
+               c("sm.l1.reservation_fail_cycles")));
     // L2: reads, writes and atomics; a read or atomic merged into a pending miss is a pending hit.
     const std::uint64_t atomics = c("mem.l2_atomics");
     const std::uint64_t l2_accesses = c("mem.l2_reads") + c("mem.l2_writes") + atomics;
-    const std::uint64_t l2_misses_and_pending = c("mem.l2_read_misses") + c("mem.l2_write_misses") +
-                                                (atomics - std::min(atomics, c("mem.l2_atomic_hits")));
+    const std::uint64_t l2_misses_and_pending =
+        c("mem.l2_read_misses") + c("mem.l2_write_misses") + (atomics - std::min(atomics, c("mem.l2_atomic_hits")));
     const std::uint64_t l2_pending = c("mem.l2_mshr_merges");
     const std::uint64_t l2_misses = l2_misses_and_pending - std::min(l2_misses_and_pending, l2_pending);
     add("L2_total_cache_accesses", double(l2_accesses));
@@ -174,15 +177,15 @@ void Reporter::launch_finished(LaunchReport r) {
         r.gpgpusim = gpgpusim_stats(r.stats, r.cycles, r.thread_instructions, tot_cycles_, tot_insn_, machine_);
     if (!options_.quiet && !r.gpgpusim.empty()) {
         // GPGPU-Sim's end-of-kernel block: the kernel, then its statistics and the run's totals so far.
-        std::string out = "kernel_name = " + r.kernel + "\nkernel_launch_uid = " +
-                          std::to_string(launches_.size() + 1) + "\n";
+        std::string out =
+            "kernel_name = " + r.kernel + "\nkernel_launch_uid = " + std::to_string(launches_.size() + 1) + "\n";
         out += gpgpusim_block(r.gpgpusim);
         std::fputs(out.c_str(), stderr);
     } else if (!options_.quiet) {
         const Summary s = summarise(r, machine_);
         std::string out;
-        out += "[gpuarch] kernel " + r.display_name + " grid " + dims(r.grid) + " block " + dims(r.block) +
-               ", " + std::to_string(r.registers) + " registers (" + r.register_source + "), shared " +
+        out += "[gpuarch] kernel " + r.display_name + " grid " + dims(r.grid) + " block " + dims(r.block) + ", " +
+               std::to_string(r.registers) + " registers (" + r.register_source + "), shared " +
                std::to_string(r.static_shared) + "+" + std::to_string(r.dynamic_shared) + " B\n";
         if (!r.error.empty()) {
             // The launch was stopped: its partial counts are not collected, so only the fact is printed.
@@ -235,11 +238,9 @@ void Reporter::finish() {
         totals_gpgpusim = gpgpusim_stats(run_stats(), cycles, thread, cycles, thread, machine_);
     if (!launches_.empty()) {
         std::string out = "[gpuarch] total: " + std::to_string(launches_.size()) + " launches";
-        if (!options_.functional)
-            out += ", " + std::to_string(cycles) + " cycles";
+        if (!options_.functional) out += ", " + std::to_string(cycles) + " cycles";
         out += ", " + std::to_string(warp) + " warp / " + std::to_string(thread) + " thread instructions";
-        if (!options_.functional)
-            out += ", IPC " + fixed(cycles == 0 ? 0.0 : double(thread) / double(cycles));
+        if (!options_.functional) out += ", IPC " + fixed(cycles == 0 ? 0.0 : double(thread) / double(cycles));
         out += " on " + options_.variant + "\n";
         if (!totals_gpgpusim.empty())
             out += "[gpuarch] totals with GPGPU-Sim's names (every launch):\n" + gpgpusim_block(totals_gpgpusim);
@@ -255,7 +256,9 @@ void Reporter::finish() {
                            {"schedulers_per_sm", machine_.schedulers_per_sm},
                            {"core_clock_mhz", machine_.core_clock_mhz}};
     doc["functional"] = options_.functional;
-    doc["totals"] = {{"launches", launches_.size()}, {"cycles", cycles}, {"warp_instructions", warp},
+    doc["totals"] = {{"launches", launches_.size()},
+                     {"cycles", cycles},
+                     {"warp_instructions", warp},
                      {"thread_instructions", thread}};
     const auto gpgpusim_json = [](const std::vector<GpgpusimStat>& stats) {
         nlohmann::ordered_json j;

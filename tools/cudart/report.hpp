@@ -22,7 +22,7 @@ struct GpgpusimStat {
 };
 
 struct LaunchReport {
-    std::string kernel;       // the PTX entry (mangled for C++ kernels)
+    std::string kernel; // the PTX entry (mangled for C++ kernels)
     std::string display_name; // demangled
     func::Dim3 grid, block;
     std::uint32_t dynamic_shared = 0, static_shared = 0;
@@ -39,7 +39,7 @@ struct LaunchReport {
 // The headline figures of a launch, computed from its statistics table (names as core::StatsTable collects them
 // from GPU<...>: "sm." for the SMs, "mem." for the memory system).
 struct Summary {
-    double ipc = 0;                // thread instructions per cycle
+    double ipc = 0; // thread instructions per cycle
     double achieved_occupancy = 0; // average resident warps per active SM cycle / warps an SM holds
     std::uint64_t l1_accesses = 0, l1_misses = 0, l2_accesses = 0, l2_misses = 0;
     std::uint64_t dram_reads = 0, dram_writes = 0, dram_bytes = 0;
@@ -58,10 +58,10 @@ std::vector<GpgpusimStat> gpgpusim_stats(const core::StatsTable& t, std::uint64_
 class Reporter {
 public:
     struct Options {
-        bool quiet = false;          // no per-kernel block
-        bool progress = false;       // progress lines on stderr (on a terminal)
-        std::string json_path;       // write every launch here at exit ("" = none)
-        std::string variant;         // the simulator's description
+        bool quiet = false; // no per-kernel block
+        bool progress = false; // progress lines on stderr (on a terminal)
+        std::string json_path; // write every launch here at exit ("" = none)
+        std::string variant; // the simulator's description
         bool functional = false;
         bool gpgpusim_format = false; // setting stats_format = gpgpusim
     };

@@ -81,7 +81,8 @@ std::string find_ptxas() {
     }
     for (const char* var : {"CUDA_HOME", "CUDA_PATH"})
         if (const char* home = std::getenv(var))
-            if (executable(std::filesystem::path(home) / "bin" / "ptxas")) return (std::filesystem::path(home) / "bin" / "ptxas").string();
+            if (executable(std::filesystem::path(home) / "bin" / "ptxas"))
+                return (std::filesystem::path(home) / "bin" / "ptxas").string();
     if (executable("/usr/local/cuda/bin/ptxas")) return "/usr/local/cuda/bin/ptxas";
     return {};
 }
@@ -99,8 +100,8 @@ std::map<std::string, unsigned> parse_ptxas_report(const std::string& text) {
             continue;
         }
         constexpr std::string_view used = "Used ";
-        if (auto p = line.find(used); p != std::string::npos && !current.empty() &&
-                                      line.find(" registers", p) != std::string::npos) {
+        if (auto p = line.find(used);
+            p != std::string::npos && !current.empty() && line.find(" registers", p) != std::string::npos) {
             out[current] = static_cast<unsigned>(std::strtoul(line.c_str() + p + used.size(), nullptr, 10));
             current.clear();
         }
@@ -155,9 +156,9 @@ Runtime::Runtime()
     o.json_path = settings_.get("stats");
     o.gpgpusim_format = settings_.get("stats_format") == "gpgpusim";
     o.functional = functional_;
-    o.variant = functional_ ? "functional engine (" + machine_.name + ", warp width " +
-                                  std::to_string(machine_.warp_size) + ")"
-                            : simulator_->description();
+    o.variant = functional_
+                    ? "functional engine (" + machine_.name + ", warp width " + std::to_string(machine_.warp_size) + ")"
+                    : simulator_->description();
     reporter_.configure(std::move(o), machine_);
     std::atexit(at_exit);
 }
@@ -182,8 +183,10 @@ void Runtime::flush_console() {
     std::fwrite(text.data(), 1, text.size(), stdout);
     std::fflush(stdout);
     if (dropped != 0)
-        std::fprintf(stderr, "gpuarch: %zu bytes of device printf output beyond cudaLimitPrintfFifoSize (%zu bytes) "
-                             "were dropped, as a GPU drops them\n", dropped, printf_fifo_bytes);
+        std::fprintf(stderr,
+                     "gpuarch: %zu bytes of device printf output beyond cudaLimitPrintfFifoSize (%zu bytes) "
+                     "were dropped, as a GPU drops them\n",
+                     dropped, printf_fifo_bytes);
 }
 
 void Runtime::report_fault(const std::exception& e) const {
@@ -250,8 +253,10 @@ const VariableRecord* Runtime::variable_by_host(const void* host_variable) const
 std::string Runtime::cache_dir() const {
     std::filesystem::path dir;
     if (const char* d = std::getenv("GPUARCH_CACHE_DIR"); d != nullptr && *d != '\0') dir = d;
-    else if (const char* x = std::getenv("XDG_CACHE_HOME"); x != nullptr && *x != '\0') dir = std::filesystem::path(x) / "gpuarch";
-    else if (const char* h = std::getenv("HOME"); h != nullptr && *h != '\0') dir = std::filesystem::path(h) / ".cache" / "gpuarch";
+    else if (const char* x = std::getenv("XDG_CACHE_HOME"); x != nullptr && *x != '\0')
+        dir = std::filesystem::path(x) / "gpuarch";
+    else if (const char* h = std::getenv("HOME"); h != nullptr && *h != '\0')
+        dir = std::filesystem::path(h) / ".cache" / "gpuarch";
     else dir = "/tmp/gpuarch-" + std::to_string(::getuid());
     std::error_code ec;
     std::filesystem::create_directories(dir, ec);
@@ -299,7 +304,8 @@ unsigned Runtime::registers_for(LoadedModule& m, const std::string& kernel, std:
             return it->second;
         }
         if (mode == "cubin")
-            throw Error("kernel '" + kernel + "' has no cubin in the program's fat binary (setting registers = cubin); "
+            throw Error("kernel '" + kernel +
+                        "' has no cubin in the program's fat binary (setting registers = cubin); "
                         "build with -arch=sm_75 or newer, or use registers = auto");
     }
     const unsigned arch = std::max(75U, m.ptx_arch);
@@ -313,10 +319,11 @@ unsigned Runtime::registers_for(LoadedModule& m, const std::string& kernel, std:
         } else {
             const std::string ptxas = find_ptxas();
             if (ptxas.empty())
-                throw Error("kernel '" + kernel + "': the fat binary has no cubin to read its register count from and "
+                throw Error("kernel '" + kernel +
+                            "': the fat binary has no cubin to read its register count from and "
                             "no ptxas is on PATH (set CUDA_HOME, or the setting registers_per_thread)");
-            const std::string command = "'" + ptxas + "' -v -arch=sm_" + std::to_string(arch) + " '" + m.ptx_path +
-                                        "' -o /dev/null 2>&1";
+            const std::string command =
+                "'" + ptxas + "' -v -arch=sm_" + std::to_string(arch) + " '" + m.ptx_path + "' -o /dev/null 2>&1";
             FILE* pipe = ::popen(command.c_str(), "r");
             if (pipe == nullptr) throw Error("cannot run " + ptxas);
             std::array<char, 4096> buffer{};
@@ -419,13 +426,13 @@ cudaError_t Runtime::launch(const KernelRecord& kernel, dim3 grid, dim3 block, v
             const std::uint64_t fit =
                 std::uint64_t{max_active_ctas(kernel, static_cast<unsigned>(lc.block.count()), shared)} * machine_.sms;
             if (lc.grid.count() > fit)
-                throw func::KernelError("cooperative launch of kernel '" + report.display_name + "' is too large: " +
-                                            std::to_string(lc.grid.count()) + " CTAs, but at most " +
-                                            std::to_string(fit) + " can be resident at once on this machine (" +
-                                            std::to_string(fit / std::max(1U, machine_.sms)) + " per SM x " +
-                                            std::to_string(machine_.sms) +
-                                            " SMs; see cudaOccupancyMaxActiveBlocksPerMultiprocessor)",
-                                        func::KernelErrorKind::cooperative_too_large);
+                throw func::KernelError(
+                    "cooperative launch of kernel '" + report.display_name +
+                        "' is too large: " + std::to_string(lc.grid.count()) + " CTAs, but at most " +
+                        std::to_string(fit) + " can be resident at once on this machine (" +
+                        std::to_string(fit / std::max(1U, machine_.sms)) + " per SM x " + std::to_string(machine_.sms) +
+                        " SMs; see cudaOccupancyMaxActiveBlocksPerMultiprocessor)",
+                    func::KernelErrorKind::cooperative_too_large);
         }
         const std::uint64_t max_instructions = settings_.get_uint("max_warp_instructions");
         try {
@@ -443,7 +450,8 @@ cudaError_t Runtime::launch(const KernelRecord& kernel, dim3 grid, dim3 block, v
             } else {
                 TimingOptions o;
                 o.registers_per_thread = report.registers;
-                o.placement = settings_.get("placement") == "clustered" ? CtaPlacement::clustered : CtaPlacement::round_robin;
+                o.placement =
+                    settings_.get("placement") == "clustered" ? CtaPlacement::clustered : CtaPlacement::round_robin;
                 o.host_threads = static_cast<unsigned>(settings_.get_uint("host_threads"));
                 o.deadlock_cycles = settings_.get_uint("deadlock_cycles");
                 o.instruction_limit = max_instructions;
@@ -541,7 +549,8 @@ bool Runtime::destroy_event(cudaEvent_t e) {
 
 void Runtime::fill_properties(cudaDeviceProp& p) const {
     std::memset(&p, 0, sizeof p);
-    const std::string name = "gpuarch " + machine_.name + " (" + (functional_ ? std::string("functional") : settings_.get("scheduler")) + ")";
+    const std::string name = "gpuarch " + machine_.name + " (" +
+                             (functional_ ? std::string("functional") : settings_.get("scheduler")) + ")";
     std::snprintf(p.name, sizeof p.name, "%s", name.c_str());
     p.totalGlobalMem = device_.capacity();
     p.sharedMemPerBlock = func::default_shared_memory_limit;

@@ -80,8 +80,7 @@ public:
     cudaError_t last_error(bool reset);
     cudaError_t sticky() const { return sticky_; }
     // Runs `body`, turning gpuarch errors into CUDA errors: KernelErrors by kind, other errors as `otherwise`.
-    template <class Body>
-    cudaError_t guarded(cudaError_t otherwise, Body&& body);
+    template <class Body> cudaError_t guarded(cudaError_t otherwise, Body&& body);
 
     // Launch configuration stack of the <<<>>> path.
     void push_configuration(dim3 grid, dim3 block, std::size_t shared, void* stream);
@@ -170,8 +169,7 @@ const char* error_string(int e);
 // Stops the program: `function` is a CUDA runtime function gpuarch does not implement (unsupported.cpp).
 [[noreturn]] void unsupported(const char* function, const char* doc_group);
 
-template <class Body>
-cudaError_t Runtime::guarded(cudaError_t otherwise, Body&& body) {
+template <class Body> cudaError_t Runtime::guarded(cudaError_t otherwise, Body&& body) {
     if (sticky_ != cudaSuccess) return sticky_;
     try {
         return result(body());

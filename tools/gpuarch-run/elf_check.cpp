@@ -12,8 +12,7 @@ namespace gpuarch::run {
 
 namespace {
 
-template <class T>
-T read_le(const std::vector<char>& d, std::uint64_t at) {
+template <class T> T read_le(const std::vector<char>& d, std::uint64_t at) {
     T v{};
     if (at > d.size() || sizeof(T) > d.size() - at) return v;
     std::memcpy(&v, d.data() + at, sizeof v);
@@ -36,8 +35,12 @@ ProgramCheck check_program(const std::filesystem::path& program) {
     std::ifstream in(program, std::ios::binary);
     if (!in) throw Error("cannot read '" + program.string() + "'");
     const std::vector<char> d((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    if (d.size() < 64 || std::memcmp(d.data(), "\x7f" "ELF", 4) != 0) {
-        result.note = "'" + program.string() + "' is not an ELF executable (a script?); gpuarch's runtime is "
+    if (d.size() < 64 || std::memcmp(d.data(),
+                                     "\x7f"
+                                     "ELF",
+                                     4) != 0) {
+        result.note = "'" + program.string() +
+                      "' is not an ELF executable (a script?); gpuarch's runtime is "
                       "preloaded into every program it starts";
         return result;
     }
@@ -74,10 +77,12 @@ ProgramCheck check_program(const std::filesystem::path& program) {
         }
     }
     if (fatbin)
-        result.problem = "'" + program.string() + "' carries GPU code but links the CUDA runtime statically (nvcc's "
+        result.problem = "'" + program.string() +
+                         "' carries GPU code but links the CUDA runtime statically (nvcc's "
                          "default), which gpuarch cannot replace: rebuild it with `nvcc -cudart shared`";
     else
-        result.note = "'" + program.string() + "' does not load the CUDA runtime; it runs, but nothing is simulated "
+        result.note = "'" + program.string() +
+                      "' does not load the CUDA runtime; it runs, but nothing is simulated "
                       "unless a program it starts uses CUDA";
     return result;
 }

@@ -9,7 +9,7 @@ namespace gpuarch::run {
 
 struct ProgramCheck {
     std::string problem; // non-empty: the program cannot run under gpuarch; says what to do
-    std::string note;    // non-empty: it may run, with a caveat (a script, no CUDA runtime at all)
+    std::string note; // non-empty: it may run, with a caveat (a script, no CUDA runtime at all)
 };
 
 // Reads the program's ELF headers (section headers and the dynamic section). Throws gpuarch::Error when the file

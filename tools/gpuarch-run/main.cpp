@@ -41,9 +41,9 @@ fs::path find_runtime() {
     std::error_code ec;
     const fs::path self = fs::read_symlink("/proc/self/exe", ec);
     if (ec) return {};
-    for (const fs::path& candidate : {self.parent_path() / "../../lib/libcudart.so.13",
-                                      self.parent_path() / "../lib/gpuarch/libcudart.so.13",
-                                      self.parent_path() / "../lib/libcudart.so.13"})
+    for (const fs::path& candidate :
+         {self.parent_path() / "../../lib/libcudart.so.13", self.parent_path() / "../lib/gpuarch/libcudart.so.13",
+          self.parent_path() / "../lib/libcudart.so.13"})
         if (fs::exists(candidate, ec)) return fs::weakly_canonical(candidate, ec);
     return {};
 }

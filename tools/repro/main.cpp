@@ -52,11 +52,11 @@ using nlohmann::json;
 
 // One experiment: a study executable and the arguments of its full and quick runs.
 struct Experiment {
-    std::string name;       // the JSON's "experiment"; also the file stem
-    std::string paper;      // the paper key it belongs to
+    std::string name; // the JSON's "experiment"; also the file stem
+    std::string paper; // the paper key it belongs to
     std::string executable; // in the examples build directory
     std::vector<std::string> full_args, quick_args;
-    bool takes_jobs;        // accepts --jobs N
+    bool takes_jobs; // accepts --jobs N
     // A Python study in tools/repro/ (run with /usr/bin/python3 and `--build <build tree>`) instead of an
     // executable in the examples build directory: the workload studies, which drive gpuarch-run.
     bool script = false;
@@ -155,9 +155,9 @@ struct Outcome {
     std::string command;
     int status = 0;
     double seconds = 0;
-    json data;          // the study's JSON, when it wrote one
+    json data; // the study's JSON, when it wrote one
     bool earlier = false; // not run now: its JSON is from an earlier `repro` run
-    std::string error;  // empty when the run produced its table
+    std::string error; // empty when the run produced its table
 };
 
 struct TestOutcome {
@@ -209,9 +209,11 @@ int main(int argc, char** argv) {
         ->required()
         ->check(CLI::IsMember(names))
         ->type_name("NAME");
-    app.add_flag("--quick", quick, "every study on reduced inputs into a scratch directory; paper tests listed, not run");
-    app.add_option("--out", out_arg, "where reproduction.md, the plots and the JSON go (default: docs/; --quick: a "
-                                     "scratch directory in the build tree)")
+    app.add_flag("--quick", quick,
+                 "every study on reduced inputs into a scratch directory; paper tests listed, not run");
+    app.add_option("--out", out_arg,
+                   "where reproduction.md, the plots and the JSON go (default: docs/; --quick: a "
+                   "scratch directory in the build tree)")
         ->type_name("DIR");
     app.add_option("--bin-dir", bin_arg, "where the study executables are (default: the build tree's examples/)")
         ->type_name("DIR");
@@ -233,7 +235,8 @@ int main(int argc, char** argv) {
     for (const Experiment& e : experiments) {
         bool take = which == "all" || which == e.name;
         for (const Paper& p : papers)
-            if (p.key == e.paper && std::find(p.aliases.begin(), p.aliases.end(), which) != p.aliases.end()) take = true;
+            if (p.key == e.paper && std::find(p.aliases.begin(), p.aliases.end(), which) != p.aliases.end())
+                take = true;
         if (take) {
             chosen.push_back(&e);
             chosen_papers.insert(e.paper);
@@ -253,8 +256,8 @@ int main(int argc, char** argv) {
     for (const Experiment* e : chosen) {
         Outcome o;
         o.experiment = e;
-        const fs::path exe = e->script ? fs::path(GPUARCH_SOURCE_DIR) / "tools" / "repro" / e->executable
-                                       : bin_dir / e->executable;
+        const fs::path exe =
+            e->script ? fs::path(GPUARCH_SOURCE_DIR) / "tools" / "repro" / e->executable : bin_dir / e->executable;
         const fs::path file = json_dir / (e->name + ".json"), log = log_dir / (e->name + ".log");
         std::vector<std::string> args = quick ? e->quick_args : e->full_args;
         if (e->script) args.insert(args.end(), {"--build", GPUARCH_REPRO_BUILD_DIR});
@@ -282,8 +285,8 @@ int main(int argc, char** argv) {
                     if (!o.data.contains("rows") || !o.data["rows"].is_array() || o.data["rows"].empty())
                         o.error = e->executable + " produced no table rows";
                     else if (o.data.value("experiment", "") != e->name)
-                        o.error = e->executable + " wrote experiment '" + o.data.value("experiment", "") + "', expected '" +
-                                  e->name + "'";
+                        o.error = e->executable + " wrote experiment '" + o.data.value("experiment", "") +
+                                  "', expected '" + e->name + "'";
                     else
                         for (const auto& row : o.data["rows"])
                             if (row.value("item", "").empty() || row.value("paper", "").empty() ||
@@ -331,10 +334,12 @@ int main(int argc, char** argv) {
     if (plots) {
         std::string files;
         for (const Outcome& o : outcomes)
-            if (!o.data.is_null() && !o.earlier) files += " " + quote((json_dir / (o.experiment->name + ".json")).string());
+            if (!o.data.is_null() && !o.earlier)
+                files += " " + quote((json_dir / (o.experiment->name + ".json")).string());
         if (!files.empty()) {
-            const std::string command = "/usr/bin/python3 " + quote(std::string(GPUARCH_SOURCE_DIR) + "/tools/repro/plot_repro.py") +
-                                        " " + quote(img_dir.string()) + files;
+            const std::string command = "/usr/bin/python3 " +
+                                        quote(std::string(GPUARCH_SOURCE_DIR) + "/tools/repro/plot_repro.py") + " " +
+                                        quote(img_dir.string()) + files;
             if (run(command) != 0) {
                 ok = false;
                 std::cerr << "repro: FAILED drawing the plots (needs python3-matplotlib: scripts/ensure-deps.sh "
@@ -372,7 +377,8 @@ int main(int argc, char** argv) {
                 const std::string filter = t.file == "*" ? "" : " --source-file=" + quote("*" + t.file);
                 std::cerr << "repro: " << r.command << " ..." << std::flush;
                 const int status = run(quote(exe.string()) + filter + " > " + quote(log.string()) + " 2>&1");
-                r.status = status == 0 ? "pass" : "FAIL (exit " + std::to_string(status) + ", log " + log.string() + ")";
+                r.status =
+                    status == 0 ? "pass" : "FAIL (exit " + std::to_string(status) + ", log " + log.string() + ")";
                 std::cerr << ' ' << r.status << '\n';
                 if (status != 0) ok = false;
             }
@@ -386,8 +392,10 @@ int main(int argc, char** argv) {
           "Generated by `build/default/tools/repro/repro "
        << which << (quick ? " --quick" : "")
        << "` (tools/repro/main.cpp). Do not edit: every value in the *ours* column, every table under *details* and "
-          "every plot comes from the JSON the study programs wrote in this run (`reproduction/json/`; their logs are in "
-          "the build tree, `build/default/tools/repro/logs/`). The *paper* column is the value as the paper publishes it, set in the study "
+          "every plot comes from the JSON the study programs wrote in this run (`reproduction/json/`; their logs are "
+          "in "
+          "the build tree, `build/default/tools/repro/logs/`). The *paper* column is the value as the paper publishes "
+          "it, set in the study "
           "program beside the figure, table or section it comes from. Where a paper gives no number the row says "
           "n/a or quotes its words.\n\n"
           "Re-run from a fresh clone (Debian 12, after `./scripts/test.sh` has built everything):\n\n"
@@ -401,8 +409,11 @@ int main(int argc, char** argv) {
     md << "| paper | experiment | command | status | time |\n|---|---|---|---|---:|\n";
     for (const Outcome& o : outcomes)
         md << "| " << o.experiment->paper << " | " << o.experiment->name << " | `" << o.command << "` | "
-           << (o.earlier ? "from an earlier run" : o.error.empty() ? "ok" : "**FAILED**: " + cell(o.error)) << " | "
-           << (o.earlier ? std::string("-") : std::to_string(static_cast<int>(o.seconds + 0.5)) + " s") << " |\n";
+           << (o.earlier         ? "from an earlier run"
+               : o.error.empty() ? "ok"
+                                 : "**FAILED**: " + cell(o.error))
+           << " | " << (o.earlier ? std::string("-") : std::to_string(static_cast<int>(o.seconds + 0.5)) + " s")
+           << " |\n";
     md << '\n';
     for (const Paper& p : papers) {
         if (!shown_papers.count(p.key)) continue;
@@ -422,8 +433,7 @@ int main(int argc, char** argv) {
             if (one_config)
                 md << "Configuration: " << d["rows"][0].value("config", "") << ".\n\n"
                    << "| published number | paper | ours | note |\n|---|---|---|---|\n";
-            else
-                md << "| published number | paper | ours | configuration | note |\n|---|---|---|---|---|\n";
+            else md << "| published number | paper | ours | configuration | note |\n|---|---|---|---|---|\n";
             for (const auto& row : d["rows"]) {
                 md << "| " << cell(row.value("item", "")) << " | " << cell(row.value("paper", "")) << " | **"
                    << cell(row.value("ours", "")) << "** | ";
@@ -434,10 +444,12 @@ int main(int argc, char** argv) {
             if (o.earlier) md << "*From an earlier `repro` run (not re-run by this command).*\n\n";
             if (plots && d.contains("plots"))
                 for (const auto& plot : d["plots"])
-                    md << "![" << cell(plot.value("title", "")) << "](reproduction/" << plot.value("file", "") << ")\n\n";
+                    md << "![" << cell(plot.value("title", "")) << "](reproduction/" << plot.value("file", "")
+                       << ")\n\n";
             const std::string details = demote_headings(d.value("tables_markdown", ""));
             if (!details.empty())
-                md << "<details><summary>Details: the study's own tables</summary>\n\n" << details << "\n</details>\n\n";
+                md << "<details><summary>Details: the study's own tables</summary>\n\n"
+                   << details << "\n</details>\n\n";
         }
     }
 

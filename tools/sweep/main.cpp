@@ -63,8 +63,8 @@ struct Args {
             used = 0;
         }
         if (used != it->second.size() || it->second.empty() || it->second[0] == '-' || n < min)
-            throw UsageError(key + " needs a whole number of at least " + std::to_string(min) + ", got '" +
-                             it->second + "'");
+            throw UsageError(key + " needs a whole number of at least " + std::to_string(min) + ", got '" + it->second +
+                             "'");
         return n;
     }
     double seconds(const std::string& key) const {
@@ -72,7 +72,8 @@ struct Args {
         if (it == values.end()) return 0;
         char* end = nullptr;
         const double s = std::strtod(it->second.c_str(), &end);
-        if (end == it->second.c_str() || *end != '\0' || !(s >= 0)) throw UsageError(key + " needs seconds, got '" + it->second + "'");
+        if (end == it->second.c_str() || *end != '\0' || !(s >= 0))
+            throw UsageError(key + " needs seconds, got '" + it->second + "'");
         return s;
     }
 };
@@ -80,16 +81,20 @@ struct Args {
 // Options land in Args by name, so the commands below read them the same way whatever parsed them.
 void value_option(CLI::App* command, Args& args, const std::string& flag, const std::string& type,
                   const std::string& help) {
-    command->add_option_function<std::string>(flag, [&args, flag](const std::string& v) { args.values[flag] = v; },
-                                              help)
+    command
+        ->add_option_function<std::string>(
+            flag, [&args, flag](const std::string& v) { args.values[flag] = v; }, help)
         ->type_name(type);
 }
 void flag_option(CLI::App* command, Args& args, const std::string& flag, const std::string& help) {
-    command->add_flag_function(flag, [&args, flag](std::int64_t) { args.flags.insert(flag); }, help);
+    command->add_flag_function(
+        flag, [&args, flag](std::int64_t) { args.flags.insert(flag); }, help);
 }
 void spec_argument(CLI::App* command, Args& args) {
-    command->add_option_function<std::string>("spec", [&args](const std::string& v) { args.positional.push_back(v); },
-                                              "the sweep spec (JSON; docs/sweeps.md)")
+    command
+        ->add_option_function<std::string>(
+            "spec", [&args](const std::string& v) { args.positional.push_back(v); },
+            "the sweep spec (JSON; docs/sweeps.md)")
         ->required()
         ->check(CLI::ExistingFile)
         ->type_name("SPEC");
@@ -179,8 +184,8 @@ int cmd_point_chunk(const Args& args) {
     const std::size_t index = args.number("--index", 0);
     const std::size_t first = index * chunk;
     if (first >= points.size())
-        throw UsageError("--index " + std::to_string(index) + " is past the last chunk (" + std::to_string(points.size()) +
-                         " points in chunks of " + std::to_string(chunk) + ")");
+        throw UsageError("--index " + std::to_string(index) + " is past the last chunk (" +
+                         std::to_string(points.size()) + " points in chunks of " + std::to_string(chunk) + ")");
     const auto all = make_tasks(points);
     const std::vector<Task> tasks(all.begin() + static_cast<std::ptrdiff_t>(first),
                                   all.begin() + static_cast<std::ptrdiff_t>(std::min(points.size(), first + chunk)));
@@ -222,7 +227,8 @@ int cmd_collect_points(const std::vector<Point>& points, const fs::path& out, bo
         std::cout << "MISSING point " << i << " (" << point_id(points[i]) << "): " << describe(points[i]);
         if (chunk != 0) {
             std::cout << "; array task " << i / chunk;
-            if (!job.empty()) std::cout << ", log " << (out / "slurm" / (job + "_" + std::to_string(i / chunk) + ".out")).string();
+            if (!job.empty())
+                std::cout << ", log " << (out / "slurm" / (job + "_" + std::to_string(i / chunk) + ".out")).string();
         }
         const fs::path log = log_path(out, point_id(points[i]));
         if (fs::exists(log)) std::cout << "; worker log " << log.string();
@@ -238,9 +244,9 @@ int cmd_collect_points(const std::vector<Point>& points, const fs::path& out, bo
         }
         const std::size_t i = merged.present[k];
         const fs::path log = log_path(out, r["id"].get<std::string>());
-        std::cout << "FAILED point " << i << " (" << r["id"].get<std::string>() << ", " << r["status"].get<std::string>()
-                  << "): " << describe(points[i]) << "\n  " << r["message"].get<std::string>().substr(0, 400)
-                  << "\n  log " << log.string() << ":\n";
+        std::cout << "FAILED point " << i << " (" << r["id"].get<std::string>() << ", "
+                  << r["status"].get<std::string>() << "): " << describe(points[i]) << "\n  "
+                  << r["message"].get<std::string>().substr(0, 400) << "\n  log " << log.string() << ":\n";
         std::istringstream tail(tail_of(log, 8));
         for (std::string line; std::getline(tail, line);) std::cout << "    " << line << '\n';
     }
@@ -291,9 +297,9 @@ int cmd_slurm(const Args& args) {
         os << sbatch_text(script);
         if (!os) throw gpuarch::Error("cannot write " + script_path.string());
     }
-    std::cout << "sweep: " << points.size() << " points in " << chunks << " chunks of " << chunk << "; "
-              << tasks.size() << " chunk" << (tasks.size() == 1 ? "" : "s") << " to run (array " << script.array
-              << ")\nwrote " << script_path.string() << '\n';
+    std::cout << "sweep: " << points.size() << " points in " << chunks << " chunks of " << chunk << "; " << tasks.size()
+              << " chunk" << (tasks.size() == 1 ? "" : "s") << " to run (array " << script.array << ")\nwrote "
+              << script_path.string() << '\n';
     if (args.has("--no-submit")) return exit_ok;
 
     std::vector<std::string> command = {args.value("--sbatch", "sbatch"), "--parsable"};
@@ -304,12 +310,16 @@ int cmd_slurm(const Args& args) {
     // With --wait, sbatch's status is the job's (non-zero when an array task failed); the job id is printed
     // before it blocks, so a missing id means the submission itself failed.
     if (job.empty() || (!args.has("--wait") && submitted.status != 0)) {
-        std::cerr << "sweep: sbatch failed (status " << submitted.status << ")" << (job.empty() ? "" : ": " + job) << '\n';
+        std::cerr << "sweep: sbatch failed (status " << submitted.status << ")" << (job.empty() ? "" : ": " + job)
+                  << '\n';
         return exit_usage;
     }
     {
-        nlohmann::ordered_json record = {{"job_id", job}, {"chunk", chunk}, {"array", script.array},
-                                         {"spec", script.spec.string()}, {"script", script_path.string()}};
+        nlohmann::ordered_json record = {{"job_id", job},
+                                         {"chunk", chunk},
+                                         {"array", script.array},
+                                         {"spec", script.spec.string()},
+                                         {"script", script_path.string()}};
         std::ofstream os(out / "slurm" / "array.json", std::ios::trunc);
         os << record.dump(2) << '\n';
     }

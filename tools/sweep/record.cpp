@@ -27,7 +27,8 @@ Record point_fields(const Point& point, std::string_view status) {
     Record r = Record::object();
     r["id"] = point_id(point);
     const nlohmann::json fields = point_json(point);
-    for (const char* key : {"machine", "scheduler", "kernel", "size", "mshr_entries", "allocate_on_fill", "clustered_ctas"})
+    for (const char* key :
+         {"machine", "scheduler", "kernel", "size", "mshr_entries", "allocate_on_fill", "clustered_ctas"})
         r[key] = fields.at(key);
     r["status"] = std::string(status);
     return r;
@@ -123,7 +124,8 @@ Record execute_point(const Point& point) {
         knobs.mshr_entries = point.mshr_entries;
         knobs.allocate_on_fill = point.allocate_on_fill;
         knobs.clustered_ctas = point.clustered_ctas;
-        return make_record(point, examples::run_variant(point.machine, point.scheduler, point.kernel, point.size, knobs));
+        return make_record(point,
+                           examples::run_variant(point.machine, point.scheduler, point.kernel, point.size, knobs));
     } catch (const std::exception& e) {
         return make_error_record(point, "failed", e.what());
     } catch (...) {
@@ -190,10 +192,25 @@ Merged merge(const std::vector<Point>& points, const fs::path& out) {
 }
 
 void write_csv(std::ostream& os, const Merged& merged) {
-    static const char* const fixed[] = {"id", "machine", "scheduler", "kernel", "size", "mshr_entries",
-                                        "allocate_on_fill", "clustered_ctas", "status", "passed", "cycles", "ipc",
-                                        "warp_instructions", "thread_instructions", "launches", "host_seconds",
-                                        "sim_seconds", "variant", "message"};
+    static const char* const fixed[] = {"id",
+                                        "machine",
+                                        "scheduler",
+                                        "kernel",
+                                        "size",
+                                        "mshr_entries",
+                                        "allocate_on_fill",
+                                        "clustered_ctas",
+                                        "status",
+                                        "passed",
+                                        "cycles",
+                                        "ipc",
+                                        "warp_instructions",
+                                        "thread_instructions",
+                                        "launches",
+                                        "host_seconds",
+                                        "sim_seconds",
+                                        "variant",
+                                        "message"};
     std::vector<std::string> stat_names;
     std::map<std::string, bool> seen;
     for (const auto& r : merged.records)
@@ -212,7 +229,8 @@ void write_csv(std::ostream& os, const Merged& merged) {
             os << ',' << (r.contains(fixed[i]) ? csv_field(scalar_text(r[fixed[i]])) : std::string());
         const Record empty = Record::object();
         const Record& stats = r.contains("stats") ? r["stats"] : empty;
-        for (const auto& name : stat_names) os << ',' << (stats.contains(name) ? csv_field(stat_text(stats[name])) : "");
+        for (const auto& name : stat_names)
+            os << ',' << (stats.contains(name) ? csv_field(stat_text(stats[name])) : "");
         os << '\n';
     }
 }
@@ -231,11 +249,13 @@ void write_csv_file(const fs::path& file, const Merged& merged) {
 void print_summary(std::ostream& os, const Merged& merged) {
     os << std::left << std::setw(18) << "kernel" << std::setw(17) << "machine" << std::setw(12) << "scheduler"
        << std::setw(6) << "size" << std::setw(7) << "mshr" << std::setw(8) << "alloc" << std::setw(10) << "ctas"
-       << std::right << std::setw(11) << "cycles" << std::setw(8) << "IPC" << "  " << std::left << std::setw(8)
-       << "status" << "top stall reasons / error\n";
+       << std::right << std::setw(11) << "cycles" << std::setw(8) << "IPC"
+       << "  " << std::left << std::setw(8) << "status"
+       << "top stall reasons / error\n";
     for (const auto& r : merged.records) {
-        const std::string alloc = r["allocate_on_fill"].is_null() ? "preset"
-                                  : r["allocate_on_fill"].get<bool>() ? "fill" : "miss";
+        const std::string alloc = r["allocate_on_fill"].is_null()     ? "preset"
+                                  : r["allocate_on_fill"].get<bool>() ? "fill"
+                                                                      : "miss";
         char ipc[32];
         std::snprintf(ipc, sizeof ipc, "%.2f", r["ipc"].get<double>());
         const bool ok = r["status"] == "ok";
@@ -248,8 +268,9 @@ void print_summary(std::ostream& os, const Merged& merged) {
            << r["cycles"].get<std::uint64_t>() << std::setw(8) << ipc << "  " << std::left << std::setw(8)
            << r["status"].get<std::string>() << detail.substr(0, 160) << '\n';
     }
-    os << merged.records.size() << " of " << merged.records.size() + merged.missing.size() << " points have results: "
-       << merged.ok << " ok, " << merged.failed << " failed or crashed, " << merged.missing.size() << " missing\n";
+    os << merged.records.size() << " of " << merged.records.size() + merged.missing.size()
+       << " points have results: " << merged.ok << " ok, " << merged.failed << " failed or crashed, "
+       << merged.missing.size() << " missing\n";
 }
 
 } // namespace gpuarch::sweep

@@ -28,7 +28,7 @@
 
 namespace gpuarch::sweep {
 
-using Record = nlohmann::ordered_json;  // keeps fields and statistics in the order they were declared
+using Record = nlohmann::ordered_json; // keeps fields and statistics in the order they were declared
 
 std::filesystem::path result_path(const std::filesystem::path& out, const std::string& id);
 std::filesystem::path log_path(const std::filesystem::path& out, const std::string& id);
@@ -51,10 +51,10 @@ std::optional<Record> read_record(const std::filesystem::path& out, const std::s
 std::string tail_of(const std::filesystem::path& file, std::size_t lines);
 
 struct Merged {
-    std::vector<std::size_t> present;  // point indices with a record, in index order
-    std::vector<Record> records;       // parallel to `present`
-    std::vector<std::size_t> missing;  // point indices without one
-    std::size_t ok = 0, failed = 0;    // failed: every status other than "ok"
+    std::vector<std::size_t> present; // point indices with a record, in index order
+    std::vector<Record> records; // parallel to `present`
+    std::vector<std::size_t> missing; // point indices without one
+    std::size_t ok = 0, failed = 0; // failed: every status other than "ok"
 };
 
 // Reads the records of `points` (ignoring result files of points outside the list).

@@ -55,7 +55,7 @@ public:
 
 private:
     static constexpr int signals_[] = {SIGINT, SIGTERM, SIGHUP};
-    struct sigaction old_[std::size(signals_)] {};
+    struct sigaction old_[std::size(signals_)]{};
     struct sigaction old_child_ {};
 };
 
@@ -164,8 +164,8 @@ std::vector<Task> make_tasks(const std::vector<Point>& points) {
 
 WorkerCommand self_worker(const fs::path& exe, const fs::path& out) {
     return [exe, out](const Task& task) {
-        return std::vector<std::string>{exe.string(), "point", "--out", out.string(), "--point",
-                                        canonical_json(task.point)};
+        return std::vector<std::string>{exe.string(), "point",   "--out",
+                                        out.string(), "--point", canonical_json(task.point)};
     };
 }
 
@@ -174,7 +174,8 @@ fs::path self_exe() { return fs::read_symlink("/proc/self/exe"); }
 unsigned available_cpus() {
     cpu_set_t set;
     CPU_ZERO(&set);
-    if (::sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0) return static_cast<unsigned>(CPU_COUNT(&set));
+    if (::sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
+        return static_cast<unsigned>(CPU_COUNT(&set));
     const unsigned n = std::thread::hardware_concurrency();
     return n == 0 ? 1 : n;
 }
@@ -199,8 +200,8 @@ RunSummary run_tasks(const std::vector<Task>& tasks, const RunOptions& options, 
     if (options.progress)
         stream << "sweep: " << tasks.size() << " points, " << summary.skipped << " already done, running "
                << todo.size() << " with " << std::min<std::size_t>(jobs, todo.size()) << " worker process"
-               << (std::min<std::size_t>(jobs, todo.size()) == 1 ? "" : "es") << " (results in "
-               << options.out.string() << ")\n";
+               << (std::min<std::size_t>(jobs, todo.size()) == 1 ? "" : "es") << " (results in " << options.out.string()
+               << ")\n";
 
     const bool tty = &stream == &std::cerr && ::isatty(STDERR_FILENO);
     Progress progress(stream, options.progress, tty, todo.size());
@@ -222,8 +223,8 @@ RunSummary run_tasks(const std::vector<Task>& tasks, const RunOptions& options, 
         if (r.timed_out) {
             char limit[64];
             std::snprintf(limit, sizeof limit, "%g", options.timeout_s);
-            Record rec = make_error_record(t.point, "timeout",
-                                           std::string("ran past the per-point limit of ") + limit + " s and was killed");
+            Record rec = make_error_record(
+                t.point, "timeout", std::string("ran past the per-point limit of ") + limit + " s and was killed");
             rec["log_tail"] = tail_of(log, 20);
             write_record(options.out, t.id, rec);
             ++summary.failed;
@@ -231,7 +232,7 @@ RunSummary run_tasks(const std::vector<Task>& tasks, const RunOptions& options, 
             return;
         }
         if (WIFSIGNALED(status) && is_stop_signal(WTERMSIG(status))) {
-            ++summary.unfinished;  // interrupted from outside: run again on resume
+            ++summary.unfinished; // interrupted from outside: run again on resume
             return;
         }
         Record rec = make_error_record(t.point, "crashed", describe_exit(status) + " before writing a record");
@@ -248,8 +249,7 @@ RunSummary run_tasks(const std::vector<Task>& tasks, const RunOptions& options, 
             for (const auto& r : running) {
                 ::kill(r.pid, SIGKILL);
                 int status = 0;
-                while (::waitpid(r.pid, &status, 0) < 0 && errno == EINTR) {
-                }
+                while (::waitpid(r.pid, &status, 0) < 0 && errno == EINTR) {}
             }
         }
     } reaper{running};
@@ -277,7 +277,7 @@ RunSummary run_tasks(const std::vector<Task>& tasks, const RunOptions& options, 
             }
             if (r < 0) throw Error(std::string("sweep: waitpid failed: ") + std::strerror(errno));
             const Running ended = *it;
-            it = running.erase(it);  // before settle: the Reaper must never signal a reaped (reusable) pid
+            it = running.erase(it); // before settle: the Reaper must never signal a reaped (reusable) pid
             reaped = true;
             settle(ended, status);
         }

@@ -27,7 +27,7 @@
 namespace gpuarch::sweep {
 
 struct Task {
-    std::size_t index = 0;  // place of the point in the spec's cross product
+    std::size_t index = 0; // place of the point in the spec's cross product
     Point point;
     std::string id;
 };
@@ -49,17 +49,17 @@ unsigned available_cpus();
 struct RunOptions {
     unsigned jobs = 1;
     std::filesystem::path out;
-    bool retry_failed = false;  // run points whose record is not "ok" again
-    double timeout_s = 0;       // per point; 0: no limit
+    bool retry_failed = false; // run points whose record is not "ok" again
+    double timeout_s = 0; // per point; 0: no limit
     bool progress = true;
 };
 
 struct RunSummary {
-    std::size_t total = 0;       // tasks given
-    std::size_t skipped = 0;     // already had a record
-    std::size_t ok = 0;          // ran now, status ok
-    std::size_t failed = 0;      // ran now, status failed, crashed or timeout
-    std::size_t unfinished = 0;  // not run or interrupted (no record)
+    std::size_t total = 0; // tasks given
+    std::size_t skipped = 0; // already had a record
+    std::size_t ok = 0; // ran now, status ok
+    std::size_t failed = 0; // ran now, status failed, crashed or timeout
+    std::size_t unfinished = 0; // not run or interrupted (no record)
     bool interrupted = false;
 };
 

@@ -31,7 +31,8 @@ std::string array_ranges(const std::vector<std::size_t>& tasks) {
     return out;
 }
 
-std::vector<std::size_t> unfinished_chunks(const std::vector<std::string>& ids, std::size_t chunk, const fs::path& out) {
+std::vector<std::size_t> unfinished_chunks(const std::vector<std::string>& ids, std::size_t chunk,
+                                           const fs::path& out) {
     if (chunk == 0) throw Error("sweep: a chunk holds at least one point");
     std::vector<std::size_t> tasks;
     for (std::size_t i = 0; i < ids.size(); ++i) {
@@ -56,7 +57,8 @@ std::string sbatch_text(const SbatchScript& s) {
     // filename patterns).
     const std::string out = s.out.string();
     if (out.find_first_of(" \t\n\r\"'%\\$`") != std::string::npos)
-        throw Error("sweep: the output directory '" + out + "' must not contain blanks, quotes, '%', '$' or '\\' "
+        throw Error("sweep: the output directory '" + out +
+                    "' must not contain blanks, quotes, '%', '$' or '\\' "
                     "(it goes into an #SBATCH line)");
     std::string name;
     for (const char c : s.job_name)
@@ -111,8 +113,7 @@ CommandResult run_command(const std::vector<std::string>& argv) {
     }
     ::close(pipe_fds[0]);
     int status = 0;
-    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
+    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
     result.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
     return result;
 }

@@ -28,13 +28,13 @@ std::vector<std::size_t> unfinished_chunks(const std::vector<std::string>& ids, 
                                            const std::filesystem::path& out);
 
 struct SbatchScript {
-    std::filesystem::path spec;    // the frozen copy, absolute
-    std::filesystem::path out;     // absolute
-    std::filesystem::path exe;     // the sweep executable, absolute
+    std::filesystem::path spec; // the frozen copy, absolute
+    std::filesystem::path out; // absolute
+    std::filesystem::path exe; // the sweep executable, absolute
     std::string job_name;
-    std::string array;             // array_ranges(...)
+    std::string array; // array_ranges(...)
     std::size_t chunk = 1;
-    SlurmResources resources;      // partition already overridden
+    SlurmResources resources; // partition already overridden
 };
 
 std::string sbatch_text(const SbatchScript& script);

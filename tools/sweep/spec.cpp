@@ -24,8 +24,7 @@ std::string join(const std::vector<std::string>& items) {
     return out;
 }
 
-template <class T>
-void push_unique(std::vector<T>& out, const T& value) {
+template <class T> void push_unique(std::vector<T>& out, const T& value) {
     if (std::find(out.begin(), out.end(), value) == out.end()) out.push_back(value);
 }
 
@@ -113,8 +112,8 @@ std::vector<std::string> resolve_schedulers(const Reader& reader, const json& va
             continue;
         }
         if (std::find(valid.begin(), valid.end(), name) == valid.end())
-            reader.fail(where, "machine '" + machine + "' has no scheduler named '" + name + "' (valid: " +
-                                   join(valid) + ", or \"all\")");
+            reader.fail(where, "machine '" + machine + "' has no scheduler named '" + name +
+                                   "' (valid: " + join(valid) + ", or \"all\")");
         push_unique(out, name);
     }
     return out;
@@ -168,8 +167,8 @@ void read_knobs(const Reader& reader, const json& knobs, Spec& spec) {
             } else if (v.is_number_unsigned() && v.get<std::uint64_t>() >= 1 && v.get<std::uint64_t>() <= 65536) {
                 push_unique(spec.mshr_entries, v.get<unsigned>());
             } else {
-                reader.fail("knobs.mshr_entries", "expected a number of MSHR entries in [1, 65536] or \"preset\", got " +
-                                                      v.dump());
+                reader.fail("knobs.mshr_entries",
+                            "expected a number of MSHR entries in [1, 65536] or \"preset\", got " + v.dump());
             }
         }
     }
@@ -206,7 +205,8 @@ void read_slurm(const Reader& reader, const json& slurm, SlurmResources& out) {
         field = v.get<std::string>();
         // These strings go into an sbatch script: refuse anything that could end the #SBATCH line.
         if (field.find_first_of("\n\r\"'`$\\ ") != std::string::npos)
-            reader.fail(std::string("slurm.") + key, "must not contain spaces, quotes or shell characters: " + v.dump());
+            reader.fail(std::string("slurm.") + key,
+                        "must not contain spaces, quotes or shell characters: " + v.dump());
     };
     positive("cpus", out.cpus);
     positive("chunk", out.chunk);
@@ -258,7 +258,8 @@ Spec parse_spec(std::string_view text, std::string_view origin) {
             spec.schedulers[m] = resolve_schedulers(reader, schedulers[m], m, "schedulers." + m);
         }
     } else {
-        for (const auto& m : spec.machines) spec.schedulers[m] = resolve_schedulers(reader, schedulers, m, "schedulers");
+        for (const auto& m : spec.machines)
+            spec.schedulers[m] = resolve_schedulers(reader, schedulers, m, "schedulers");
     }
 
     spec.kernels = resolve_kernels(reader, root["kernels"]);
@@ -303,7 +304,7 @@ std::vector<Point> expand(const Spec& spec) {
 }
 
 nlohmann::json point_json(const Point& point) {
-    json j = json::object();  // std::map-backed: keys come out sorted, which makes the dump canonical
+    json j = json::object(); // std::map-backed: keys come out sorted, which makes the dump canonical
     j["machine"] = point.machine;
     j["scheduler"] = point.scheduler;
     j["kernel"] = point.kernel;
@@ -336,10 +337,10 @@ Point point_from_json(const nlohmann::json& j) {
 }
 
 std::uint64_t fnv1a64(std::string_view bytes) {
-    std::uint64_t hash = 0xcbf29ce484222325ULL;  // FNV-1a 64-bit offset basis
+    std::uint64_t hash = 0xcbf29ce484222325ULL; // FNV-1a 64-bit offset basis
     for (const char c : bytes) {
         hash ^= static_cast<unsigned char>(c);
-        hash *= 0x100000001b3ULL;                // FNV 64-bit prime
+        hash *= 0x100000001b3ULL; // FNV 64-bit prime
     }
     return hash;
 }

@@ -32,8 +32,8 @@ struct Point {
     std::string scheduler;
     std::string kernel;
     kernels::Size size = kernels::Size::small;
-    unsigned mshr_entries = 0;             // 0: the machine preset's
-    std::optional<bool> allocate_on_fill;  // unset: the machine preset's
+    unsigned mshr_entries = 0; // 0: the machine preset's
+    std::optional<bool> allocate_on_fill; // unset: the machine preset's
     bool clustered_ctas = false;
 
     bool operator==(const Point&) const = default;
@@ -44,18 +44,18 @@ struct SlurmResources {
     unsigned cpus = 1;
     std::string mem = "2G";
     std::string time = "01:00:00";
-    std::string partition;  // empty: the cluster's default partition
-    unsigned chunk = 8;     // points per array task
+    std::string partition; // empty: the cluster's default partition
+    unsigned chunk = 8; // points per array task
 };
 
 struct Spec {
     std::string name;
     std::vector<std::string> machines;
-    std::map<std::string, std::vector<std::string>> schedulers;  // per machine, validated
-    std::vector<std::string> kernels;                            // resolved case names
+    std::map<std::string, std::vector<std::string>> schedulers; // per machine, validated
+    std::vector<std::string> kernels; // resolved case names
     std::vector<kernels::Size> sizes;
-    std::vector<unsigned> mshr_entries;                          // 0: preset
-    std::vector<std::optional<bool>> allocate_on_fill;           // nullopt: preset
+    std::vector<unsigned> mshr_entries; // 0: preset
+    std::vector<std::optional<bool>> allocate_on_fill; // nullopt: preset
     std::vector<bool> clustered_ctas;
     SlurmResources slurm;
 };

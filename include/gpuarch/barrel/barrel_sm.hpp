@@ -71,8 +71,7 @@
 
 namespace gpuarch::barrel {
 
-template <class FrontendT, class SchedulerT, class RegisterFileT, class L1T>
-class BarrelSM {
+template <class FrontendT, class SchedulerT, class RegisterFileT, class L1T> class BarrelSM {
     static_assert(check_frontend<FrontendT>());
     static_assert(timing::check_scheduler<SchedulerT>());
     static_assert(check_register_file<RegisterFileT>());
@@ -91,8 +90,8 @@ public:
     // "LWM256/TwoLevel<2>/PerLaneBankedRF/L1<...>": the variant's label in tables.
     static std::string variant_name() {
         std::string n(Frontend::name);
-        for (std::string_view part : {std::string_view(Scheduler::name), std::string_view(RegisterFile::name),
-                                      std::string_view(L1::name)})
+        for (std::string_view part :
+             {std::string_view(Scheduler::name), std::string_view(RegisterFile::name), std::string_view(L1::name)})
             (n += '/') += part;
         return n;
     }
@@ -101,8 +100,7 @@ public:
         : id_(sm_id),
           rf_(regfile::LaneBankConfig{simd_width, Frontend::max_warps, rows, Frontend::register_file_bytes}),
           l1_(l1_config, sm_id), scheduler_(timing::SchedulerConfig{Frontend::max_warps, 0}),
-          ready_(Frontend::max_warps, 0), fu_lanes_(simd_width + 1),
-          subwarps_per_instruction_(rows + 1) {
+          ready_(Frontend::max_warps, 0), fu_lanes_(simd_width + 1), subwarps_per_instruction_(rows + 1) {
         warps_.reserve(Frontend::max_warps);
         for (unsigned w = 0; w < Frontend::max_warps; ++w) warps_.emplace_back(warp_width);
         backend_.fill(none);
@@ -131,10 +129,10 @@ public:
     }
 
     // Occupancy: threads, (large) warps, CTAs, registers and shared memory per core.
-    bool can_accept_cta() const {
-        return ctas_.can_accept(shape_);
+    bool can_accept_cta() const { return ctas_.can_accept(shape_); }
+    static unsigned max_resident_ctas(const CtaShape& s) {
+        return timing::detail::Occupancy<Frontend>::max_resident(s);
     }
-    static unsigned max_resident_ctas(const CtaShape& s) { return timing::detail::Occupancy<Frontend>::max_resident(s); }
 
     // Starts CTA `linear_cta` on this core. Precondition: can_accept_cta().
     void start_cta(std::uint64_t linear_cta, std::uint64_t launch_age) {
@@ -160,9 +158,7 @@ public:
 
     bool idle() const { return ctas_.resident() == 0; }
     unsigned resident_ctas() const { return ctas_.resident(); }
-    unsigned take_finished_ctas() {
-        return ctas_.take_finished();
-    }
+    unsigned take_finished_ctas() { return ctas_.take_finished(); }
 
     // One core cycle. `down` is this core's port into the interconnect.
     void cycle(core::Cycle now, mem::Downstream& down) {
@@ -190,8 +186,7 @@ public:
 
     void receive(const mem::MemPacket& packet, core::Cycle now) { l1_.receive(packet, now); }
 
-    template <class V>
-    void visit_stats(V& v) const {
+    template <class V> void visit_stats(V& v) const {
         v.counter("cycles", stats_.cycles, "core cycles simulated");
         v.counter("active_cycles", stats_.active_cycles, "cycles with at least one resident CTA");
         v.counter("warp_instructions", stats_.subwarps, "(sub-)warps issued into the SIMD back end");
@@ -228,7 +223,7 @@ public:
         v.counter("ctas", stats_.ctas, "CTAs completed");
         v.nested("rf", rf_);
         v.nested("l1", l1_);
-        if constexpr (requires(V& vv) { scheduler_.visit_stats(vv); }) v.nested("sched", scheduler_);
+        if constexpr (requires(V & vv) { scheduler_.visit_stats(vv); }) v.nested("sched", scheduler_);
     }
 
     // Where the lowest occupied, unfinished warp slot stands (CTA, thread, PC, PTX line), for a report that stops
@@ -247,9 +242,10 @@ public:
 
     // A human-readable snapshot of every resident warp (for deadlock reports).
     std::string describe_state() const {
-        std::string out = "barrel core " + std::to_string(id_) + ": " + std::to_string(ctas_.resident()) + " CTAs, LSU " +
-                          std::string(mem::to_string(l1_.lsu_state())) + (l1_.can_accept() ? "" : " (full)") +
-                          ", decode " + (decode_.busy ? "warp " + std::to_string(decode_.warp) : std::string("empty")) + "\n";
+        std::string out = "barrel core " + std::to_string(id_) + ": " + std::to_string(ctas_.resident()) +
+                          " CTAs, LSU " + std::string(mem::to_string(l1_.lsu_state())) +
+                          (l1_.can_accept() ? "" : " (full)") + ", decode " +
+                          (decode_.busy ? "warp " + std::to_string(decode_.warp) : std::string("empty")) + "\n";
         for (unsigned w = 0; w < warps_.size(); ++w) {
             const WarpState& ws = warps_[w];
             if (!ws.occupied) continue;
@@ -259,7 +255,8 @@ public:
                    std::to_string(ws.aside) + (ws.at_barrier ? ", at barrier" : "") +
                    (ws.functional_done ? ", done fetching" : "");
             if (ws.result.instruction != nullptr)
-                out += ", last pc " + std::to_string(ws.result.pc) + " (PTX line " + std::to_string(ws.result.instruction->line) + ")";
+                out += ", last pc " + std::to_string(ws.result.pc) + " (PTX line " +
+                       std::to_string(ws.result.instruction->line) + ")";
             out += "\n";
         }
         return out;
@@ -291,14 +288,14 @@ private:
         bool occupied = false;
         bool functional_done = false; // its last instruction has been fetched
         bool at_barrier = false;
-        bool in_pipeline = false;     // fetched and not all sub-warps completed (not fetchable: barrel)
-        bool forming_done = false;    // decode has formed the last sub-warp of the current instruction
+        bool in_pipeline = false; // fetched and not all sub-warps completed (not fetchable: barrel)
+        bool forming_done = false; // decode has formed the last sub-warp of the current instruction
         unsigned cta_slot = 0, warp_in_cta = 0;
         std::uint64_t age = 0;
-        unsigned outstanding = 0;     // sub-warps formed and not completed
-        unsigned aside = 0;           // of those, put aside waiting for memory
-        unsigned subwarps = 0;        // sub-warps formed for the current instruction
-        func::StepResult result;      // the one instruction in flight
+        unsigned outstanding = 0; // sub-warps formed and not completed
+        unsigned aside = 0; // of those, put aside waiting for memory
+        unsigned subwarps = 0; // sub-warps formed for the current instruction
+        func::StepResult result; // the one instruction in flight
         ir::StateSpace space = ir::StateSpace::none; // its memory space (generic resolved by the first lane)
         // Threads of the current instruction whose sub-warp completed, and the temporary active-mask buffers of a
         // branch (Sec. 3.1.1): taken and not-taken threads so far.
@@ -312,15 +309,15 @@ private:
     struct Record {
         std::uint32_t index = 0;
         std::uint32_t generation = 0; // the L1 token is (generation << 32) | index: a late completion for a
-                                      // record already reused is ignored
+            // record already reused is ignored
         bool alive = false;
         std::uint32_t warp = 0;
         SubWarpT sw;
         std::array<std::uint16_t, simd_width> rows{}; // row per lane, no_row for idle lanes (register file)
-        unsigned active_lanes = 0;  // lanes whose thread executes (guard true)
+        unsigned active_lanes = 0; // lanes whose thread executes (guard true)
         bool is_memory = false, sent = false, memory_done = false, needs_aside = false, data_back = false;
         bool aside = false, counted_ex = false;
-        unsigned read_left = 0;     // register-read cycles still needed
+        unsigned read_left = 0; // register-read cycles still needed
     };
 
     struct DecodeStage {
@@ -479,9 +476,9 @@ private:
         access.pc = result.pc;
         access.space = result.space;
         const ir::Instruction& inst = *result.instruction;
-        access.kind = inst.op == ir::Opcode::st ? mem::WarpAccess::store
+        access.kind = inst.op == ir::Opcode::st                                     ? mem::WarpAccess::store
                       : (inst.op == ir::Opcode::atom || inst.op == ir::Opcode::red) ? mem::WarpAccess::atomic
-                                                                                      : mem::WarpAccess::load;
+                                                                                    : mem::WarpAccess::load;
         access.access_bytes = result.access_bytes;
         access.width = simd_width;
         access.prefetch = ir::prefetch_level(inst);
@@ -497,7 +494,8 @@ private:
                 if (first) access.space = result.lane_spaces[t];
                 else if (result.lane_spaces[t] != access.space)
                     throw Error("a generic access at PC " + std::to_string(result.pc) + " (PTX line " +
-                                std::to_string(inst.line) + ") reaches several state spaces within one sub-warp; the "
+                                std::to_string(inst.line) +
+                                ") reaches several state spaces within one sub-warp; the "
                                 "barrel core times one space per sub-warp access");
             }
             first = false;
@@ -520,7 +518,8 @@ private:
     // Thread-private data of a kernel whose per-thread .local frame fits the private memory (Table 1): .local, and
     // the .param frames of calls (func::call_param_base and above).
     bool in_private_memory(const mem::WarpAccess& access) const {
-        if (Frontend::private_memory_bytes_per_thread == 0 || local_frame_bytes_ > Frontend::private_memory_bytes_per_thread)
+        if (Frontend::private_memory_bytes_per_thread == 0 ||
+            local_frame_bytes_ > Frontend::private_memory_bytes_per_thread)
             return false;
         if (access.space == ir::StateSpace::local) return true;
         if (access.space != ir::StateSpace::param) return false;

@@ -57,22 +57,26 @@ concept BarrelFrontend = timing::Named<F> && requires(const ir::Instruction& ins
 template <class R>
 concept BarrelRegisterFile = timing::Named<R> && std::constructible_from<R, const regfile::LaneBankConfig&> &&
     requires(R r, unsigned warp, std::span<const std::uint16_t> rows, unsigned count) {
-        { R::no_row } -> std::convertible_to<std::uint16_t>;
-        { r.read(warp, rows, count) } -> std::convertible_to<unsigned>;
-        r.write(warp, rows, count);
-    };
+    { R::no_row } -> std::convertible_to<std::uint16_t>;
+    { r.read(warp, rows, count) } -> std::convertible_to<unsigned>;
+    r.write(warp, rows, count);
+};
 
-template <class F>
-consteval bool check_frontend() {
+template <class F> consteval bool check_frontend() {
     static_assert(timing::Named<F>, "the barrel Frontend must provide `static constexpr std::string_view name`");
-    static_assert(requires { typename F::Former; },
-                  "the barrel Frontend must provide a sub-warping logic `Former` (frontend::SubWarpFormer)");
-    static_assert(requires(const ir::Instruction& i, ir::StateSpace s) {
-        { F::mode_for(i, s) } -> std::same_as<frontend::SubWarpMode>;
-    }, "the barrel Frontend must provide `static constexpr SubWarpMode mode_for(const ir::Instruction&, ir::StateSpace)`");
+    static_assert(
+        requires { typename F::Former; },
+        "the barrel Frontend must provide a sub-warping logic `Former` (frontend::SubWarpFormer)");
+    static_assert(
+        requires(const ir::Instruction& i, ir::StateSpace s) {
+            { F::mode_for(i, s) } -> std::same_as<frontend::SubWarpMode>;
+        },
+        "the barrel Frontend must provide `static constexpr SubWarpMode mode_for(const ir::Instruction&, "
+        "ir::StateSpace)`");
     static_assert(BarrelFrontend<F>, "the barrel Frontend must provide every knob listed in barrel/concepts.hpp "
                                      "(warp and SIMD widths, rows, occupancy limits, pipeline stages)");
-    static_assert(F::simd_width * F::rows == F::warp_width, "the barrel Frontend's rows x SIMD width must be its warp width");
+    static_assert(F::simd_width * F::rows == F::warp_width,
+                  "the barrel Frontend's rows x SIMD width must be its warp width");
     static_assert(F::register_read_stage < F::execute_stage && F::execute_stage < F::memory_stage &&
                       F::memory_stage < F::writeback_stage && F::writeback_stage + 1 == F::backend_stages,
                   "the barrel Frontend's back end must read registers, execute, access memory and write back, in "
@@ -81,8 +85,7 @@ consteval bool check_frontend() {
     return true;
 }
 
-template <class R>
-consteval bool check_register_file() {
+template <class R> consteval bool check_register_file() {
     static_assert(timing::Named<R>, "the barrel RegisterFile must provide `static constexpr std::string_view name`");
     static_assert(std::constructible_from<R, const regfile::LaneBankConfig&>,
                   "the barrel RegisterFile must be constructible from `const regfile::LaneBankConfig&`");

@@ -32,8 +32,7 @@ struct Narasiman2010 {
               class... FrontendKnobs>
     using gpu = GPU<sm<LargeWarpSize, Scheduler, RegisterFile, FrontendKnobs...>, sms>;
 
-    template <class GpuType>
-    static typename GpuType::Config config() {
+    template <class GpuType> static typename GpuType::Config config() {
         typename GpuType::Config c;
         c.l1 = mem::presets::narasiman_l1();
         c.memory = mem::presets::narasiman_memory(GpuType::sm_count);
@@ -42,8 +41,8 @@ struct Narasiman2010 {
 };
 
 // The configurations of Narasiman 2010 Sec. 6.1 (SIMD width 32 and 1024 threads in each).
-using NarasimanBaseline = Narasiman2010::gpu<32, sched::LRR>;          // "32 warps of 32 threads each, round-robin"
-using NarasimanLwm256 = Narasiman2010::gpu<256, sched::LRR>;           // "4 large warps of 256 threads each"
+using NarasimanBaseline = Narasiman2010::gpu<32, sched::LRR>; // "32 warps of 32 threads each, round-robin"
+using NarasimanLwm256 = Narasiman2010::gpu<256, sched::LRR>; // "4 large warps of 256 threads each"
 using NarasimanTwoLevel8 = Narasiman2010::gpu<32, sched::TwoLevel<8>>; // "fetch group size to 8"
 using NarasimanLwm256TwoLevel2 = Narasiman2010::gpu<256, sched::TwoLevel<2>>; // "LWM256+2Lev2"
 

@@ -12,15 +12,12 @@ namespace gpuarch::core {
 
 // For the primary template of a role that has no matching specialization (CUTLASS's idiom): the assertion
 // depends on T, so it fires only when that template is instantiated.
-template <class...>
-inline constexpr bool dependent_false = false;
+template <class...> inline constexpr bool dependent_false = false;
 
-template <auto...>
-inline constexpr bool dependent_false_v = false;
+template <auto...> inline constexpr bool dependent_false_v = false;
 
 // A policy's short label, taken from its `static constexpr std::string_view name` (or "unnamed").
-template <class Policy>
-constexpr std::string_view policy_name() {
+template <class Policy> constexpr std::string_view policy_name() {
     if constexpr (requires { Policy::name; }) return std::string_view(Policy::name);
     else return "unnamed";
 }

@@ -19,8 +19,7 @@ constexpr unsigned count_bits(std::uint64_t v) {
     return static_cast<unsigned>((v * 0x0101010101010101ULL) >> 56);
 }
 
-template <std::size_t Lanes>
-class LaneMask {
+template <std::size_t Lanes> class LaneMask {
     static_assert(Lanes > 0 && Lanes <= 4096, "a lane mask holds between 1 and 4096 lanes");
 
 public:
@@ -94,9 +93,15 @@ public:
         return static_cast<std::uint32_t>(bits_[group / 2] >> (32 * (group % 2)));
     }
 
-    constexpr LaneMask operator&(const LaneMask& o) const { return combine(o, [](auto a, auto b) { return a & b; }); }
-    constexpr LaneMask operator|(const LaneMask& o) const { return combine(o, [](auto a, auto b) { return a | b; }); }
-    constexpr LaneMask operator^(const LaneMask& o) const { return combine(o, [](auto a, auto b) { return a ^ b; }); }
+    constexpr LaneMask operator&(const LaneMask& o) const {
+        return combine(o, [](auto a, auto b) { return a & b; });
+    }
+    constexpr LaneMask operator|(const LaneMask& o) const {
+        return combine(o, [](auto a, auto b) { return a | b; });
+    }
+    constexpr LaneMask operator^(const LaneMask& o) const {
+        return combine(o, [](auto a, auto b) { return a ^ b; });
+    }
     constexpr LaneMask operator~() const {
         LaneMask r;
         for (std::size_t w = 0; w < words; ++w) r.bits_[w] = ~bits_[w];
@@ -149,8 +154,7 @@ public:
     }
 
 private:
-    template <class F>
-    constexpr LaneMask combine(const LaneMask& o, F f) const {
+    template <class F> constexpr LaneMask combine(const LaneMask& o, F f) const {
         LaneMask r;
         for (std::size_t w = 0; w < words; ++w) r.bits_[w] = f(bits_[w], o.bits_[w]);
         return r;
@@ -170,8 +174,7 @@ using WarpMask = LaneMask<max_warp_lanes>;
 
 // A large warp of Rows x Columns threads viewed as a matrix: thread t sits at row t / Columns, column
 // t % Columns (Narasiman 2010, Sec. 3.1: the K x N active mask of a large warp over N SIMD lanes).
-template <std::size_t Rows, std::size_t Columns>
-class LargeWarpMask {
+template <std::size_t Rows, std::size_t Columns> class LargeWarpMask {
 public:
     using Flat = LaneMask<Rows * Columns>;
     constexpr LargeWarpMask() = default;

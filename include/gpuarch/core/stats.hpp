@@ -29,8 +29,8 @@ struct StatEntry {
     std::string name;
     std::string description;
     bool is_histogram = false;
-    std::uint64_t value = 0;             // counters
-    std::vector<std::uint64_t> buckets;  // histograms: bucket k counts events of size k
+    std::uint64_t value = 0; // counters
+    std::vector<std::uint64_t> buckets; // histograms: bucket k counts events of size k
 };
 
 class StatsTable {
@@ -46,8 +46,7 @@ public:
     }
 
     // Copies a component's declared statistics under `prefix.` (no prefix when empty).
-    template <class Component>
-    void collect(std::string_view prefix, const Component& component) {
+    template <class Component> void collect(std::string_view prefix, const Component& component) {
         Collector collector{*this, prefix};
         component.visit_stats(collector);
     }
@@ -69,7 +68,8 @@ public:
             if (it == earlier.index_.end()) continue;
             const StatEntry& old = earlier.entries_[it->second];
             if (e.is_histogram) {
-                for (std::size_t i = 0; i < e.buckets.size() && i < old.buckets.size(); ++i) e.buckets[i] -= old.buckets[i];
+                for (std::size_t i = 0; i < e.buckets.size() && i < old.buckets.size(); ++i)
+                    e.buckets[i] -= old.buckets[i];
             } else {
                 e.value -= old.value;
             }
@@ -156,8 +156,7 @@ private:
                        std::string_view description = {}) {
             table.add_histogram(full(name), buckets, description);
         }
-        template <class Nested>
-        void nested(std::string_view name, const Nested& component) {
+        template <class Nested> void nested(std::string_view name, const Nested& component) {
             Collector inner{table, {}};
             const std::string scoped = full(name);
             inner.prefix = scoped;

@@ -75,8 +75,7 @@ public:
         k.idle_lane_ops += op.warp_width - op.active_lanes;
         return ready;
     }
-    template <class Done>
-    void drain_completed(core::Cycle now, Done&& done) {
+    template <class Done> void drain_completed(core::Cycle now, Done&& done) {
         while (!completions_.empty() && completions_.top().ready <= now) {
             done(completions_.top().token);
             completions_.pop();
@@ -84,8 +83,7 @@ public:
     }
     bool has_pending() const { return !completions_.empty(); }
 
-    template <class V>
-    void visit_stats(V& v) const {
+    template <class V> void visit_stats(V& v) const {
         for (std::size_t k = 0; k < timing::unit_kind_count; ++k) {
             if (by_kind_[k].empty()) continue;
             const auto kind = static_cast<timing::UnitKind>(k);
@@ -94,7 +92,8 @@ public:
             const std::string prefix = std::string(timing::name(kind)) + ".";
             v.counter(prefix + "ops", kind_stats_[k].ops, "warp instructions executed");
             v.counter(prefix + "active_lane_ops", kind_stats_[k].active_lane_ops, "lane operations on active lanes");
-            v.counter(prefix + "idle_lane_ops", kind_stats_[k].idle_lane_ops, "lane slots left idle by inactive threads");
+            v.counter(prefix + "idle_lane_ops", kind_stats_[k].idle_lane_ops,
+                      "lane slots left idle by inactive threads");
             v.counter(prefix + "busy_unit_cycles", busy, "sum over units of cycles the issue port was occupied");
             v.counter(prefix + "units", by_kind_[k].size(), "unit instances (slices under even partitioning)");
         }

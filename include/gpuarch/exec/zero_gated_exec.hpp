@@ -49,37 +49,37 @@ struct TrivialRule {
 };
 
 inline constexpr std::array trivial_rules{
-    TrivialRule{ir::Opcode::add, 1, TrivialResult::source_b},   // 0 + b = b
-    TrivialRule{ir::Opcode::add, 2, TrivialResult::source_a},   // a + 0 = a
-    TrivialRule{ir::Opcode::sub, 2, TrivialResult::source_a},   // a - 0 = a
-    TrivialRule{ir::Opcode::mul, 1, TrivialResult::zero},       // 0 * b = 0 (.lo, .hi, .wide)
+    TrivialRule{ir::Opcode::add, 1, TrivialResult::source_b}, // 0 + b = b
+    TrivialRule{ir::Opcode::add, 2, TrivialResult::source_a}, // a + 0 = a
+    TrivialRule{ir::Opcode::sub, 2, TrivialResult::source_a}, // a - 0 = a
+    TrivialRule{ir::Opcode::mul, 1, TrivialResult::zero}, // 0 * b = 0 (.lo, .hi, .wide)
     TrivialRule{ir::Opcode::mul, 2, TrivialResult::zero},
     TrivialRule{ir::Opcode::mul24, 1, TrivialResult::zero},
     TrivialRule{ir::Opcode::mul24, 2, TrivialResult::zero},
-    TrivialRule{ir::Opcode::mad, 1, TrivialResult::source_c},   // 0 * b + c = c
+    TrivialRule{ir::Opcode::mad, 1, TrivialResult::source_c}, // 0 * b + c = c
     TrivialRule{ir::Opcode::mad, 2, TrivialResult::source_c},
     TrivialRule{ir::Opcode::mad24, 1, TrivialResult::source_c},
     TrivialRule{ir::Opcode::mad24, 2, TrivialResult::source_c},
     TrivialRule{ir::Opcode::fma, 1, TrivialResult::source_c},
     TrivialRule{ir::Opcode::fma, 2, TrivialResult::source_c},
-    TrivialRule{ir::Opcode::div, 1, TrivialResult::zero},       // 0 / b = 0 (b != 0: checked by the value test)
+    TrivialRule{ir::Opcode::div, 1, TrivialResult::zero}, // 0 / b = 0 (b != 0: checked by the value test)
     TrivialRule{ir::Opcode::rem, 1, TrivialResult::zero},
-    TrivialRule{ir::Opcode::and_, 1, TrivialResult::zero},      // 0 & b = 0
+    TrivialRule{ir::Opcode::and_, 1, TrivialResult::zero}, // 0 & b = 0
     TrivialRule{ir::Opcode::and_, 2, TrivialResult::zero},
-    TrivialRule{ir::Opcode::or_, 1, TrivialResult::source_b},   // 0 | b = b
+    TrivialRule{ir::Opcode::or_, 1, TrivialResult::source_b}, // 0 | b = b
     TrivialRule{ir::Opcode::or_, 2, TrivialResult::source_a},
-    TrivialRule{ir::Opcode::xor_, 1, TrivialResult::source_b},  // 0 ^ b = b
+    TrivialRule{ir::Opcode::xor_, 1, TrivialResult::source_b}, // 0 ^ b = b
     TrivialRule{ir::Opcode::xor_, 2, TrivialResult::source_a},
-    TrivialRule{ir::Opcode::shl, 1, TrivialResult::zero},       // 0 << n = 0
-    TrivialRule{ir::Opcode::shl, 2, TrivialResult::source_a},   // a << 0 = a
+    TrivialRule{ir::Opcode::shl, 1, TrivialResult::zero}, // 0 << n = 0
+    TrivialRule{ir::Opcode::shl, 2, TrivialResult::source_a}, // a << 0 = a
     TrivialRule{ir::Opcode::shr, 1, TrivialResult::zero},
     TrivialRule{ir::Opcode::shr, 2, TrivialResult::source_a},
-    TrivialRule{ir::Opcode::neg, 1, TrivialResult::zero},       // -0 = 0 (integer; fp -0.0 fails the value test)
+    TrivialRule{ir::Opcode::neg, 1, TrivialResult::zero}, // -0 = 0 (integer; fp -0.0 fails the value test)
     TrivialRule{ir::Opcode::abs, 1, TrivialResult::zero},
     TrivialRule{ir::Opcode::popc, 1, TrivialResult::zero},
     TrivialRule{ir::Opcode::brev, 1, TrivialResult::zero},
-    TrivialRule{ir::Opcode::sqrt, 1, TrivialResult::zero},      // sqrt(0) = 0
-    TrivialRule{ir::Opcode::sin, 1, TrivialResult::zero},       // sin(0) = 0
+    TrivialRule{ir::Opcode::sqrt, 1, TrivialResult::zero}, // sqrt(0) = 0
+    TrivialRule{ir::Opcode::sin, 1, TrivialResult::zero}, // sin(0) = 0
     TrivialRule{ir::Opcode::tanh, 1, TrivialResult::zero},
 };
 
@@ -87,7 +87,8 @@ inline constexpr std::array trivial_rules{
 constexpr bool trivial_rules_grouped() {
     for (std::size_t i = 0; i < trivial_rules.size(); ++i)
         for (std::size_t j = i + 2; j < trivial_rules.size(); ++j)
-            if (trivial_rules[i].op == trivial_rules[j].op && trivial_rules[j - 1].op != trivial_rules[i].op) return false;
+            if (trivial_rules[i].op == trivial_rules[j].op && trivial_rules[j - 1].op != trivial_rules[i].op)
+                return false;
     return true;
 }
 static_assert(trivial_rules_grouped(), "trivial_rules must list the rules of one opcode next to each other");
@@ -98,13 +99,12 @@ constexpr bool is_arithmetic_unit(timing::UnitKind k) {
            k == timing::UnitKind::sfu;
 }
 
-template <bool InactiveGating = true, bool TrivialBypass = true>
-class ZeroGatedExecT {
+template <bool InactiveGating = true, bool TrivialBypass = true> class ZeroGatedExecT {
     static_assert(InactiveGating || TrivialBypass, "a ZeroGatedExec without any gating is SimdExec: use SimdExec");
 
 public:
-    static constexpr std::string_view name = TrivialBypass ? (InactiveGating ? "ZeroGatedExec" : "TrivialBypassExec")
-                                                           : "InactiveGatedExec";
+    static constexpr std::string_view name =
+        TrivialBypass ? (InactiveGating ? "ZeroGatedExec" : "TrivialBypassExec") : "InactiveGatedExec";
     static constexpr bool inactive_gating = InactiveGating;
     static constexpr bool trivial_bypass = TrivialBypass;
 
@@ -121,14 +121,12 @@ public:
         track(op);
         return ready;
     }
-    template <class Done>
-    void drain_completed(core::Cycle now, Done&& done) {
+    template <class Done> void drain_completed(core::Cycle now, Done&& done) {
         inner_.drain_completed(now, std::forward<Done>(done));
     }
     bool has_pending() const { return inner_.has_pending(); }
 
-    template <class V>
-    void visit_stats(V& v) const {
+    template <class V> void visit_stats(V& v) const {
         inner_.visit_stats(v);
         for (std::size_t k = 0; k < timing::unit_kind_count; ++k) {
             const auto kind = static_cast<timing::UnitKind>(k);
@@ -197,7 +195,8 @@ private:
             }
             if (zero_operand) ++s.zero_operand;
             if (!bypass_allowed || !zero_operand) continue;
-            for (const TrivialRule* r = rules; r != trivial_rules.data() + trivial_rules.size() && r->op == inst->op; ++r) {
+            for (const TrivialRule* r = rules; r != trivial_rules.data() + trivial_rules.size() && r->op == inst->op;
+                 ++r) {
                 std::uint64_t zero = 1;
                 if (!source_value(op, r->zero_source, lane, zero) || zero != 0) continue;
                 std::uint64_t selected = 0;
@@ -221,8 +220,9 @@ private:
         if (inst == nullptr || inst->num_defs == 0) return;
         if (op.warp >= warps_.size()) warps_.resize(std::size_t(op.warp) + 1);
         WarpValues& w = warps_[op.warp];
-        const ir::RegId first =
-            (inst->num_operands > 0 && inst->operands[0].kind == ir::OperandKind::reg) ? inst->operands[0].reg : ir::no_reg;
+        const ir::RegId first = (inst->num_operands > 0 && inst->operands[0].kind == ir::OperandKind::reg)
+                                    ? inst->operands[0].reg
+                                    : ir::no_reg;
         for (unsigned d = 0; d < inst->num_defs; ++d) {
             const ir::RegId reg = inst->defs[d];
             if (reg == ir::no_reg) continue;

@@ -43,8 +43,7 @@
 namespace gpuarch::fetch {
 
 // A register rename table (Sec. 5.3.3): original -> most recently associated renamed register. Sized to the RCU.
-template <unsigned Entries>
-class RenameTable {
+template <unsigned Entries> class RenameTable {
 public:
     static constexpr unsigned entries = Entries;
     // Records orig -> renamed, replacing an older mapping of orig. False when a new mapping does not fit.
@@ -78,8 +77,7 @@ private:
 // The duplicated SIMT stack (Sec. 5.3.3: "We copy the data from the original SIMT stack every time hint mode is
 // triggered"). Holds at most Entries entries (Sec. 5.3.6: eight); a deeper stack cannot be copied, and the warp
 // then does not enter hint mode.
-template <unsigned Entries>
-class SimtStackCopy {
+template <unsigned Entries> class SimtStackCopy {
 public:
     static constexpr unsigned entries = Entries;
     bool take(const std::vector<func::SimtEntry>& stack) {
@@ -101,69 +99,68 @@ struct WindowEntry {
     static constexpr std::uint32_t no_record = 0xffffffffU;
     std::uint32_t record = no_record; // the SM's record while this instruction has not been issued in hint mode
     ir::Pc pc = ir::no_pc;
-    bool staged = false;              // in the fetch buffer as a hinted instruction
-    bool hint_issued = false;         // issued in hint mode (its RCU entry decides skip or copy on return)
-    ir::RegId dst = ir::no_reg;       // hint-issued: the original destination
-    ir::RegId renamed = ir::no_reg;   // hint-issued: the register the result went to (== dst when not renamed)
-    core::WarpMask executed;          // hint-issued: its lanes (a copy moves the same lanes)
+    bool staged = false; // in the fetch buffer as a hinted instruction
+    bool hint_issued = false; // issued in hint mode (its RCU entry decides skip or copy on return)
+    ir::RegId dst = ir::no_reg; // hint-issued: the original destination
+    ir::RegId renamed = ir::no_reg; // hint-issued: the register the result went to (== dst when not renamed)
+    core::WarpMask executed; // hint-issued: its lanes (a copy moves the same lanes)
     unsigned active_lanes = 0;
 };
 
 // Per in-flight instruction: what hint mode did to it (the SM keeps one in every record, timing/fetch.hpp).
 struct HintRecordState {
-    bool hinted = false;                 // issued (or staged to issue) in hint mode
-    bool copy = false;                   // a register copy issued on return to in-order (bypasses execution)
-    std::uint16_t offset = 0;            // hinted: distance from the stall point (its RCU entry)
-    std::uint32_t episode = 0;           // hinted: the warp's episode that issued it
-    ir::RegId renamed_to = ir::no_reg;   // hinted: defs[0] is written to this register instead
+    bool hinted = false; // issued (or staged to issue) in hint mode
+    bool copy = false; // a register copy issued on return to in-order (bypasses execution)
+    std::uint16_t offset = 0; // hinted: distance from the stall point (its RCU entry)
+    std::uint32_t episode = 0; // hinted: the warp's episode that issued it
+    ir::RegId renamed_to = ir::no_reg; // hinted: defs[0] is written to this register instead
 };
 
 // Per-warp hint-mode state.
-template <class Rcu>
-struct HintWarp {
-    bool hint_mode = false;               // Sec. 5.3.3: "the warp state flag bit"
+template <class Rcu> struct HintWarp {
+    bool hint_mode = false; // Sec. 5.3.3: "the warp state flag bit"
     ir::Pc stall_pc = ir::no_pc;
     std::uint64_t stall_token = ~std::uint64_t{0}; // the dynamic stall point of the current or last episode
     std::uint32_t stall_record = WindowEntry::no_record;
-    std::uint16_t next_offset = 0;        // of the next chain instruction to fetch; 0: the chain ended
-    std::uint16_t last_offset = 0;        // of the last chain instruction fetched
-    std::size_t scan_from = 0;            // window index after the last chain instruction
-    bool window_done = false;             // the run-ahead executed the warp's last instruction
+    std::uint16_t next_offset = 0; // of the next chain instruction to fetch; 0: the chain ended
+    std::uint16_t last_offset = 0; // of the last chain instruction fetched
+    std::size_t scan_from = 0; // window index after the last chain instruction
+    bool window_done = false; // the run-ahead executed the warp's last instruction
     unsigned episode_issued = 0;
-    std::uint32_t episode = 0;            // episodes entered so far
+    std::uint32_t episode = 0; // episodes entered so far
     core::Cycle failed_issue_at = ~core::Cycle{0}; // HawsEntry::failed_issue: last cycle the base found it not ready
-    core::Cycle issued_at = ~core::Cycle{0};       // HawsEntry::failed_issue: last cycle it issued
+    core::Cycle issued_at = ~core::Cycle{0}; // HawsEntry::failed_issue: last cycle it issued
     std::deque<WindowEntry> window;
     Rcu rcu;
     RenameTable<Rcu::depth> scalar_renames, vector_renames; // Sec. 5.3.6: scalar and vector tables, RCU-sized
-    SimtStackCopy<8> stack_copy;                            // Sec. 5.3.6: eight entries
+    SimtStackCopy<8> stack_copy; // Sec. 5.3.6: eight entries
 };
 
 // Hint-mode statistics, kept by the scheduler (per scheduler, printed under its `haws.` counters).
 struct HintStats {
-    std::uint64_t episodes = 0;             // switches to hint mode
+    std::uint64_t episodes = 0; // switches to hint mode
     std::uint64_t stalls_without_chain = 0; // long-latency stalls at an instruction that carries no hint
-    std::uint64_t hint_issued = 0;          // instructions issued in hint mode
-    std::uint64_t hint_alu = 0, hint_memory = 0;   // of which ALU / long-latency memory
+    std::uint64_t hint_issued = 0; // instructions issued in hint mode
+    std::uint64_t hint_alu = 0, hint_memory = 0; // of which ALU / long-latency memory
     std::uint64_t total_alu = 0, total_memory = 0; // every issued ALU / long-latency memory instruction
-    std::uint64_t copies = 0;               // register copies issued on return (renamed results)
-    std::uint64_t skipped = 0;              // in-order fetches skipped on return (results in place)
-    std::uint64_t rcu_full = 0;             // episodes stopped because the RCU was full
-    std::uint64_t flushed = 0;              // hinted instructions fetched but flushed on return
-    std::uint64_t returns_on_flag = 0;      // episodes ended by the long-latency flag clearing
+    std::uint64_t copies = 0; // register copies issued on return (renamed results)
+    std::uint64_t skipped = 0; // in-order fetches skipped on return (results in place)
+    std::uint64_t rcu_full = 0; // episodes stopped because the RCU was full
+    std::uint64_t flushed = 0; // hinted instructions fetched but flushed on return
+    std::uint64_t returns_on_flag = 0; // episodes ended by the long-latency flag clearing
     std::uint64_t returns_on_chain_end = 0; // episodes ended because the chain had no further instruction
-    std::uint64_t chain_guard_stops = 0;    // chains cut because a hinted instruction depended on a skipped one
-    std::uint64_t run_ahead_steps = 0;      // instructions executed functionally ahead of in-order fetch
-    std::uint64_t run_ahead_blocked = 0;    // chains cut at a barrier, the warp's exit or the window limit
+    std::uint64_t chain_guard_stops = 0; // chains cut because a hinted instruction depended on a skipped one
+    std::uint64_t run_ahead_steps = 0; // instructions executed functionally ahead of in-order fetch
+    std::uint64_t run_ahead_blocked = 0; // chains cut at a barrier, the warp's exit or the window limit
     std::uint64_t simt_entries_copied = 0;
-    std::uint64_t simt_copy_overflows = 0;  // stall points where the SIMT stack was deeper than its copy
+    std::uint64_t simt_copy_overflows = 0; // stall points where the SIMT stack was deeper than its copy
     std::vector<std::uint64_t> per_episode; // histogram: episodes that issued k instructions
 };
 
 // An issue as the mechanism reports it to the scheduler (record_issue): tests print Fig. 5.3 timelines from it.
 struct HintIssueEvent {
     core::Cycle cycle = 0;
-    unsigned slot = 0;        // pool slot of the warp
+    unsigned slot = 0; // pool slot of the warp
     ir::Pc pc = ir::no_pc;
     enum class Kind : std::uint8_t { in_order, hinted, copy } kind = Kind::in_order;
 };
@@ -197,8 +194,7 @@ struct HintAssisted {
     // Run by SM `Core` (a friend of it: the mechanism reads and rewrites the core's warp, record and scoreboard
     // state, which is what fetch-stage hardware does). One per SM; holds the bound kernel's hints and the
     // register-copy instructions.
-    template <class Core>
-    class Mechanism {
+    template <class Core> class Mechanism {
         using Scheduler = typename Core::Scheduler;
         using Hazard = typename Core::Hazard;
         static_assert(HintScheduler<Scheduler>,
@@ -209,12 +205,14 @@ struct HintAssisted {
     public:
         void bind(Core&, const ir::Kernel& kernel) {
             // Hints depend only on the kernel: computed once per kernel, not per launch.
-            if (state_.kernel == &kernel && state_.kernel_code_size == kernel.code.size() && state_.kernel_name == kernel.name)
+            if (state_.kernel == &kernel && state_.kernel_code_size == kernel.code.size() &&
+                state_.kernel_name == kernel.name)
                 return;
             state_.hints = Scheduler::Hints::hints(kernel);
             if (state_.hints.hint.size() != kernel.code.size())
-                throw gpuarch::Error("HAWS: the hint source gave " + std::to_string(state_.hints.hint.size()) + " hints for kernel '" +
-                            kernel.name + "' of " + std::to_string(kernel.code.size()) + " instructions");
+                throw gpuarch::Error("HAWS: the hint source gave " + std::to_string(state_.hints.hint.size()) +
+                                     " hints for kernel '" + kernel.name + "' of " +
+                                     std::to_string(kernel.code.size()) + " instructions");
             state_.kernel = &kernel;
             state_.kernel_code_size = kernel.code.size();
             state_.kernel_name = kernel.name;
@@ -235,7 +233,8 @@ struct HintAssisted {
         }
         timing::IssueOutcome empty_blocker(const Core& sm, unsigned w) const {
             const typename Core::WarpState& ws = sm.warps_[w];
-            if (warp_of(sm, w).hint_mode) return timing::IssueOutcome::raw_long_latency; // the warp waits on its stall point
+            if (warp_of(sm, w).hint_mode)
+                return timing::IssueOutcome::raw_long_latency; // the warp waits on its stall point
             return ws.fetch_blocked ? timing::IssueOutcome::raw_other : timing::IssueOutcome::ibuffer_empty;
         }
         void fetch(Core& sm, unsigned w) {
@@ -259,10 +258,12 @@ struct HintAssisted {
             const ir::RegId dst = inst.num_defs > 0 ? inst.defs[0] : ir::no_reg;
             const ir::RegId renamed = rec.fetch_state.renamed_to != ir::no_reg ? rec.fetch_state.renamed_to : dst;
             if (!hw.rcu.insert(rec.fetch_state.offset, dst, renamed, rec.is_control))
-                throw gpuarch::Error("HAWS: a hinted instruction issued with its RCU full or its offset taken (internal error)");
+                throw gpuarch::Error(
+                    "HAWS: a hinted instruction issued with its RCU full or its offset taken (internal error)");
             if (renamed != dst) {
                 auto& table = sm.is_predicate_[dst] ? hw.scalar_renames : hw.vector_renames;
-                if (!table.map(dst, renamed)) throw gpuarch::Error("HAWS: rename table full (internal error: it is RCU-sized)");
+                if (!table.map(dst, renamed))
+                    throw gpuarch::Error("HAWS: rename table full (internal error: it is RCU-sized)");
             }
             for (auto& e : hw.window)
                 if (e.staged && e.record == rec.index) {
@@ -298,7 +299,9 @@ struct HintAssisted {
         }
         // Whether the head's scoreboard check is this policy's (an instruction hint mode staged) or the core's.
         bool overrides_hazard(const typename Core::InFlight& rec) const { return rec.fetch_state.hinted; }
-        Hazard head_hazard(const Core& sm, unsigned w, const typename Core::InFlight& rec) const { return hint_hazard(sm, w, rec); }
+        Hazard head_hazard(const Core& sm, unsigned w, const typename Core::InFlight& rec) const {
+            return hint_hazard(sm, w, rec);
+        }
         // A register copy issues here instead of through the core's issue path (true when it did).
         bool issue_instead(Core& sm, unsigned w) {
             const auto& ws = sm.warps_[w];
@@ -310,8 +313,9 @@ struct HintAssisted {
         void begin_stage(Core& sm) { transitions(sm); }
 
     private:
-
-        static auto& warp_of(Core& sm, unsigned w) { return sm.schedulers_[sm.warps_[w].scheduler].warp(sm.warps_[w].pool_index); }
+        static auto& warp_of(Core& sm, unsigned w) {
+            return sm.schedulers_[sm.warps_[w].scheduler].warp(sm.warps_[w].pool_index);
+        }
         static const auto& warp_of(const Core& sm, unsigned w) {
             return sm.schedulers_[sm.warps_[w].scheduler].warp(sm.warps_[w].pool_index);
         }
@@ -351,9 +355,9 @@ struct HintAssisted {
             }
             return h;
         }
-        template <class HW>
-        ir::RegId lookup(const Core& sm, const HW& hw, ir::RegId r) const {
-            return r < sm.is_predicate_.size() && sm.is_predicate_[r] ? hw.scalar_renames.lookup(r) : hw.vector_renames.lookup(r);
+        template <class HW> ir::RegId lookup(const Core& sm, const HW& hw, ir::RegId r) const {
+            return r < sm.is_predicate_.size() && sm.is_predicate_[r] ? hw.scalar_renames.lookup(r)
+                                                                      : hw.vector_renames.lookup(r);
         }
 
         // Start of the fetch stage: warps enter and leave hint mode.
@@ -541,7 +545,8 @@ struct HintAssisted {
         // A chain instruction must not depend on, nor (unless renamed) overwrite what is read or written by, an
         // instruction hint mode skips; and never be a barrier or exit. The hint pass guarantees this; the check keeps a
         // wrong hint from reordering dependent instructions (the chain is cut instead).
-        bool chain_member_ok(const Core& sm, unsigned w, std::size_t idx, const typename Core::InFlight& rec, ir::RegId renamed) const {
+        bool chain_member_ok(const Core& sm, unsigned w, std::size_t idx, const typename Core::InFlight& rec,
+                             ir::RegId renamed) const {
             const auto& hw = warp_of(sm, w);
             const ir::Instruction& inst = *rec.result.instruction;
             if (inst.op_class == ir::OpClass::barrier || inst.op_class == ir::OpClass::control ||
@@ -574,15 +579,17 @@ struct HintAssisted {
             auto& hw = warp_of(sm, w);
             auto& st = stats_of(sm, w);
             unsigned fetched = 0;
-            while (fetched < Core::Frontend::fetch_per_warp && ws.ib_count < Core::Frontend::ibuffer_entries && !hw.window.empty()) {
+            while (fetched < Core::Frontend::fetch_per_warp && ws.ib_count < Core::Frontend::ibuffer_entries &&
+                   !hw.window.empty()) {
                 const WindowEntry e = hw.window.front();
                 if (e.hint_issued) {
                     // Fig. 5.8: the pc matches the RCU head; results in the original register are skipped, renamed
                     // ones are copied back by an instruction that bypasses execution.
                     const auto* head = hw.rcu.head();
                     if (head == nullptr || head->offset != e.pc - hw.stall_pc)
-                        throw gpuarch::Error("HAWS: in-order fetch met a hint-issued instruction that is not the RCU head "
-                                    "(internal error)");
+                        throw gpuarch::Error(
+                            "HAWS: in-order fetch met a hint-issued instruction that is not the RCU head "
+                            "(internal error)");
                     hw.rcu.pop_head();
                     hw.window.pop_front();
                     if (e.renamed == e.dst) {
@@ -651,7 +658,6 @@ struct HintAssisted {
             sched.record_issue(ws.pool_index, rec.result.pc, sm.now_, HintIssueEvent::Kind::copy);
             sm.writeback_.complete(sm, Core::token_of(rec));
         }
-
     };
 };
 

@@ -19,13 +19,13 @@ struct GTX480Frontend {
     static constexpr unsigned warp_width = 32;
     static constexpr unsigned max_threads = 1536;
     static constexpr unsigned max_warps = 48;
-    static constexpr unsigned max_ctas = 8;                // -gpgpu_shader_cta 8
-    static constexpr unsigned max_registers = 32768;       // -gpgpu_shader_registers 32768
-    static constexpr unsigned max_shared_bytes = 49152;    // -gpgpu_shmem_size 49152
+    static constexpr unsigned max_ctas = 8; // -gpgpu_shader_cta 8
+    static constexpr unsigned max_registers = 32768; // -gpgpu_shader_registers 32768
+    static constexpr unsigned max_shared_bytes = 49152; // -gpgpu_shmem_size 49152
     // CUDA occupancy calculator, compute capability 2.x: registers are allocated per warp in units of 64.
     static constexpr unsigned register_allocation_unit = 64;
-    static constexpr unsigned schedulers = 2;              // -gpgpu_num_sched_per_core 2
-    static constexpr unsigned dispatch_per_scheduler = 1;  // -gpgpu_max_insn_issue_per_warp 1
+    static constexpr unsigned schedulers = 2; // -gpgpu_num_sched_per_core 2
+    static constexpr unsigned dispatch_per_scheduler = 1; // -gpgpu_max_insn_issue_per_warp 1
     static constexpr timing::IssueRule issue_rule = timing::IssueRule::per_scheduler;
     // GPGPU-Sim's instruction buffer holds two decoded instructions per warp and fetch decodes one per warp per
     // cycle (its shader_core_ctx::decode).

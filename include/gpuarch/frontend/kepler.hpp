@@ -8,8 +8,7 @@
 
 namespace gpuarch::frontend {
 
-template <timing::SharedUnitPartitioning Partitioning = timing::SharedUnitPartitioning::even>
-struct KeplerFrontendT {
+template <timing::SharedUnitPartitioning Partitioning = timing::SharedUnitPartitioning::even> struct KeplerFrontendT {
     static constexpr std::string_view name =
         Partitioning == timing::SharedUnitPartitioning::even ? "Kepler" : "Kepler(lowest-index)";
     static constexpr unsigned warp_width = 32; // Gong 2020 Table 4.1
@@ -59,8 +58,10 @@ struct KeplerFrontendT {
         case OpClass::int_mul: return timing::UnitKind::int_mul;
         // system (vprintf, __assertfail, trap): a call into the device runtime is a branch-unit op here; the
         // runtime routine's own instructions are not modelled (docs/ptx.md, "Device-side printf, assert, trap").
-        case OpClass::branch: case OpClass::barrier: case OpClass::control: case OpClass::system:
-            return timing::UnitKind::branch;
+        case OpClass::branch:
+        case OpClass::barrier:
+        case OpClass::control:
+        case OpClass::system: return timing::UnitKind::branch;
         default: return ir::is_memory(c) ? timing::UnitKind::ldst : timing::UnitKind::sp;
         }
     }

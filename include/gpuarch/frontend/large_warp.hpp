@@ -34,15 +34,15 @@ namespace gpuarch::frontend {
 
 // Which active thread a column contributes first.
 enum class RowPriority : std::uint8_t {
-    lowest_first,  // documented default: a priority encoder from row 0
+    lowest_first, // documented default: a priority encoder from row 0
     highest_first,
 };
 
 // How one instruction of a large warp is cut into sub-warps.
 enum class SubWarpMode : std::uint8_t {
-    packed,   // Sec. 3.1.1: one active thread per column per cycle
+    packed, // Sec. 3.1.1: one active thread per column per cycle
     row_wise, // Sec. 3.1.2, memory divergence optimization: one sub-warp per non-empty row (global memory)
-    single,   // Sec. 3.1.2, unconditional control flow optimization: one sub-warp updates the PC for all threads
+    single, // Sec. 3.1.2, unconditional control flow optimization: one sub-warp updates the PC for all threads
 };
 
 constexpr std::string_view name(SubWarpMode m) {
@@ -58,8 +58,7 @@ constexpr std::string_view name(SubWarpMode m) {
 // mask and row IDs are created for the newly formed sub-warp"). A `whole_warp` sub-warp (the single sub-warp of a
 // jump) stands for every active thread of the large warp; its lanes and rows are those of the first packed
 // sub-warp, which is what occupies the SIMD lanes.
-template <std::size_t Columns>
-struct SubWarp {
+template <std::size_t Columns> struct SubWarp {
     core::LaneMask<Columns> lanes;
     std::array<std::uint16_t, Columns> row{}; // valid for lanes set in `lanes`
     bool whole_warp = false;
@@ -67,8 +66,7 @@ struct SubWarp {
     constexpr std::size_t thread(std::size_t lane) const { return std::size_t{row[lane]} * Columns + lane; }
 };
 
-template <std::size_t Rows, std::size_t Columns, RowPriority Priority = RowPriority::lowest_first>
-class SubWarpFormer {
+template <std::size_t Rows, std::size_t Columns, RowPriority Priority = RowPriority::lowest_first> class SubWarpFormer {
     static_assert(Columns >= 1 && Columns <= 64, "the sub-warping logic handles SIMD widths of 1 to 64 lanes");
     static_assert(Rows >= 1 && Rows <= 4096, "a large warp has between 1 and 4096 rows");
 
@@ -84,8 +82,7 @@ public:
     constexpr void start(const Mask& active, SubWarpMode mode) { start_flat(active.flat(), mode); }
     // The same from a flat mask whose bit t is thread t (a functional warp's mask); bits past Rows x Columns are
     // ignored.
-    template <std::size_t N>
-    constexpr void start_flat(const core::LaneMask<N>& active, SubWarpMode mode) {
+    template <std::size_t N> constexpr void start_flat(const core::LaneMask<N>& active, SubWarpMode mode) {
         mode_ = mode;
         for (std::size_t r = 0; r < Rows; ++r) rows_[r] = bits_at(active, r * Columns);
     }
@@ -134,12 +131,12 @@ public:
 private:
     static constexpr std::uint64_t column_mask = Columns == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << Columns) - 1;
 
-    template <std::size_t N>
-    static constexpr std::uint64_t bits_at(const core::LaneMask<N>& m, std::size_t first) {
+    template <std::size_t N> static constexpr std::uint64_t bits_at(const core::LaneMask<N>& m, std::size_t first) {
         if (first >= N) return 0;
         const std::size_t w = first / 64, offset = first % 64;
         std::uint64_t v = m.word(w) >> offset;
-        if (offset != 0 && offset + Columns > 64 && w + 1 < core::LaneMask<N>::words) v |= m.word(w + 1) << (64 - offset);
+        if (offset != 0 && offset + Columns > 64 && w + 1 < core::LaneMask<N>::words)
+            v |= m.word(w + 1) << (64 - offset);
         return v & column_mask;
     }
 
@@ -210,26 +207,22 @@ private:
 enum class LargeWarpKnobKind : std::uint8_t { row_pick, row_wise_global_memory, single_subwarp_jumps, core };
 
 // Which row each column gives up first (default RowPriority::lowest_first).
-template <RowPriority P>
-struct RowPick {
+template <RowPriority P> struct RowPick {
     static constexpr LargeWarpKnobKind kind = LargeWarpKnobKind::row_pick;
     static constexpr RowPriority value = P;
 };
 // Sec. 3.1.2, memory divergence optimization: global-memory instructions form one sub-warp per row (default on).
-template <bool On>
-struct RowWiseGlobalMemory {
+template <bool On> struct RowWiseGlobalMemory {
     static constexpr LargeWarpKnobKind kind = LargeWarpKnobKind::row_wise_global_memory;
     static constexpr bool value = On;
 };
 // Sec. 3.1.2, unconditional control flow optimization: an unguarded `bra` forms a single sub-warp (default on).
-template <bool On>
-struct SingleSubWarpJumps {
+template <bool On> struct SingleSubWarpJumps {
     static constexpr LargeWarpKnobKind kind = LargeWarpKnobKind::single_subwarp_jumps;
     static constexpr bool value = On;
 };
 // The core constants (thread count, pipeline, register file); default Narasiman2010Core.
-template <class Core>
-struct CoreConstants {
+template <class Core> struct CoreConstants {
     static constexpr LargeWarpKnobKind kind = LargeWarpKnobKind::core;
     using type = Core;
 };
@@ -241,30 +234,23 @@ concept LargeWarpKnob = requires {
 
 namespace detail {
 
-template <LargeWarpKnobKind Kind, class... Knobs>
-struct FindKnob {
-    using type = void;
-};
-template <LargeWarpKnobKind Kind, class First, class... Rest>
-struct FindKnob<Kind, First, Rest...> {
+template <LargeWarpKnobKind Kind, class... Knobs> struct FindKnob { using type = void; };
+template <LargeWarpKnobKind Kind, class First, class... Rest> struct FindKnob<Kind, First, Rest...> {
     using type = std::conditional_t<First::kind == Kind, First, typename FindKnob<Kind, Rest...>::type>;
 };
-template <LargeWarpKnobKind Kind, auto Default, class... Knobs>
-constexpr auto knob_value() {
+template <LargeWarpKnobKind Kind, auto Default, class... Knobs> constexpr auto knob_value() {
     using K = typename FindKnob<Kind, Knobs...>::type;
     if constexpr (std::is_void_v<K>) return Default;
     else return K::value;
 }
-template <class... Knobs>
-constexpr bool knob_kinds_unique() {
+template <class... Knobs> constexpr bool knob_kinds_unique() {
     constexpr std::array<LargeWarpKnobKind, sizeof...(Knobs)> kinds{Knobs::kind...};
     for (std::size_t i = 0; i < kinds.size(); ++i)
         for (std::size_t j = i + 1; j < kinds.size(); ++j)
             if (kinds[i] == kinds[j]) return false;
     return true;
 }
-template <class Fallback, class... Knobs>
-struct CoreOf {
+template <class Fallback, class... Knobs> struct CoreOf {
     using Found = typename FindKnob<LargeWarpKnobKind::core, Knobs...>::type;
     using type = typename std::conditional_t<std::is_void_v<Found>, std::type_identity<Fallback>, Found>::type;
 };
@@ -295,8 +281,7 @@ struct NameText {
 // LargeWarpFrontend<LargeWarpSize, SimdWidth, Knobs...>: large warps of LargeWarpSize threads on SimdWidth lanes.
 // LargeWarpSize == SimdWidth is the baseline core (one row: every sub-warp is the whole warp).
 // Knobs: RowPick<P>, RowWiseGlobalMemory<bool>, SingleSubWarpJumps<bool>, CoreConstants<Core>.
-template <unsigned LargeWarpSize = 256, unsigned SimdWidth = 32, class... Knobs>
-struct LargeWarpFrontend {
+template <unsigned LargeWarpSize = 256, unsigned SimdWidth = 32, class... Knobs> struct LargeWarpFrontend {
     static_assert((LargeWarpKnob<Knobs> && ...),
                   "every argument after the SIMD width must be a large-warp knob: RowPick<P>, RowWiseGlobalMemory<b>, "
                   "SingleSubWarpJumps<b> or CoreConstants<Core>");
@@ -312,14 +297,18 @@ struct LargeWarpFrontend {
     // The functional engine executes a large warp as one warp of LargeWarpSize lanes (with one PDOM stack).
     static constexpr unsigned warp_width = LargeWarpSize;
 
-    static constexpr RowPriority row_priority = detail::knob_value<LargeWarpKnobKind::row_pick, RowPriority::lowest_first, Knobs...>();
-    static constexpr bool row_wise_global_memory = detail::knob_value<LargeWarpKnobKind::row_wise_global_memory, true, Knobs...>();
-    static constexpr bool single_subwarp_jumps = detail::knob_value<LargeWarpKnobKind::single_subwarp_jumps, true, Knobs...>();
+    static constexpr RowPriority row_priority =
+        detail::knob_value<LargeWarpKnobKind::row_pick, RowPriority::lowest_first, Knobs...>();
+    static constexpr bool row_wise_global_memory =
+        detail::knob_value<LargeWarpKnobKind::row_wise_global_memory, true, Knobs...>();
+    static constexpr bool single_subwarp_jumps =
+        detail::knob_value<LargeWarpKnobKind::single_subwarp_jumps, true, Knobs...>();
     using Former = SubWarpFormer<rows, SimdWidth, row_priority>;
 
     // Machine personality, from the core constants (Narasiman 2010 Table 1 by default).
     static constexpr unsigned max_threads = Core::max_threads;
-    static_assert(Core::max_threads % LargeWarpSize == 0, "the core's thread count must be a whole number of large warps");
+    static_assert(Core::max_threads % LargeWarpSize == 0,
+                  "the core's thread count must be a whole number of large warps");
     static constexpr unsigned max_warps = Core::max_threads / LargeWarpSize; // Sec. 6.1: "4 large warps of 256 threads"
     static constexpr unsigned max_ctas = max_warps;
     static constexpr unsigned max_registers = Core::occupancy_registers;

@@ -53,8 +53,8 @@ struct DecodedInstruction {
     std::uint64_t address_mask = ~std::uint64_t{0}; // a 32-bit base register gives 32-bit address arithmetic
     ir::StateSpace space = ir::StateSpace::none;
     std::uint8_t element_bytes = 0; // ld/st/atom: bytes of one element
-    std::uint8_t elements = 1;      // ld/st: vector width
-    ir::Pc target = ir::no_pc;      // bra
+    std::uint8_t elements = 1; // ld/st: vector width
+    ir::Pc target = ir::no_pc; // bra
     // cp.async: the shared-memory destination, address = (base register, if any) + offset within the
     // CTA's shared memory; the global source is the memory operand above (space global).
     ir::RegId shared_base = ir::no_reg;
@@ -101,7 +101,8 @@ public:
             if (op.symbol >= kernel_.symbols.size()) fail(inst, "a kernel symbol operand is out of range");
             const ir::Symbol& s = kernel_.symbols[op.symbol];
             switch (s.space) {
-            case ir::StateSpace::shared: return {ir::StateSpace::shared, s.is_extern ? dynamic_shared_start_ : s.offset};
+            case ir::StateSpace::shared:
+                return {ir::StateSpace::shared, s.is_extern ? dynamic_shared_start_ : s.offset};
             case ir::StateSpace::local: return {ir::StateSpace::local, s.offset};
             case ir::StateSpace::param: return {ir::StateSpace::param, call_param_base + s.offset};
             default: fail(inst, "kernel-scope variable '" + s.name + "' is in an unsupported state space");
@@ -113,7 +114,8 @@ public:
             switch (s.space) {
             case ir::StateSpace::global: return {ir::StateSpace::global, global_base_ + s.offset};
             case ir::StateSpace::constant: return {ir::StateSpace::constant, s.offset};
-            case ir::StateSpace::shared: return {ir::StateSpace::shared, s.is_extern ? dynamic_shared_start_ : s.offset};
+            case ir::StateSpace::shared:
+                return {ir::StateSpace::shared, s.is_extern ? dynamic_shared_start_ : s.offset};
             default: fail(inst, "module variable '" + s.name + "' is in an unsupported state space");
             }
         }
@@ -171,12 +173,10 @@ private:
                        ? T::pred
                        : T::u32;
         case Opcode::bar_warp_sync:
-        case Opcode::nanosleep:
-            return T::u32;
+        case Opcode::nanosleep: return T::u32;
         case Opcode::dp4a: // d, a (.atype), b (.btype), c
         case Opcode::dp2a:
-        case Opcode::vabsdiff4:
-            return index == 1 ? inst.src_type : index == 2 ? inst.b_type : t;
+        case Opcode::vabsdiff4: return index == 1 ? inst.src_type : index == 2 ? inst.b_type : t;
         case Opcode::redux: // d, a, membermask
             return index == 2 ? T::u32 : t;
         case Opcode::cp_async: // [dst], [src], cp-size, src-size (u32) or ignore-src (pred): src_type
@@ -230,8 +230,9 @@ private:
         }
         case ir::OperandKind::sink:
         case ir::OperandKind::none: s.kind = SourceKind::none; break;
-        default: fail(inst, "operand " + std::to_string(index) + " of kind '" + std::string(ir::name(op.kind)) +
-                                "' cannot be read as a value");
+        default:
+            fail(inst, "operand " + std::to_string(index) + " of kind '" + std::string(ir::name(op.kind)) +
+                           "' cannot be read as a value");
         }
         return s;
     }
@@ -313,9 +314,7 @@ private:
             decode_address(inst, inst.operands[0], d);
             first_source = 1;
             break;
-        case Opcode::atom:
-            decode_address(inst, inst.operands[1], d);
-            break;
+        case Opcode::atom: decode_address(inst, inst.operands[1], d); break;
         case Opcode::prefetch:
         case Opcode::prefetchu:
             decode_address(inst, inst.operands[0], d);
@@ -325,9 +324,7 @@ private:
         // (KernelExecution::texture_fetch, surface_access): up to nine registers, more than `sources` holds.
         case Opcode::tex:
         case Opcode::suld:
-        case Opcode::sust:
-            first_source = inst.num_operands;
-            break;
+        case Opcode::sust: first_source = inst.num_operands; break;
         case Opcode::cp_async: { // [dst] (shared), [src] (global), cp-size, [src-size | ignore-src]
             DecodedInstruction shared;
             decode_address(inst, inst.operands[0], shared, ir::StateSpace::shared);
@@ -355,7 +352,8 @@ private:
         }
         if (inst.op == Opcode::ld || inst.op == Opcode::st || inst.op == Opcode::atom || inst.op == Opcode::red) {
             d.element_bytes = static_cast<std::uint8_t>(size_bytes(inst.type));
-            d.elements = inst.op == Opcode::ld || inst.op == Opcode::st ? std::max<std::uint8_t>(1, inst.vector_width) : 1;
+            d.elements =
+                inst.op == Opcode::ld || inst.op == Opcode::st ? std::max<std::uint8_t>(1, inst.vector_width) : 1;
             if (d.element_bytes == 0) fail(inst, "the access has no data type");
         }
         for (unsigned i = first_source; i < inst.num_operands; ++i) {

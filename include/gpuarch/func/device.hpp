@@ -101,7 +101,8 @@ public:
         if (it == allocations_.end())
             throw Error("free of 0x" + hex(ptr) + ", which is not the start of a live device allocation");
         if (heap_allocations_.count(ptr) != 0)
-            throw Error("free of 0x" + hex(ptr) + ", which device-side malloc allocated (only a kernel's free() "
+            throw Error("free of 0x" + hex(ptr) +
+                        ", which device-side malloc allocated (only a kernel's free() "
                         "releases device-heap memory)");
         in_use_ -= it->second.size;
         allocations_.erase(it);
@@ -110,10 +111,10 @@ public:
 
     // ---- device heap (device-side malloc/free; see the contract above) ----
     struct HeapStats {
-        std::uint64_t mallocs = 0;        // successful device_malloc calls
+        std::uint64_t mallocs = 0; // successful device_malloc calls
         std::uint64_t failed_mallocs = 0; // calls that returned NULL (heap exhausted)
-        std::uint64_t frees = 0;          // device_free calls that released an allocation (free(NULL) not counted)
-        std::uint64_t peak_bytes = 0;     // most heap bytes charged at once
+        std::uint64_t frees = 0; // device_free calls that released an allocation (free(NULL) not counted)
+        std::uint64_t peak_bytes = 0; // most heap bytes charged at once
     };
 
     // NULL when `bytes` (rounded up to 16) does not fit in what is left of the heap or of device memory.
@@ -153,8 +154,7 @@ public:
     }
     // Why device_free(ptr) failed, as a phrase for the error message.
     std::string describe_heap_free(DevPtr ptr) const {
-        if (allocations_.count(ptr) != 0)
-            return "a host allocation (cudaMalloc), which only the host may free";
+        if (allocations_.count(ptr) != 0) return "a host allocation (cudaMalloc), which only the host may free";
         if (ptr >= global_heap_base && ptr < next_) {
             auto it = allocations_.upper_bound(ptr);
             if (it != allocations_.begin()) {
@@ -192,23 +192,15 @@ public:
         std::memset(checked(dst, bytes, "memset"), value, bytes);
     }
 
-    template <class T>
-    DevPtr upload(std::span<const T> host) {
+    template <class T> DevPtr upload(std::span<const T> host) {
         static_assert(std::is_trivially_copyable_v<T>, "upload copies raw bytes: T must be trivially copyable");
         const DevPtr p = malloc(host.size_bytes());
         copy_in(p, host.data(), host.size_bytes());
         return p;
     }
-    template <class T>
-    DevPtr upload(std::span<T> host) {
-        return upload(std::span<const T>(host));
-    }
-    template <class T>
-    DevPtr upload(const std::vector<T>& host) {
-        return upload(std::span<const T>(host));
-    }
-    template <class T>
-    std::vector<T> download(DevPtr src, std::size_t count) const {
+    template <class T> DevPtr upload(std::span<T> host) { return upload(std::span<const T>(host)); }
+    template <class T> DevPtr upload(const std::vector<T>& host) { return upload(std::span<const T>(host)); }
+    template <class T> std::vector<T> download(DevPtr src, std::size_t count) const {
         static_assert(std::is_trivially_copyable_v<T>, "download copies raw bytes: T must be trivially copyable");
         std::vector<T> out(count);
         copy_out(out.data(), src, count * sizeof(T));
@@ -276,8 +268,7 @@ public:
     std::uint64_t bytes_in_use() const { return in_use_; }
     // Calls f(base, bytes) for every live allocation in address order, `bytes` a std::span over its contents:
     // whole-memory comparisons (tests/pinned/parallel_sms.cpp checks that every host-thread count writes the same).
-    template <class F>
-    void for_each_allocation(F&& f) const {
+    template <class F> void for_each_allocation(F&& f) const {
         for (const auto& [base, a] : allocations_) f(base, std::span<const std::uint8_t>(a.data.get(), a.size));
     }
     std::uint64_t capacity() const { return capacity_; }
@@ -313,7 +304,8 @@ public:
     DevPtr symbol_address(const Module& module, std::string_view name) {
         const ir::Symbol& s = find_symbol(module, name);
         if (s.space != ir::StateSpace::global)
-            throw Error("symbol '" + std::string(name) + "' is not a .global variable; only .global variables have a "
+            throw Error("symbol '" + std::string(name) +
+                        "' is not a .global variable; only .global variables have a "
                         "device address");
         return module_variables(module).global_base + s.offset;
     }
@@ -359,8 +351,7 @@ private:
 
     static const ir::Symbol& find_symbol(const Module& module, std::string_view name) {
         for (const ir::Symbol& s : module.ir().globals)
-            if (s.name == name && (s.space == ir::StateSpace::global || s.space == ir::StateSpace::constant))
-                return s;
+            if (s.name == name && (s.space == ir::StateSpace::global || s.space == ir::StateSpace::constant)) return s;
         throw Error("module '" + module.ir().file_name + "' has no module-scope .global or .const variable named '" +
                     std::string(name) + "'");
     }

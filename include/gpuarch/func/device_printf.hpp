@@ -69,9 +69,9 @@ std::string read_device_string(Memory& mem, std::uint64_t address, std::size_t l
         }
         const std::uint8_t* p = mem(address + i, 1);
         if (p == nullptr)
-            throw PrintfFault{std::string(what) + " at 0x" + hex(address) + (i == 0 ? " is not readable device memory"
-                                                                                     : " runs past readable memory at byte " +
-                                                                                           std::to_string(i) + " (no NUL)"),
+            throw PrintfFault{std::string(what) + " at 0x" + hex(address) +
+                                  (i == 0 ? " is not readable device memory"
+                                          : " runs past readable memory at byte " + std::to_string(i) + " (no NUL)"),
                               address + i};
         if (*p == 0) return out;
         out.push_back(static_cast<char>(*p));
@@ -79,8 +79,7 @@ std::string read_device_string(Memory& mem, std::uint64_t address, std::size_t l
 }
 
 // snprintf into a std::string (the spec and argument come from one parsed conversion, so the format is ours).
-template <class T>
-std::string c_format(const std::string& spec, T value) {
+template <class T> std::string c_format(const std::string& spec, T value) {
 #if defined(__GNUC__)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wformat-nonliteral"
@@ -96,8 +95,7 @@ std::string c_format(const std::string& spec, T value) {
 
 } // namespace detail
 
-template <class Memory>
-PrintfResult format_device_printf(Memory&& mem, std::uint64_t format, std::uint64_t args) {
+template <class Memory> PrintfResult format_device_printf(Memory&& mem, std::uint64_t format, std::uint64_t args) {
     PrintfResult result;
     if (format == 0) {
         result.arguments = -1; // CUDA: "If the format string is NULL, -1 is returned."
@@ -105,7 +103,7 @@ PrintfResult format_device_printf(Memory&& mem, std::uint64_t format, std::uint6
     }
     const std::string fmt = detail::read_device_string(mem, format, printf_max_string, "printf: the format string");
     std::uint64_t offset = 0; // next argument's offset in the buffer
-    int index = 0;            // arguments consumed
+    int index = 0; // arguments consumed
     // The next argument of `bytes` bytes at its natural alignment, little-endian, zero-extended.
     const auto next_argument = [&](unsigned bytes, std::string_view conversion) -> std::uint64_t {
         ++index;
@@ -144,7 +142,8 @@ PrintfResult format_device_printf(Memory&& mem, std::uint64_t format, std::uint6
         std::size_t j = percent + 1;
         const auto at_end = [&] { return j >= fmt.size(); };
         const auto incomplete = [&]() -> PrintfFault {
-            return PrintfFault{"printf: the format ends inside the conversion '" + fmt.substr(percent) + "'", std::nullopt};
+            return PrintfFault{"printf: the format ends inside the conversion '" + fmt.substr(percent) + "'",
+                               std::nullopt};
         };
         if (at_end()) throw incomplete();
         if (fmt[j] == '%') {
@@ -171,7 +170,8 @@ PrintfResult format_device_printf(Memory&& mem, std::uint64_t format, std::uint6
             return digits;
         };
         const auto check_size = [&](const std::string& digits, std::string_view what) {
-            const std::string_view d = !digits.empty() && digits[0] == '-' ? std::string_view(digits).substr(1) : digits;
+            const std::string_view d =
+                !digits.empty() && digits[0] == '-' ? std::string_view(digits).substr(1) : digits;
             if (d.size() > 5 || (!d.empty() && std::stoul(std::string(d)) > printf_max_output))
                 throw PrintfFault{"printf: the " + std::string(what) + " " + std::string(d) + " in '" +
                                       fmt.substr(percent, j - percent) + "' exceeds the " +
@@ -203,7 +203,12 @@ PrintfResult format_device_printf(Memory&& mem, std::uint64_t format, std::uint6
               length == "j" || length == "t" || length == "L"))
             throw reject("has an unknown length modifier '" + length + "'");
         switch (conv) {
-        case 'd': case 'i': case 'u': case 'o': case 'x': case 'X': {
+        case 'd':
+        case 'i':
+        case 'u':
+        case 'o':
+        case 'x':
+        case 'X': {
             if (length == "L") throw reject("uses L, which applies only to floating-point conversions");
             const bool wide = length == "l" || length == "ll" || length == "z" || length == "j" || length == "t";
             const std::uint64_t raw = next_argument(wide ? 8U : 4U, written);
@@ -223,7 +228,14 @@ PrintfResult format_device_printf(Memory&& mem, std::uint64_t format, std::uint6
                              : detail::c_format(c_spec, static_cast<unsigned long long>(u)));
             break;
         }
-        case 'f': case 'F': case 'e': case 'E': case 'g': case 'G': case 'a': case 'A': {
+        case 'f':
+        case 'F':
+        case 'e':
+        case 'E':
+        case 'g':
+        case 'G':
+        case 'a':
+        case 'A': {
             if (length == "L") throw reject("uses long double, which the device does not have");
             if (!length.empty() && length != "l") throw reject("has a length modifier that does not apply to it");
             double v = 0;
@@ -244,8 +256,8 @@ PrintfResult format_device_printf(Memory&& mem, std::uint64_t format, std::uint6
             std::string text = "(null)";
             if (pointer != 0) {
                 const std::size_t limit = precision ? std::min(*precision, printf_max_string) : printf_max_string;
-                text = detail::read_device_string(mem, pointer, limit, "printf: the %s argument " + std::to_string(index),
-                                                  precision.has_value());
+                text = detail::read_device_string(
+                    mem, pointer, limit, "printf: the %s argument " + std::to_string(index), precision.has_value());
             }
             append(detail::c_format(spec + 's', text.c_str()));
             break;

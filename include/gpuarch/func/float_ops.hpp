@@ -94,8 +94,7 @@ inline std::uint64_t saturate(std::uint64_t bits, FloatFormat f) {
 enum class Arith : std::uint8_t { add, sub, mul, div };
 
 // One element of add/sub/mul/div in format f with rounding mode `mode`.
-inline std::uint64_t float_arith(Arith op, std::uint64_t a, std::uint64_t b, FloatFormat f, RoundMode mode,
-                                 bool ftz) {
+inline std::uint64_t float_arith(Arith op, std::uint64_t a, std::uint64_t b, FloatFormat f, RoundMode mode, bool ftz) {
     if (ftz) {
         a = flush_subnormal(a, f);
         b = flush_subnormal(b, f);
@@ -175,8 +174,7 @@ inline std::uint64_t float_min_max(bool is_max, std::uint64_t a, std::uint64_t b
 
 // ---- comparisons -------------------------------------------------------------------------------------------
 
-template <class T>
-inline bool compare_float(ir::CompareOp op, T a, T b) {
+template <class T> inline bool compare_float(ir::CompareOp op, T a, T b) {
     const bool unordered = std::isnan(a) || std::isnan(b);
     switch (op) {
     case ir::CompareOp::eq: return !unordered && a == b;
@@ -197,8 +195,7 @@ inline bool compare_float(ir::CompareOp op, T a, T b) {
     }
 }
 
-template <class T>
-constexpr bool compare_int(ir::CompareOp op, T a, T b) {
+template <class T> constexpr bool compare_int(ir::CompareOp op, T a, T b) {
     using U = std::make_unsigned_t<T>;
     const U ua = static_cast<U>(a), ub = static_cast<U>(b);
     switch (op) {

@@ -29,8 +29,9 @@ inline FunctionalStats launch(Device& device, const Module& module, std::string_
     KernelExecution execution(device, module, entry, config, args, options);
     const std::uint64_t total = execution.cta_count();
     // A cooperative grid is resident as a whole: its CTAs wait for each other at grid.sync().
-    const std::uint64_t resident_limit =
-        options.cooperative ? total : options.resident_ctas == 0 ? 1 : options.resident_ctas;
+    const std::uint64_t resident_limit = options.cooperative          ? total
+                                         : options.resident_ctas == 0 ? 1
+                                                                      : options.resident_ctas;
     std::vector<CtaState> resident, spare; // finished CTAs lend their buffers to the next ones
     std::uint64_t next = 0;
     while (next < total || !resident.empty()) {

@@ -34,16 +34,14 @@ constexpr std::int64_t sign_extend(std::uint64_t v, unsigned bits) {
 // Division and remainder. Division by zero is unspecified in PTX; we return all ones for the quotient (what
 // NVIDIA GPUs produce for unsigned division) and the dividend for the remainder. INT_MIN / -1 = INT_MIN and
 // INT_MIN % -1 = 0 (two's-complement wrap, no trap).
-template <class T>
-constexpr T int_div(T a, T b) {
+template <class T> constexpr T int_div(T a, T b) {
     if (b == 0) return static_cast<T>(~std::make_unsigned_t<T>{0});
     if constexpr (std::is_signed_v<T>) {
         if (b == -1) return static_cast<T>(std::make_unsigned_t<T>{0} - static_cast<std::make_unsigned_t<T>>(a));
     }
     return static_cast<T>(a / b);
 }
-template <class T>
-constexpr T int_rem(T a, T b) {
+template <class T> constexpr T int_rem(T a, T b) {
     if (b == 0) return a;
     if constexpr (std::is_signed_v<T>) {
         if (b == -1) return 0;
@@ -52,8 +50,7 @@ constexpr T int_rem(T a, T b) {
 }
 
 // The high half of the double-width product (mul.hi).
-template <class T>
-constexpr T mul_hi(T a, T b) {
+template <class T> constexpr T mul_hi(T a, T b) {
     constexpr unsigned bits = sizeof(T) * 8;
     if constexpr (bits == 64) {
         if constexpr (std::is_signed_v<T>) return static_cast<T>((int128{a} * int128{b}) >> 64);
@@ -73,8 +70,7 @@ constexpr std::uint32_t mul24(std::uint32_t a, std::uint32_t b, bool is_signed, 
     return static_cast<std::uint32_t>(hi ? (product >> 16) : product);
 }
 
-template <class T>
-constexpr T saturating_add(T a, T b) {
+template <class T> constexpr T saturating_add(T a, T b) {
     static_assert(std::is_signed_v<T>);
     const std::int64_t sum = std::int64_t{a} + std::int64_t{b};
     return static_cast<T>(std::clamp<std::int64_t>(sum, std::numeric_limits<T>::min(), std::numeric_limits<T>::max()));
@@ -206,7 +202,8 @@ constexpr std::uint32_t dot4a(std::uint32_t a, std::uint32_t b, std::uint32_t c,
 
 // dp2a: d = c + a.h0 * b[s] + a.h1 * b[s + 1], with s = 0 for .lo and 2 for .hi (the 16-bit halves of a against
 // two bytes of b).
-constexpr std::uint32_t dot2a(std::uint32_t a, std::uint32_t b, std::uint32_t c, bool a_signed, bool b_signed, bool hi) {
+constexpr std::uint32_t dot2a(std::uint32_t a, std::uint32_t b, std::uint32_t c, bool a_signed, bool b_signed,
+                              bool hi) {
     const unsigned s = hi ? 2 : 0;
     std::uint64_t d = c;
     for (unsigned i = 0; i < 2; ++i)
@@ -215,7 +212,8 @@ constexpr std::uint32_t dot2a(std::uint32_t a, std::uint32_t b, std::uint32_t c,
 }
 
 // sad: d = c + |a - b| on `width`-bit values (signed or unsigned), wrapping to the width.
-constexpr std::uint64_t sum_abs_diff(std::uint64_t a, std::uint64_t b, std::uint64_t c, unsigned width, bool is_signed) {
+constexpr std::uint64_t sum_abs_diff(std::uint64_t a, std::uint64_t b, std::uint64_t c, unsigned width,
+                                     bool is_signed) {
     const uint128 mask = low_mask(width);
     uint128 diff = 0;
     if (is_signed) {

@@ -28,15 +28,15 @@ struct FaultSite {
 // What went wrong, so a host runtime can report the error code a GPU would (tools/cudart maps each kind to a
 // cudaError_t: illegal_address -> cudaErrorIllegalAddress, assertion -> cudaErrorAssert, and so on).
 enum class KernelErrorKind : std::uint8_t {
-    other,             // anything not below
-    invalid_launch,    // the launch itself is malformed (grid, block, shared memory, arguments)
-    illegal_address,   // a load, store or atomic outside every accessible range
+    other, // anything not below
+    invalid_launch, // the launch itself is malformed (grid, block, shared memory, arguments)
+    illegal_address, // a load, store or atomic outside every accessible range
     misaligned_address, // an access whose address is not a multiple of its size
     illegal_instruction, // an instruction the engine cannot execute, or execution past the kernel's end
-    assertion,         // a device-side assert() failed (__assertfail)
-    trap,              // the kernel executed trap (__trap())
-    limit,             // a run-time limit stopped the launch (instruction or cycle limit, runaway kernel)
-    deadlock,          // no warp can make progress (barrier deadlock, livelock)
+    assertion, // a device-side assert() failed (__assertfail)
+    trap, // the kernel executed trap (__trap())
+    limit, // a run-time limit stopped the launch (instruction or cycle limit, runaway kernel)
+    deadlock, // no warp can make progress (barrier deadlock, livelock)
     cooperative_too_large, // a cooperative launch whose grid cannot be resident at once on the machine
 };
 

@@ -63,7 +63,6 @@
 
 namespace gpuarch::func {
 
-
 class KernelExecution {
 public:
     KernelExecution(Device& device, const Module& module, std::string_view entry, const LaunchConfig& config,
@@ -73,7 +72,8 @@ public:
         validate_launch(*launch_.kernel, launch_.config, launch_.options);
         launch_.params = pack_arguments(*launch_.kernel, args);
         launch_.variables = &launch_.device->module_variables(launch_.module);
-        const KernelDecoder decoder(launch_.module.ir(), *launch_.kernel, launch_.variables->global_base, dynamic_shared_start(*launch_.kernel));
+        const KernelDecoder decoder(launch_.module.ir(), *launch_.kernel, launch_.variables->global_base,
+                                    dynamic_shared_start(*launch_.kernel));
         code_ = decoder.decode();
         launch_.width = launch_.options.warp_width;
         launch_.threads_per_cta = static_cast<unsigned>(launch_.config.block.count());
@@ -84,7 +84,8 @@ public:
         for (const ir::Instruction& inst : launch_.kernel->code)
             for (std::uint8_t i = 0; i < inst.num_operands; ++i)
                 if (inst.operands[i].kind == ir::OperandKind::special &&
-                    (inst.operands[i].special == ir::SpecialReg::envreg1 || inst.operands[i].special == ir::SpecialReg::envreg2))
+                    (inst.operands[i].special == ir::SpecialReg::envreg1 ||
+                     inst.operands[i].special == ir::SpecialReg::envreg2))
                     launch_.reads_grid_workspace = true;
     }
 
@@ -143,7 +144,8 @@ public:
             // was up to a few hundred kilobytes of memset per CTA.
             if (warp.regs.size() != registers * launch_.width) warp.regs.assign(registers * launch_.width, 0);
             else
-                for (const ir::RegId r : live_at_entry_) std::fill_n(warp.regs.data() + std::size_t{r} * launch_.width, launch_.width, 0);
+                for (const ir::RegId r : live_at_entry_)
+                    std::fill_n(warp.regs.data() + std::size_t{r} * launch_.width, launch_.width, 0);
             warp.carry.assign(launch_.width, 0);
             warp.tid_x.assign(launch_.width, 0);
             warp.tid_y.assign(launch_.width, 0);
@@ -206,8 +208,8 @@ public:
                                               : std::string());
         }
         FaultSite site = semantics::site_for(launch_, cta, pc);
-        throw KernelError("barrier deadlock: every unfinished warp waits at a barrier that cannot complete (" +
-                              waits + "; " + std::to_string(cta.live_warps) + " warp(s) unfinished)",
+        throw KernelError("barrier deadlock: every unfinished warp waits at a barrier that cannot complete (" + waits +
+                              "; " + std::to_string(cta.live_warps) + " warp(s) unfinished)",
                           site, KernelErrorKind::deadlock);
     }
 
@@ -238,18 +240,19 @@ private:
         return w;
     }
 
-
     // ---- stepping ------------------------------------------------------------------------------------------
 
-    template <bool Record>
-    void step_impl(CtaState& cta, WarpState& w, StepResult* out, StepCounts& counts) {
+    template <bool Record> void step_impl(CtaState& cta, WarpState& w, StepResult* out, StepCounts& counts) {
         const ir::Pc pc = w.stack.back().pc;
-        if (pc >= code_.size()) semantics::fault(launch_, cta, w, pc, -1, "execution ran past the end of the kernel", std::nullopt, KernelErrorKind::illegal_instruction);
+        if (pc >= code_.size())
+            semantics::fault(launch_, cta, w, pc, -1, "execution ran past the end of the kernel", std::nullopt,
+                             KernelErrorKind::illegal_instruction);
         if (counts_.warp_instructions >= launch_.options.instruction_limit)
             semantics::fault(launch_, cta, w, pc, -1,
-                  "the launch reached its instruction limit of " + std::to_string(launch_.options.instruction_limit) +
-                      " warp instructions (LaunchOptions::instruction_limit); the kernel may not terminate",
-                  std::nullopt, KernelErrorKind::limit);
+                             "the launch reached its instruction limit of " +
+                                 std::to_string(launch_.options.instruction_limit) +
+                                 " warp instructions (LaunchOptions::instruction_limit); the kernel may not terminate",
+                             std::nullopt, KernelErrorKind::limit);
         const DecodedInstruction& d = code_[pc];
         const core::WarpMask active = w.stack.back().mask;
         core::WarpMask exec = active;
@@ -277,7 +280,8 @@ private:
         switch (d.op) {
         case ir::Opcode::bra: semantics::branch<Record>(w, d, pc, active, exec, out); break;
         case ir::Opcode::ret:
-            if (d.inst->num_operands == 1) semantics::return_from_call(launch_, cta, w, d, pc, exec); // an out-of-line function returns
+            if (d.inst->num_operands == 1)
+                semantics::return_from_call(launch_, cta, w, d, pc, exec); // an out-of-line function returns
             else semantics::exit_lanes(w, pc, exec);
             break;
         case ir::Opcode::exit: semantics::exit_lanes(w, pc, exec); break;
@@ -292,8 +296,7 @@ private:
             break;
         }
         // Pop entries that reached their reconvergence point or lost all their lanes.
-        while (!w.stack.empty() &&
-               (w.stack.back().mask.none() || w.stack.back().pc == w.stack.back().reconvergence_pc))
+        while (!w.stack.empty() && (w.stack.back().mask.none() || w.stack.back().pc == w.stack.back().reconvergence_pc))
             w.stack.pop_back();
         ++w.clock;
         ++w.executed;
@@ -308,7 +311,8 @@ private:
                 out->has_value = true;
                 out->value_reg = first_dst;
                 const std::uint64_t* row = w.row(first_dst);
-                if (executed_lanes == launch_.width) std::copy_n(row, launch_.width, out->values.data()); // every lane: one block copy
+                if (executed_lanes == launch_.width)
+                    std::copy_n(row, launch_.width, out->values.data()); // every lane: one block copy
                 else detail::for_each_lane(exec, launch_.width, [&](unsigned l) { out->values[l] = row[l]; });
             }
         }

@@ -33,12 +33,12 @@ inline constexpr Dim3 max_grid_dims{2147483647U, 65535, 65535};
 inline constexpr std::uint32_t default_shared_memory_limit = 48 * 1024;
 
 struct LaunchOptions {
-    std::uint32_t warp_width = 32;                   // 32, or a multiple of 32 up to 512 (large warps)
+    std::uint32_t warp_width = 32; // 32, or a multiple of 32 up to 512 (large warps)
     std::uint64_t instruction_limit = 1'000'000'000; // warp instructions per launch before it is stopped
     std::uint32_t shared_memory_limit = default_shared_memory_limit; // static + dynamic bytes per CTA
-    std::uint32_t num_sms = 1;                        // value of %nsmid
+    std::uint32_t num_sms = 1; // value of %nsmid
     std::uint32_t resident_ctas = 1; // func::launch: CTAs executed concurrently (interleaved), for kernels whose
-                                     // CTAs wait on each other through global memory
+        // CTAs wait on each other through global memory
     // A cooperative launch (cudaLaunchCooperativeKernel): the execution allocates the grid workspace that
     // cooperative groups' grid.sync() uses (its address is %envreg1:%envreg2; 0 otherwise) for the launch's
     // duration, and func::launch keeps every CTA resident. Whether the grid fits on a machine at once is the
@@ -51,7 +51,7 @@ struct LaunchOptions {
 };
 
 struct FunctionalStats {
-    std::uint64_t warp_instructions = 0;   // warp-instructions issued (including predicated-off ones)
+    std::uint64_t warp_instructions = 0; // warp-instructions issued (including predicated-off ones)
     std::uint64_t thread_instructions = 0; // sum over issued instructions of the lanes whose guard was true
     std::uint64_t ctas = 0;
 };
@@ -60,13 +60,9 @@ struct FunctionalStats {
 class Args {
 public:
     Args() = default;
-    template <class... T>
-    explicit Args(const T&... values) {
-        (push(values), ...);
-    }
+    template <class... T> explicit Args(const T&... values) { (push(values), ...); }
 
-    template <class T>
-    Args& push(const T& value) {
+    template <class T> Args& push(const T& value) {
         static_assert(std::is_trivially_copyable_v<T>,
                       "kernel arguments are copied bytewise: pass trivially copyable values (DevPtr for pointers)");
         return push_bytes(&value, sizeof(T));
@@ -93,7 +89,7 @@ private:
 inline std::vector<std::uint8_t> pack_arguments(const ir::Kernel& kernel, const Args& args) {
     if (args.count() != kernel.params.size())
         throw KernelError("kernel '" + kernel.name + "' takes " + std::to_string(kernel.params.size()) +
-                          " parameter(s) but the launch passes " + std::to_string(args.count()) + " argument(s)",
+                              " parameter(s) but the launch passes " + std::to_string(args.count()) + " argument(s)",
                           KernelErrorKind::invalid_launch);
     std::vector<std::uint8_t> buffer(kernel.param_bytes, 0);
     for (std::size_t i = 0; i < kernel.params.size(); ++i) {
@@ -101,13 +97,14 @@ inline std::vector<std::uint8_t> pack_arguments(const ir::Kernel& kernel, const 
         const auto value = args.bytes(i);
         if (value.size() != p.size_bytes)
             throw KernelError("kernel '" + kernel.name + "': argument " + std::to_string(i) + " for parameter '" +
-                              p.name + "' (." + std::string(ir::name(p.type)) + ") must be " +
-                              std::to_string(p.size_bytes) + " bytes, but " + std::to_string(value.size()) +
-                              " bytes were passed",
+                                  p.name + "' (." + std::string(ir::name(p.type)) + ") must be " +
+                                  std::to_string(p.size_bytes) + " bytes, but " + std::to_string(value.size()) +
+                                  " bytes were passed",
                               KernelErrorKind::invalid_launch);
         if (p.offset + value.size() > buffer.size())
             throw KernelError("kernel '" + kernel.name + "': parameter '" + p.name +
-                              "' lies outside the parameter buffer", KernelErrorKind::invalid_launch);
+                                  "' lies outside the parameter buffer",
+                              KernelErrorKind::invalid_launch);
         if (!value.empty()) std::memcpy(buffer.data() + p.offset, value.data(), value.size());
     }
     return buffer;
@@ -126,8 +123,9 @@ inline std::uint64_t cta_shared_bytes(const ir::Kernel& kernel, const LaunchConf
 }
 
 inline void validate_launch(const ir::Kernel& kernel, const LaunchConfig& config, const LaunchOptions& options) {
-    auto fail = [&](const std::string& what) { throw KernelError("cannot launch kernel '" + kernel.name + "': " + what,
-                                                           KernelErrorKind::invalid_launch); };
+    auto fail = [&](const std::string& what) {
+        throw KernelError("cannot launch kernel '" + kernel.name + "': " + what, KernelErrorKind::invalid_launch);
+    };
     if (options.warp_width < 32 || options.warp_width > 512 || options.warp_width % 32 != 0)
         fail("warp width " + std::to_string(options.warp_width) + " is not a multiple of 32 between 32 and 512");
     const Dim3& g = config.grid;
@@ -149,8 +147,10 @@ inline void validate_launch(const ir::Kernel& kernel, const LaunchConfig& config
     if (d.maxntid) {
         const Dim3 m{(*d.maxntid)[0], (*d.maxntid)[1], (*d.maxntid)[2]};
         if (b.count() > m.count())
-            fail("block " + to_string(b) + " has " + std::to_string(b.count()) + " threads, more than the kernel's "
-                 ".maxntid " + to_string(m) + " allows");
+            fail("block " + to_string(b) + " has " + std::to_string(b.count()) +
+                 " threads, more than the kernel's "
+                 ".maxntid " +
+                 to_string(m) + " allows");
     }
     const std::uint64_t shared_total = cta_shared_bytes(kernel, config);
     if (shared_total > options.shared_memory_limit)
@@ -158,6 +158,5 @@ inline void validate_launch(const ir::Kernel& kernel, const LaunchConfig& config
              std::to_string(config.dynamic_shared_bytes) + " bytes of dynamic shared memory exceed the limit of " +
              std::to_string(options.shared_memory_limit) + " bytes per CTA (LaunchOptions::shared_memory_limit)");
 }
-
 
 } // namespace gpuarch::func

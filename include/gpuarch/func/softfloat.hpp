@@ -28,7 +28,9 @@ struct FloatFormat {
     constexpr std::uint64_t exp_field_mask() const { return ((std::uint64_t{1} << exp_bits) - 1) << frac_bits; }
     constexpr std::uint64_t infinity() const { return exp_field_mask(); }
     constexpr std::uint64_t canonical_nan() const { return exp_field_mask() | frac_mask(); }
-    constexpr std::uint64_t max_finite() const { return (exp_field_mask() - (std::uint64_t{1} << frac_bits)) | frac_mask(); }
+    constexpr std::uint64_t max_finite() const {
+        return (exp_field_mask() - (std::uint64_t{1} << frac_bits)) | frac_mask();
+    }
     constexpr std::uint64_t one() const { return std::uint64_t(bias()) << frac_bits; }
 };
 
@@ -233,8 +235,7 @@ constexpr std::uint64_t soft_fma(std::uint64_t x, std::uint64_t y, std::uint64_t
     }
     if (c.cls == FloatClass::infinite) return signed_zero(c.sign, f) | f.infinity();
     if (product_zero) {
-        if (c.cls == FloatClass::zero)
-            return signed_zero(product_sign == c.sign ? c.sign : mode == RoundMode::down, f);
+        if (c.cls == FloatClass::zero) return signed_zero(product_sign == c.sign ? c.sign : mode == RoundMode::down, f);
         return round_pack(c.sign, c.exp, c.mant, false, f, mode, ftz);
     }
     const uint128 product = uint128{a.mant} * b.mant;
@@ -342,8 +343,8 @@ constexpr std::uint64_t soft_to_integer(std::uint64_t x, FloatFormat from, Round
     const Unpacked a = unpack(x, from, ftz);
     const std::uint64_t width_mask = width >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << width) - 1;
     const std::uint64_t umax = width_mask;
-    const std::uint64_t smax = width_mask >> 1;              // 2^(w-1) - 1
-    const std::uint64_t smin_magnitude = smax + 1;           // 2^(w-1)
+    const std::uint64_t smax = width_mask >> 1; // 2^(w-1) - 1
+    const std::uint64_t smin_magnitude = smax + 1; // 2^(w-1)
     if (a.cls == FloatClass::nan) return 0;
     bool overflow = a.cls == FloatClass::infinite;
     std::uint64_t magnitude = 0;

@@ -20,7 +20,7 @@ struct StepResult {
 
     ir::Pc pc = ir::no_pc;
     const ir::Instruction* instruction = nullptr;
-    core::WarpMask active;   // SIMT-stack top mask when the instruction issued (before its guard)
+    core::WarpMask active; // SIMT-stack top mask when the instruction issued (before its guard)
     core::WarpMask executed; // lanes whose guard predicate was true (== active when unguarded)
 
     // Branches (bra): lanes that jump to the target, and where the paths meet again (no_pc: at thread exit).
@@ -49,8 +49,8 @@ struct StepResult {
     ir::RegId value_reg = ir::no_reg;
     std::vector<std::uint64_t> values;
 
-    bool warp_finished = false;    // the warp's last threads exited with this instruction
-    bool barrier_wait = false;     // the warp now waits at a barrier
+    bool warp_finished = false; // the warp's last threads exited with this instruction
+    bool barrier_wait = false; // the warp now waits at a barrier
     bool barrier_released = false; // this instruction completed a barrier (its waiting warps may run again)
 };
 

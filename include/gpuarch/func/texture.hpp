@@ -69,12 +69,14 @@ struct ChannelFormat {
         if (n == 0) return "the channel format has no channels (x has 0 bits)";
         if (n == 3) return "3-channel formats are not supported by CUDA arrays (use 1, 2 or 4 channels)";
         for (unsigned c = n; c < 4; ++c)
-            if (bits[c] != 0) return "channel bits must be contiguous from x (a zero-bit channel precedes a non-zero one)";
+            if (bits[c] != 0)
+                return "channel bits must be contiguous from x (a zero-bit channel precedes a non-zero one)";
         for (unsigned c = 1; c < n; ++c)
             if (bits[c] != bits[0]) return "every channel must have the same number of bits";
         const unsigned b = bits[0];
         if (kind == ChannelKind::floating && b != 16 && b != 32) return "float channels have 16 or 32 bits";
-        if (kind != ChannelKind::floating && b != 8 && b != 16 && b != 32) return "integer channels have 8, 16 or 32 bits";
+        if (kind != ChannelKind::floating && b != 8 && b != 16 && b != 32)
+            return "integer channels have 8, 16 or 32 bits";
         return {};
     }
 };
@@ -90,7 +92,7 @@ struct CudaArray {
     std::uint32_t width = 1, height = 1, depth = 1, layers = 0;
     CubeShape cube = CubeShape::none;
     bool surface_load_store = false; // cudaArraySurfaceLoadStore: a surface object may be created over it
-    std::uint64_t data = 0;          // device address of texel (0, 0, 0) of layer 0
+    std::uint64_t data = 0; // device address of texel (0, 0, 0) of layer 0
     std::uint64_t row_bytes() const { return std::uint64_t{width} * format.texel_bytes(); }
     std::uint64_t slice_bytes() const { return row_bytes() * height; }
     std::uint64_t layer_bytes() const { return slice_bytes() * depth; }
@@ -103,11 +105,11 @@ enum class ResourceKind : std::uint8_t { array, linear, pitch2d };
 struct Resource {
     ResourceKind kind = ResourceKind::array;
     std::uint64_t array = 0; // ResourceKind::array
-    std::uint64_t base = 0;  // linear, pitch2d: device address
-    ChannelFormat format;    // linear, pitch2d
+    std::uint64_t base = 0; // linear, pitch2d: device address
+    ChannelFormat format; // linear, pitch2d
     std::uint64_t bytes = 0; // linear: size in bytes
     std::uint32_t width = 0, height = 0; // pitch2d: in texels
-    std::uint64_t pitch = 0;             // pitch2d: bytes per row
+    std::uint64_t pitch = 0; // pitch2d: bytes per row
 };
 
 enum class AddressMode : std::uint8_t { wrap, clamp, mirror, border };
@@ -151,7 +153,8 @@ public:
         if (array.cube != CubeShape::none &&
             (array.dims != 2 || array.width != array.height || array.layers == 0 || array.layers % 6 != 0 ||
              (array.cube == CubeShape::cubemap && array.layers != 6)))
-            throw Error("cannot create a CUDA array: a cube map has square faces and 6 layers (6 per cube when layered)");
+            throw Error(
+                "cannot create a CUDA array: a cube map has square faces and 6 layers (6 per cube when layered)");
         const std::uint64_t h = take(Kind::array);
         arrays_.emplace(h, array);
         return h;
@@ -173,11 +176,13 @@ public:
         const TexelView view = resolve(object.resource); // throws for a dead array or a bad shape
         const ChannelFormat& f = view.format;
         if (object.desc.read == ReadMode::normalized_float && f.kind != ChannelKind::floating && f.bits[0] == 32)
-            throw Error("cannot create a texture object: cudaReadModeNormalizedFloat needs 8- or 16-bit integer channels");
+            throw Error(
+                "cannot create a texture object: cudaReadModeNormalizedFloat needs 8- or 16-bit integer channels");
         const bool float_result = f.kind == ChannelKind::floating || object.desc.read == ReadMode::normalized_float;
         if (object.desc.filter == FilterMode::linear && !float_result)
-            throw Error("cannot create a texture object: linear filtering needs float channels or "
-                        "cudaReadModeNormalizedFloat (the Programming Guide allows it only for floating-point results)");
+            throw Error(
+                "cannot create a texture object: linear filtering needs float channels or "
+                "cudaReadModeNormalizedFloat (the Programming Guide allows it only for floating-point results)");
         if (view.linear_memory && object.desc.filter == FilterMode::linear)
             throw Error("cannot create a texture object: a texture over linear memory supports point filtering only");
         const std::uint64_t h = take(Kind::texture);
@@ -196,7 +201,8 @@ public:
         const CudaArray* a = array(array_handle);
         if (a == nullptr) throw Error("cannot create a surface object: " + describe(array_handle, Kind::array));
         if (!a->surface_load_store)
-            throw Error("cannot create a surface object: the CUDA array was not allocated with cudaArraySurfaceLoadStore");
+            throw Error(
+                "cannot create a surface object: the CUDA array was not allocated with cudaArraySurfaceLoadStore");
         if (a->layers != 0)
             throw Error(std::string("cannot create a surface object: ") +
                         (a->cube != CubeShape::none ? "cube-map" : "layered") + " surfaces are not supported");
@@ -257,7 +263,8 @@ public:
         case ResourceKind::pitch2d: {
             const std::string reason = r.format.invalid_reason();
             if (!reason.empty()) throw Error("pitch2D texture resource: " + reason);
-            if (r.width == 0 || r.height == 0) throw Error("pitch2D texture resource: width and height must be non-zero");
+            if (r.width == 0 || r.height == 0)
+                throw Error("pitch2D texture resource: width and height must be non-zero");
             if (r.pitch < std::uint64_t{r.width} * r.format.texel_bytes())
                 throw Error("pitch2D texture resource: the pitch is smaller than a row of texels");
             v.format = r.format;
@@ -359,7 +366,8 @@ std::array<float, 4> read_texel_float(const TexelView& v, ReadMode mode, std::ui
                 out[c] = static_cast<float>(raw) / static_cast<float>((std::uint32_t{1} << bits) - 1);
             } else {
                 const auto s = static_cast<std::int32_t>(raw << (32 - bits)) >> (32 - bits);
-                out[c] = std::max(static_cast<float>(s) / static_cast<float>((std::int32_t{1} << (bits - 1)) - 1), -1.0F);
+                out[c] =
+                    std::max(static_cast<float>(s) / static_cast<float>((std::int32_t{1} << (bits - 1)) - 1), -1.0F);
             }
         } else {
             out[c] = texture_detail::f32_of(raw); // not reached: integer element reads use read_texel_int
@@ -483,7 +491,8 @@ TexFetch fetch(const TexelView& v, const TextureDesc& desc, ir::TexGeometry geom
     std::uint64_t base = v.base;
     if (layered) {
         const auto layer = static_cast<std::int32_t>(coords[0]);
-        base += static_cast<std::uint64_t>(std::clamp<std::int64_t>(layer, 0, std::int64_t{v.layers} - 1)) * v.layer_bytes;
+        base +=
+            static_cast<std::uint64_t>(std::clamp<std::int64_t>(layer, 0, std::int64_t{v.layers} - 1)) * v.layer_bytes;
     }
     const std::array<std::int64_t, 3> extent{v.width, v.height, v.depth};
     const std::array<std::uint64_t, 3> stride{v.format.texel_bytes(), v.row_bytes, v.slice_bytes};
@@ -533,7 +542,8 @@ TexFetch fetch(const TexelView& v, const TextureDesc& desc, ir::TexGeometry geom
         bool inside = true;
         address = base;
         for (unsigned d = 0; d < dims; ++d) {
-            const std::int64_t i = texture_detail::address(at[d], extent[d], desc.address[d], desc.normalized_coords, inside);
+            const std::int64_t i =
+                texture_detail::address(at[d], extent[d], desc.address[d], desc.normalized_coords, inside);
             if (inside) address += static_cast<std::uint64_t>(i) * stride[d];
         }
         if (inside && out.first_address == 0) out.first_address = address;
@@ -550,7 +560,8 @@ TexFetch fetch(const TexelView& v, const TextureDesc& desc, ir::TexGeometry geom
         } else if (inside) {
             out.value = read_texel_int(v, a, read);
         } else {
-            for (unsigned c = 0; c < 4; ++c) out.value[c] = static_cast<std::uint32_t>(static_cast<std::int32_t>(border[c]));
+            for (unsigned c = 0; c < 4; ++c)
+                out.value[c] = static_cast<std::uint32_t>(static_cast<std::int32_t>(border[c]));
         }
         return out;
     }

@@ -30,20 +30,20 @@ struct SimtEntry {
 inline constexpr unsigned barrier_count = 16;
 
 struct WarpState {
-    unsigned index = 0;       // warp number within the CTA
-    unsigned width = 32;      // lanes
+    unsigned index = 0; // warp number within the CTA
+    unsigned width = 32; // lanes
     unsigned first_thread = 0; // linear thread index of lane 0 within the CTA
-    core::WarpMask valid;     // lanes that hold a launched thread
+    core::WarpMask valid; // lanes that hold a launched thread
     core::WarpMask exited;
     std::vector<SimtEntry> stack;
-    std::vector<std::uint64_t> regs;   // regs[reg * width + lane], each value zero-extended to 64 bits
-    std::vector<std::uint8_t> carry;   // per-lane carry flag (CC.CF) of .cc / addc / subc / madc
+    std::vector<std::uint64_t> regs; // regs[reg * width + lane], each value zero-extended to 64 bits
+    std::vector<std::uint8_t> carry; // per-lane carry flag (CC.CF) of .cc / addc / subc / madc
     std::vector<std::uint32_t> tid_x, tid_y, tid_z;
     // Deterministic time base of %clock / %clock64 / %globaltimer: the number of warp-instructions this warp has
     // executed before the current one. A timing model may overwrite it with its cycle count before each step.
     std::uint64_t clock = 0;
     std::uint64_t executed = 0; // warp-instructions executed
-    int barrier = -1;           // id of the barrier the warp waits at, or -1
+    int barrier = -1; // id of the barrier the warp waits at, or -1
     // A bar.red waiting for its barrier: the destination and lanes to write when the barrier releases.
     ir::RegId reduction_dst = ir::no_reg;
     core::WarpMask reduction_lanes;
@@ -67,7 +67,7 @@ struct BarrierState {
     ir::BarrierMode reduction = ir::BarrierMode::none;
     std::uint32_t true_count = 0; // bar.red: lanes whose predicate was true
     std::uint32_t lane_count = 0; // bar.red: lanes that contributed
-    ir::Pc pc = ir::no_pc;        // where the first warp arrived (for deadlock messages)
+    ir::Pc pc = ir::no_pc; // where the first warp arrived (for deadlock messages)
 };
 
 class CtaState {

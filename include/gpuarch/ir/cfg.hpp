@@ -26,7 +26,7 @@ struct BasicBlock {
 };
 
 struct Cfg {
-    std::vector<BasicBlock> blocks;   // blocks.back() is the virtual exit
+    std::vector<BasicBlock> blocks; // blocks.back() is the virtual exit
     std::vector<BlockId> block_of_pc; // indexed by Pc
 
     BlockId exit_block() const { return static_cast<BlockId>(blocks.size() - 1); }
@@ -84,9 +84,7 @@ inline Cfg build_cfg(const Kernel& kernel) {
             detail::add_edge(cfg, b, exit);
             if (guarded) detail::add_edge(cfg, b, fall);
             break;
-        default:
-            detail::add_edge(cfg, b, fall);
-            break;
+        default: detail::add_edge(cfg, b, fall); break;
         }
     }
     return cfg;

@@ -52,13 +52,11 @@ constexpr bool has_destination(const Instruction& inst) {
     case Opcode::cp_async:
     case Opcode::cp_async_commit_group:
     case Opcode::cp_async_wait_group:
-    case Opcode::cp_async_wait_all:
-        return false;
+    case Opcode::cp_async_wait_all: return false;
     case Opcode::bar:
         return inst.barrier == BarrierMode::red_popc || inst.barrier == BarrierMode::red_and ||
                inst.barrier == BarrierMode::red_or;
-    default:
-        return true;
+    default: return true;
     }
 }
 
@@ -69,12 +67,12 @@ constexpr bool reads_carry(const Instruction& inst) {
 
 namespace detail {
 
-template <std::size_t N>
-constexpr void add_unique(std::array<RegId, N>& list, std::uint8_t& count, RegId reg) {
+template <std::size_t N> constexpr void add_unique(std::array<RegId, N>& list, std::uint8_t& count, RegId reg) {
     if (reg == no_reg) return;
     for (std::uint8_t i = 0; i < count; ++i)
         if (list[i] == reg) return;
-    if (count == N) throw Error("internal error: an instruction has more distinct registers than ir::Instruction holds");
+    if (count == N)
+        throw Error("internal error: an instruction has more distinct registers than ir::Instruction holds");
     list[count++] = reg;
 }
 
@@ -105,11 +103,8 @@ constexpr void compute_def_use(Instruction& inst) {
                 else detail::add_unique(inst.uses, inst.num_uses, op.vector[e]);
             }
             break;
-        case OperandKind::address:
-            detail::add_unique(inst.uses, inst.num_uses, op.reg);
-            break;
-        default:
-            break;
+        case OperandKind::address: detail::add_unique(inst.uses, inst.num_uses, op.reg); break;
+        default: break;
         }
     }
     detail::add_unique(inst.uses, inst.num_uses, inst.guard.reg);

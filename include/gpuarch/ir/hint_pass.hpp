@@ -119,13 +119,13 @@ inline bool memory_hazard(const std::vector<MemAccess>& skipped, const Instructi
 
 // What is known on one path of a hint group when it reaches a pc.
 struct PathState {
-    BitSet tainted;        // registers whose value is not available in hint mode (pending producers, skipped writes)
-    BitSet skipped_reads;  // registers a skipped instruction (stall point included) reads when it replays: WAR
+    BitSet tainted; // registers whose value is not available in hint mode (pending producers, skipped writes)
+    BitSet skipped_reads; // registers a skipped instruction (stall point included) reads when it replays: WAR
     BitSet skipped_writes; // registers a skipped instruction or a pending producer writes later: WAW
     std::vector<MemAccess> skipped_memory;
     bool past_barrier = false;
     bool carry_written = false, carry_read = false; // by a skipped instruction
-    unsigned hinted = 0;   // chain instructions on this path so far
+    unsigned hinted = 0; // chain instructions on this path so far
 
     void merge(const PathState& o) {
         tainted.merge(o.tainted);
@@ -158,8 +158,7 @@ struct PathState {
 constexpr bool is_fence_like(const Instruction& inst) {
     // A device-runtime call (printf, assert) or trap is ordered like a fence: its output and fault order follow it.
     return inst.op_class == OpClass::barrier || inst.op_class == OpClass::system || inst.op == Opcode::bar_warp_sync ||
-           inst.op == Opcode::membar ||
-           inst.op == Opcode::fence;
+           inst.op == Opcode::membar || inst.op == Opcode::fence;
 }
 constexpr bool ends_thread(const Instruction& inst) { return inst.op == Opcode::ret || inst.op == Opcode::exit; }
 constexpr bool is_conditional(const Instruction& inst) { return inst.guard.reg != no_reg; }
@@ -189,9 +188,11 @@ inline KernelHints compute_hints(const Kernel& kernel, const HintPassOptions& op
     const std::size_t regs = kernel.registers.size();
     for (const Instruction& inst : code) {
         for (unsigned k = 0; k < inst.num_defs; ++k)
-            if (inst.defs[k] >= regs) throw Error("hint pass: kernel '" + kernel.name + "' uses an undeclared register");
+            if (inst.defs[k] >= regs)
+                throw Error("hint pass: kernel '" + kernel.name + "' uses an undeclared register");
         for (unsigned k = 0; k < inst.num_uses; ++k)
-            if (inst.uses[k] >= regs) throw Error("hint pass: kernel '" + kernel.name + "' uses an undeclared register");
+            if (inst.uses[k] >= regs)
+                throw Error("hint pass: kernel '" + kernel.name + "' uses an undeclared register");
     }
 
     KernelHints out = KernelHints::none(size);
@@ -330,12 +331,12 @@ inline KernelHints compute_hints(const Kernel& kernel, const HintPassOptions& op
                 continue;
             }
             bool take = independent && !full && !is_fence_like(inst) && inst.op != Opcode::nanosleep;
-            if (take && is_memory(inst.op_class))
-                take = !st.past_barrier && !memory_hazard(st.skipped_memory, inst);
+            if (take && is_memory(inst.op_class)) take = !st.past_barrier && !memory_hazard(st.skipped_memory, inst);
             if (take && writes_carry(inst)) take = !st.carry_read && !st.carry_written; // the carry cannot be renamed
             bool needs_rename = false;
             for (unsigned k = 0; k < inst.num_defs; ++k)
-                needs_rename = needs_rename || st.skipped_reads.test(inst.defs[k]) || st.skipped_writes.test(inst.defs[k]);
+                needs_rename =
+                    needs_rename || st.skipped_reads.test(inst.defs[k]) || st.skipped_writes.test(inst.defs[k]);
             if (take && needs_rename)
                 take = options.rename && inst.num_defs == 1 && !is_conditional(inst) && !writes_carry(inst);
             if (take) {
@@ -427,12 +428,13 @@ inline std::string print_hints(const Kernel& kernel, const KernelHints& hints, c
         } else if (hints.chain_start[pc] != no_pc) {
             note += "hint S" + std::to_string(hints.chain_start[pc]) + "+" + std::to_string(pc - hints.chain_start[pc]);
             if (h.format == InstructionHint::Format::format1) {
-                note += " F1 next " + (h.f1.target_offset ? "+" + std::to_string(h.f1.target_offset) : std::string("end"));
+                note +=
+                    " F1 next " + (h.f1.target_offset ? "+" + std::to_string(h.f1.target_offset) : std::string("end"));
                 if (h.f1.rename) note += " rename " + reg_name(kernel.code[pc].defs[0]) + "->" + reg_name(h.f1.dst);
             } else {
                 note += std::string(" F2 ") + (h.f2.type ? "direct" : "conditional") + " taken " +
-                        (h.f2.taken_offset ? "+" + std::to_string(h.f2.taken_offset) : std::string("end")) +
-                        " fall " + (h.f2.not_taken_offset ? "+" + std::to_string(h.f2.not_taken_offset) : std::string("end"));
+                        (h.f2.taken_offset ? "+" + std::to_string(h.f2.taken_offset) : std::string("end")) + " fall " +
+                        (h.f2.not_taken_offset ? "+" + std::to_string(h.f2.not_taken_offset) : std::string("end"));
             }
         }
         if (!note.empty()) {

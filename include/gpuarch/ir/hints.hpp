@@ -19,9 +19,9 @@ namespace gpuarch::ir {
 // Format 1 (every non-branch instruction): 9-bit target offset, rename bit, destination (Gong 2020 Sec. 5.3.1).
 struct Format1Hint {
     static constexpr unsigned offset_bits = 9; // Gong 2020 Sec. 5.3.1
-    std::uint16_t target_offset = 0;           // next chain instruction, from the stall point; 0 ends the chain
-    bool rename = false;                       // the destination is renamed (WAR against a skipped instruction)
-    RegId dst = no_reg;                        // the renamed destination (a register the kernel does not use)
+    std::uint16_t target_offset = 0; // next chain instruction, from the stall point; 0 ends the chain
+    bool rename = false; // the destination is renamed (WAR against a skipped instruction)
+    RegId dst = no_reg; // the renamed destination (a register the kernel does not use)
 };
 
 // Format 2 (branches): type bit and two 11-bit offsets (Gong 2020 Sec. 5.3.1: "two more bits than format 1").
@@ -30,8 +30,8 @@ struct Format2Hint {
     // Gong 2020 Sec. 5.3.1: "0 indicating a conditional branch, and 1 indicating a direct branch". The offsets are
     // named by path, so a direct (unconditional) branch only has taken_offset (not_taken_offset is 0).
     bool type = false;
-    std::uint16_t taken_offset = 0;             // next chain instruction on the taken path; 0 ends it
-    std::uint16_t not_taken_offset = 0;         // next chain instruction on the fall-through path; 0 ends it
+    std::uint16_t taken_offset = 0; // next chain instruction on the taken path; 0 ends it
+    std::uint16_t not_taken_offset = 0; // next chain instruction on the fall-through path; 0 ends it
 };
 
 struct InstructionHint {
@@ -44,9 +44,9 @@ struct InstructionHint {
 // Hints for one kernel, indexed by Pc (hint.size() == kernel.code.size()).
 struct KernelHints {
     std::vector<InstructionHint> hint;
-    std::vector<bool> stall_point;         // the instruction first reads the result of a pending long-latency load
-    std::vector<Pc> chain_start;           // per pc: the stall point whose chain includes it (no_pc: none)
-    std::vector<bool> long_latency;        // per pc: a long-latency producer (global/local/generic ld, non-shared atom)
+    std::vector<bool> stall_point; // the instruction first reads the result of a pending long-latency load
+    std::vector<Pc> chain_start; // per pc: the stall point whose chain includes it (no_pc: none)
+    std::vector<bool> long_latency; // per pc: a long-latency producer (global/local/generic ld, non-shared atom)
     // Registers numbered kernel.registers.size() ... + extra_registers - 1 are the rename targets: the timing
     // model's scoreboard and register file must size for them (the functional engine never sees them: it runs
     // in program order, where renaming changes no value).

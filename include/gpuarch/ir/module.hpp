@@ -13,7 +13,7 @@
 namespace gpuarch::ir {
 
 struct RegisterInfo {
-    std::string name;    // "%r3"
+    std::string name; // "%r3"
     ScalarType type = ScalarType::b32;
 };
 
@@ -23,23 +23,23 @@ struct Symbol {
     std::string name;
     StateSpace space = StateSpace::none;
     ScalarType type = ScalarType::b8;
-    std::uint32_t alignment = 0;       // bytes; 0 = natural alignment of `type`
-    std::uint64_t element_count = 1;   // array length (1 for scalars); 0 for `extern .shared x[]` (dynamic)
-    std::uint64_t size_bytes = 0;      // element_count * size_bytes(type)
+    std::uint32_t alignment = 0; // bytes; 0 = natural alignment of `type`
+    std::uint64_t element_count = 1; // array length (1 for scalars); 0 for `extern .shared x[]` (dynamic)
+    std::uint64_t size_bytes = 0; // element_count * size_bytes(type)
     std::vector<std::uint8_t> initializer; // little-endian bytes; empty = zero-initialised
-    bool is_extern = false;            // `.extern .shared` (dynamic shared memory) or external linkage
-    bool is_visible = false;           // `.visible`
-    std::uint64_t offset = 0;          // byte offset inside its space's segment, assigned by the parser
+    bool is_extern = false; // `.extern .shared` (dynamic shared memory) or external linkage
+    bool is_visible = false; // `.visible`
+    std::uint64_t offset = 0; // byte offset inside its space's segment, assigned by the parser
     std::uint32_t line = 0;
 };
 
 struct Param {
     std::string name;
     ScalarType type = ScalarType::b32;
-    std::uint32_t size_bytes = 0;      // element size x count (for `.param .align 8 .b8 p[16]`)
+    std::uint32_t size_bytes = 0; // element size x count (for `.param .align 8 .b8 p[16]`)
     std::uint32_t alignment = 0;
-    std::uint32_t offset = 0;          // offset in the kernel's parameter buffer
-    bool is_pointer = false;           // `.ptr` attribute when present
+    std::uint32_t offset = 0; // offset in the kernel's parameter buffer
+    bool is_pointer = false; // `.ptr` attribute when present
 };
 
 struct PerformanceDirectives {
@@ -53,10 +53,10 @@ struct PerformanceDirectives {
 // restores it (func::KernelExecution), so every activation has its own values.
 struct CallFrame {
     std::string function;
-    Pc entry = no_pc;                     // first instruction of the out-of-line copy
-    RegId first_register = 0;             // the copy's registers: [first_register, first_register + registers)
+    Pc entry = no_pc; // first instruction of the out-of-line copy
+    RegId first_register = 0; // the copy's registers: [first_register, first_register + registers)
     std::uint32_t registers = 0;
-    std::vector<SymbolId> saved_symbols;  // the copy's per-thread symbols, formal parameters included
+    std::vector<SymbolId> saved_symbols; // the copy's per-thread symbols, formal parameters included
     std::vector<SymbolId> formal_returns; // kernel-local .param symbols holding the copy's parameters
     std::vector<SymbolId> formal_args;
 };
@@ -71,13 +71,13 @@ struct Kernel {
     std::string name;
     std::vector<Param> params;
     std::uint32_t param_bytes = 0;
-    std::vector<RegisterInfo> registers;       // indexed by RegId
-    std::vector<Symbol> symbols;               // kernel-scope symbols, indexed by SymbolId (SymbolScope::kernel_local)
-    std::vector<Instruction> code;             // indexed by Pc; every .func call inlined
+    std::vector<RegisterInfo> registers; // indexed by RegId
+    std::vector<Symbol> symbols; // kernel-scope symbols, indexed by SymbolId (SymbolScope::kernel_local)
+    std::vector<Instruction> code; // indexed by Pc; every .func call inlined
     std::vector<std::pair<std::string, Pc>> labels;
     PerformanceDirectives directives;
-    std::uint64_t shared_bytes = 0;            // static shared memory: kernel-scope + module-scope .shared
-    std::uint64_t local_bytes = 0;             // per-thread .local plus inlined call .param storage
+    std::uint64_t shared_bytes = 0; // static shared memory: kernel-scope + module-scope .shared
+    std::uint64_t local_bytes = 0; // per-thread .local plus inlined call .param storage
     // Appended after the first contract: where dynamic (`.extern .shared x[]`) shared memory starts in the
     // kernel's shared window: shared_bytes rounded up to max(16, largest alignment of an extern .shared).
     // Every extern .shared symbol aliases this address (Symbol::offset of such a symbol is meaningless).
@@ -90,8 +90,8 @@ struct Kernel {
 
 struct Module {
     std::string file_name;
-    std::string version;       // ".version 8.x"
-    std::string target;        // "sm_75"
+    std::string version; // ".version 8.x"
+    std::string target; // "sm_75"
     unsigned address_size = 64;
     std::vector<Symbol> globals; // module-scope symbols (SymbolScope::module)
     std::vector<Kernel> kernels;

@@ -121,7 +121,7 @@ constexpr std::string_view name(Opcode op) {
     case Opcode::nanosleep: return "nanosleep";
     case Opcode::shf: return "shf";
     case Opcode::trap: return "trap";
-    case Opcode::vprintf: return "vprintf";         // a call target, not a PTX opcode (printer.hpp prints the call)
+    case Opcode::vprintf: return "vprintf"; // a call target, not a PTX opcode (printer.hpp prints the call)
     case Opcode::assertfail: return "__assertfail"; // likewise
     case Opcode::vabsdiff4: return "vabsdiff4";
     case Opcode::dp4a: return "dp4a";

@@ -67,31 +67,67 @@ constexpr OpClass classify(const Instruction& inst) {
         }
     };
     switch (inst.op) {
-    case Opcode::add: case Opcode::sub: case Opcode::min: case Opcode::max: case Opcode::abs: case Opcode::neg:
-    case Opcode::setp: case Opcode::set: case Opcode::slct: case Opcode::copysign: case Opcode::testp:
-        return by_float_type(t, OpClass::int_alu);
-    case Opcode::addc: case Opcode::subc: case Opcode::popc: case Opcode::clz: case Opcode::brev: case Opcode::bfe:
-    case Opcode::bfi: case Opcode::bfind: case Opcode::prmt: case Opcode::and_: case Opcode::or_: case Opcode::xor_:
-    case Opcode::not_: case Opcode::cnot: case Opcode::shl: case Opcode::shr: case Opcode::shf: case Opcode::lop3:
-    case Opcode::selp: case Opcode::mov: case Opcode::cvta: case Opcode::vabsdiff4: case Opcode::sad:
-        return OpClass::int_alu;
-    case Opcode::dp4a: case Opcode::dp2a:
-        return OpClass::int_mul;
-    case Opcode::prefetch: case Opcode::prefetchu:
-        return OpClass::prefetch;
-    case Opcode::tex: case Opcode::suld: case Opcode::sust:
-        return OpClass::texture;
-    case Opcode::mul: case Opcode::mad: case Opcode::fma: case Opcode::mul24: case Opcode::mad24:
-    case Opcode::madc: case Opcode::rem:
-        return by_float_type(t, OpClass::int_mul);
+    case Opcode::add:
+    case Opcode::sub:
+    case Opcode::min:
+    case Opcode::max:
+    case Opcode::abs:
+    case Opcode::neg:
+    case Opcode::setp:
+    case Opcode::set:
+    case Opcode::slct:
+    case Opcode::copysign:
+    case Opcode::testp: return by_float_type(t, OpClass::int_alu);
+    case Opcode::addc:
+    case Opcode::subc:
+    case Opcode::popc:
+    case Opcode::clz:
+    case Opcode::brev:
+    case Opcode::bfe:
+    case Opcode::bfi:
+    case Opcode::bfind:
+    case Opcode::prmt:
+    case Opcode::and_:
+    case Opcode::or_:
+    case Opcode::xor_:
+    case Opcode::not_:
+    case Opcode::cnot:
+    case Opcode::shl:
+    case Opcode::shr:
+    case Opcode::shf:
+    case Opcode::lop3:
+    case Opcode::selp:
+    case Opcode::mov:
+    case Opcode::cvta:
+    case Opcode::vabsdiff4:
+    case Opcode::sad: return OpClass::int_alu;
+    case Opcode::dp4a:
+    case Opcode::dp2a: return OpClass::int_mul;
+    case Opcode::prefetch:
+    case Opcode::prefetchu: return OpClass::prefetch;
+    case Opcode::tex:
+    case Opcode::suld:
+    case Opcode::sust: return OpClass::texture;
+    case Opcode::mul:
+    case Opcode::mad:
+    case Opcode::fma:
+    case Opcode::mul24:
+    case Opcode::mad24:
+    case Opcode::madc:
+    case Opcode::rem: return by_float_type(t, OpClass::int_mul);
     case Opcode::div:
         if (t == ScalarType::f32) return OpClass::sfu;
         return by_float_type(t, OpClass::int_mul);
-    case Opcode::rcp: case Opcode::sqrt: case Opcode::rsqrt:
+    case Opcode::rcp:
+    case Opcode::sqrt:
+    case Opcode::rsqrt:
         if (t == ScalarType::f64 && !inst.approx) return OpClass::fp64;
         return OpClass::sfu;
-    case Opcode::sin: case Opcode::cos: case Opcode::lg2: case Opcode::ex2: case Opcode::tanh:
-        return OpClass::sfu;
+    case Opcode::sin:
+    case Opcode::cos:
+    case Opcode::lg2:
+    case Opcode::ex2:
+    case Opcode::tanh: return OpClass::sfu;
     case Opcode::cvt: {
         const ScalarType d = inst.type, s = inst.src_type;
         if (d == ScalarType::f64 || s == ScalarType::f64) return OpClass::fp64;
@@ -105,28 +141,35 @@ constexpr OpClass classify(const Instruction& inst) {
     case Opcode::st:
         return by_space(inst.space, OpClass::store_global, OpClass::store_shared, OpClass::store_local,
                         OpClass::store_generic, OpClass::store_param, OpClass::store_generic);
-    case Opcode::atom: case Opcode::red:
+    case Opcode::atom:
+    case Opcode::red:
         return by_space(inst.space, OpClass::atomic_global, OpClass::atomic_shared, OpClass::atomic_generic,
                         OpClass::atomic_generic, OpClass::atomic_generic, OpClass::atomic_generic);
-    case Opcode::bra: case Opcode::call:
-        return OpClass::branch;
-    case Opcode::bar:
-        return OpClass::barrier;
-    case Opcode::bar_warp_sync: case Opcode::shfl: case Opcode::vote: case Opcode::activemask: case Opcode::match:
-    case Opcode::redux:
-        return OpClass::warp_level;
-    case Opcode::ret: case Opcode::exit: case Opcode::membar: case Opcode::fence: case Opcode::nanosleep:
-        return OpClass::control;
-    case Opcode::trap: case Opcode::vprintf: case Opcode::assertfail:
-        return OpClass::system;
+    case Opcode::bra:
+    case Opcode::call: return OpClass::branch;
+    case Opcode::bar: return OpClass::barrier;
+    case Opcode::bar_warp_sync:
+    case Opcode::shfl:
+    case Opcode::vote:
+    case Opcode::activemask:
+    case Opcode::match:
+    case Opcode::redux: return OpClass::warp_level;
+    case Opcode::ret:
+    case Opcode::exit:
+    case Opcode::membar:
+    case Opcode::fence:
+    case Opcode::nanosleep: return OpClass::control;
+    case Opcode::trap:
+    case Opcode::vprintf:
+    case Opcode::assertfail: return OpClass::system;
     // device heap
-    case Opcode::device_malloc: case Opcode::device_free:
-        return OpClass::system;
+    case Opcode::device_malloc:
+    case Opcode::device_free: return OpClass::system;
     // cp.async
-    case Opcode::cp_async:
-        return OpClass::async_copy;
-    case Opcode::cp_async_commit_group: case Opcode::cp_async_wait_group: case Opcode::cp_async_wait_all:
-        return OpClass::control;
+    case Opcode::cp_async: return OpClass::async_copy;
+    case Opcode::cp_async_commit_group:
+    case Opcode::cp_async_wait_group:
+    case Opcode::cp_async_wait_all: return OpClass::control;
     }
     return OpClass::control;
 }

@@ -55,7 +55,8 @@ inline std::string hex_bits(std::uint64_t bits, int digits) {
     return buffer;
 }
 
-inline std::string operand_text(const Operand& op, const Kernel& kernel, const Module* module, unsigned element_bits = 64) {
+inline std::string operand_text(const Operand& op, const Kernel& kernel, const Module* module,
+                                unsigned element_bits = 64) {
     std::string out;
     switch (op.kind) {
     case OperandKind::none: return "<none>";
@@ -191,8 +192,7 @@ inline std::string opcode_text(const Instruction& inst) {
         mod("shared");
         mod("global");
         return out;
-    default:
-        break;
+    default: break;
     }
     out = std::string(name(inst.op));
     if (inst.op == Opcode::shfl || inst.op == Opcode::vote) mod("sync");
@@ -237,7 +237,8 @@ inline std::string to_string(const Instruction& inst, const Kernel& kernel, cons
         // return .param; see ptx/parser.hpp).
         const std::uint8_t inputs = inst.op == Opcode::vprintf ? 2 : inst.op == Opcode::assertfail ? 5 : 1;
         out += inst.uni ? "call.uni " : "call ";
-        if (inst.num_operands > inputs) out += "(" + detail::operand_text(inst.operands[inputs], kernel, module) + "), ";
+        if (inst.num_operands > inputs)
+            out += "(" + detail::operand_text(inst.operands[inputs], kernel, module) + "), ";
         out += std::string(name(inst.op)) + ", (";
         for (std::uint8_t i = 0; i < inputs && i < inst.num_operands; ++i)
             out += (i == 0 ? "" : ", ") + detail::operand_text(inst.operands[i], kernel, module);
@@ -255,8 +256,7 @@ inline std::string to_string(const Instruction& inst, const Kernel& kernel, cons
             if (i == object)
                 out += "[" + detail::operand_text(inst.operands[i], kernel, module) + ", " +
                        detail::operand_text(inst.operands[i + 1], kernel, module) + "]";
-            else
-                out += detail::operand_text(inst.operands[i], kernel, module);
+            else out += detail::operand_text(inst.operands[i], kernel, module);
         }
         out += ';';
         return out;
@@ -264,8 +264,7 @@ inline std::string to_string(const Instruction& inst, const Kernel& kernel, cons
     for (std::uint8_t i = 0; i < inst.num_operands; ++i) {
         out += i == 0 ? " " : ", ";
         const Operand& op = inst.operands[i];
-        const unsigned element_bits =
-            op.vector_count == 0 ? 64U : size_bytes(inst.type) * 8U / op.vector_count;
+        const unsigned element_bits = op.vector_count == 0 ? 64U : size_bytes(inst.type) * 8U / op.vector_count;
         out += detail::operand_text(op, kernel, module, element_bits);
     }
     out += ';';

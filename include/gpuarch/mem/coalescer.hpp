@@ -23,9 +23,9 @@
 namespace gpuarch::mem {
 
 struct LineTransaction {
-    std::uint64_t address = 0;     // aligned to the transaction size (for constant accesses: the lane address)
+    std::uint64_t address = 0; // aligned to the transaction size (for constant accesses: the lane address)
     std::uint32_t sector_mask = 0; // sectors touched inside the transaction, bit i = sector i
-    std::uint32_t lanes = 0;       // active lanes that touch it
+    std::uint32_t lanes = 0; // active lanes that touch it
 };
 
 // What the OAWS classifier needs (Wang 2016 Sec. 2.1 and 4.2): how many accesses, lines and distinct cache
@@ -33,15 +33,14 @@ struct LineTransaction {
 // the paper) or divergent.
 struct AccessClass {
     std::uint32_t thread_accesses = 0; // active lanes
-    std::uint32_t lines = 0;           // coalesced transactions (the DLC's #acc)
-    std::uint32_t sectors = 0;         // sectors touched over all lines
-    std::uint32_t sets = 0;            // distinct sets of those lines (the DLC's #sets)
+    std::uint32_t lines = 0; // coalesced transactions (the DLC's #acc)
+    std::uint32_t sectors = 0; // sectors touched over all lines
+    std::uint32_t sets = 0; // distinct sets of those lines (the DLC's #sets)
     bool coherent = true;
 };
 
 // Calls f(lane) for every active lane below `width`.
-template <class F>
-void for_each_active_lane(const WarpAccess& access, F&& f) {
+template <class F> void for_each_active_lane(const WarpAccess& access, F&& f) {
     const std::size_t width = access.width < core::WarpMask::lanes ? access.width : core::WarpMask::lanes;
     for (std::size_t w = 0; w * 64 < width; ++w) {
         std::uint64_t bits = access.active.word(w);
@@ -127,8 +126,9 @@ public:
         if (sector_bytes < 4 || !std::has_single_bit(sector_bytes) || sector_bytes > geometry.line_bytes ||
             geometry.line_bytes / sector_bytes > 32)
             throw Error("the sector size must be a power of two between 4 bytes and the line size, with at most "
-                        "32 sectors per line (got " + std::to_string(sector_bytes) + " bytes for " +
-                        std::to_string(geometry.line_bytes) + "-byte lines)");
+                        "32 sectors per line (got " +
+                        std::to_string(sector_bytes) + " bytes for " + std::to_string(geometry.line_bytes) +
+                        "-byte lines)");
     }
 
     const CacheGeometry& geometry() const { return geometry_; }

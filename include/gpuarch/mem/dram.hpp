@@ -83,9 +83,9 @@ constexpr std::uint64_t extract_bits(std::uint64_t value, std::uint64_t mask) {
 }
 
 struct DramConfig {
-    std::uint32_t banks = 16;              // Wang 2016 Table 1: nbk=16
-    std::uint32_t row_bytes = 2048;        // documented default (no source gives the GDDR5 page size)
-    std::uint32_t queue_capacity = 32;     // Wang 2016 Table 1: max request queue length 32
+    std::uint32_t banks = 16; // Wang 2016 Table 1: nbk=16
+    std::uint32_t row_bytes = 2048; // documented default (no source gives the GDDR5 page size)
+    std::uint32_t queue_capacity = 32; // Wang 2016 Table 1: max request queue length 32
     DramScheduler scheduler = DramScheduler::fr_fcfs; // Wang 2016 Table 1
     DramTiming timing{};
     std::uint32_t bus_bytes_per_cycle = 32; // documented default: 2 x32 GDDR5 chips, 4 data beats per command cycle
@@ -104,8 +104,8 @@ struct DramConfig {
         if (banks == 0 || row_bytes == 0 || queue_capacity == 0 || bus_bytes_per_cycle == 0)
             throw Error("a DRAM channel needs at least one bank, a non-zero row size, queue and bus width");
         if (bank_groups == 0 || banks % bank_groups != 0)
-            throw Error("the DRAM bank groups must divide the banks (got " + std::to_string(bank_groups) + " groups of " +
-                        std::to_string(banks) + " banks)");
+            throw Error("the DRAM bank groups must divide the banks (got " + std::to_string(bank_groups) +
+                        " groups of " + std::to_string(banks) + " banks)");
         if ((address_bits.bank_mask == 0) != (address_bits.row_mask == 0))
             throw Error("a DRAM address mapping needs both bank (B) and row (R) bits");
         if (address_bits.bank_mask != 0 &&
@@ -121,8 +121,8 @@ struct DramRequest {
     std::uint64_t address = 0; // channel-local byte address
     std::uint32_t bytes = 0;
     bool write = false;
-    bool respond = true;       // hand it back through completed() when done
-    std::uint64_t tag = 0;     // owner's id, returned with the completion
+    bool respond = true; // hand it back through completed() when done
+    std::uint64_t tag = 0; // owner's id, returned with the completion
 };
 
 class DramChannel {
@@ -178,19 +178,25 @@ public:
     }
 
     struct Stats {
-        std::uint64_t cycles = 0, reads = 0, writes = 0, row_hits = 0, activates = 0, precharges = 0,
-                      bytes = 0, bus_busy_cycles = 0, read_latency = 0, queue_full_cycles = 0, queue_occupancy = 0,
+        std::uint64_t cycles = 0, reads = 0, writes = 0, row_hits = 0, activates = 0, precharges = 0, bytes = 0,
+                      bus_busy_cycles = 0, read_latency = 0, queue_full_cycles = 0, queue_occupancy = 0,
                       active_cycles = 0;
         Stats& operator+=(const Stats& o) {
-            cycles += o.cycles; reads += o.reads; writes += o.writes; row_hits += o.row_hits;
-            activates += o.activates; precharges += o.precharges; bytes += o.bytes;
-            bus_busy_cycles += o.bus_busy_cycles; read_latency += o.read_latency;
-            queue_full_cycles += o.queue_full_cycles; queue_occupancy += o.queue_occupancy;
+            cycles += o.cycles;
+            reads += o.reads;
+            writes += o.writes;
+            row_hits += o.row_hits;
+            activates += o.activates;
+            precharges += o.precharges;
+            bytes += o.bytes;
+            bus_busy_cycles += o.bus_busy_cycles;
+            read_latency += o.read_latency;
+            queue_full_cycles += o.queue_full_cycles;
+            queue_occupancy += o.queue_occupancy;
             active_cycles += o.active_cycles;
             return *this;
         }
-        template <class V>
-        void visit_stats(V& v) const {
+        template <class V> void visit_stats(V& v) const {
             v.counter("dram_cycles", cycles, "DRAM command-clock cycles");
             v.counter("dram_reads", reads, "read bursts");
             v.counter("dram_writes", writes, "write bursts");
@@ -208,14 +214,21 @@ public:
     };
     Stats stats() const {
         Stats s;
-        s.cycles = cycles_; s.reads = reads_; s.writes = writes_; s.row_hits = row_hits_; s.activates = activates_;
-        s.precharges = precharges_; s.bytes = bytes_; s.bus_busy_cycles = bus_busy_; s.read_latency = read_latency_;
-        s.queue_full_cycles = queue_full_cycles_; s.queue_occupancy = queue_occupancy_;
+        s.cycles = cycles_;
+        s.reads = reads_;
+        s.writes = writes_;
+        s.row_hits = row_hits_;
+        s.activates = activates_;
+        s.precharges = precharges_;
+        s.bytes = bytes_;
+        s.bus_busy_cycles = bus_busy_;
+        s.read_latency = read_latency_;
+        s.queue_full_cycles = queue_full_cycles_;
+        s.queue_occupancy = queue_occupancy_;
         s.active_cycles = active_cycles_;
         return s;
     }
-    template <class V>
-    void visit_stats(V& v) const { stats().visit_stats(v); }
+    template <class V> void visit_stats(V& v) const { stats().visit_stats(v); }
 
 private:
     static constexpr std::uint64_t closed = ~std::uint64_t{0};
@@ -303,7 +316,8 @@ private:
     void insert_done(const Done& d) {
         // Completion times are almost always in issue order; keep the queue sorted by time, then issue order.
         done_.push(d);
-        for (std::size_t k = done_.size() - 1; k > 0 && done_[k - 1].at > done_[k].at; --k) std::swap(done_[k - 1], done_[k]);
+        for (std::size_t k = done_.size() - 1; k > 0 && done_[k - 1].at > done_[k].at; --k)
+            std::swap(done_[k - 1], done_[k]);
     }
 
     // Each scheduler issues at most one command and says whether it did.

@@ -61,8 +61,7 @@ public:
     std::uint64_t allocations() const { return allocations_; }
     std::uint64_t duplicates() const { return duplicates_; }
 
-    template <class V>
-    void visit_stats(V& v) const {
+    template <class V> void visit_stats(V& v) const {
         v.counter("mshr_allocations", allocations_, "L1 MSHR allocations over all SMs");
         v.counter("duplicate_mshr_allocations", duplicates_,
                   "allocations of a line another SM allocated within the window (Gong 2020 Sec. 6.1)");

@@ -15,8 +15,7 @@
 
 namespace gpuarch::mem {
 
-template <std::uint32_t Latency>
-class IdealMemory {
+template <std::uint32_t Latency> class IdealMemory {
     static_assert(Latency > 0, "IdealMemory needs a latency of at least one cycle");
 
 public:
@@ -59,8 +58,7 @@ public:
     void receive(const MemPacket&, core::Cycle) {
         throw Error("IdealMemory never sends requests, so it cannot receive a response");
     }
-    template <class F>
-    void drain_completed(F&& done) {
+    template <class F> void drain_completed(F&& done) {
         while (!completed_.empty()) {
             done(completed_.front());
             completed_.pop();
@@ -77,8 +75,7 @@ public:
     bool idle() const { return in_flight_.empty() && completed_.empty(); }
     std::uint32_t sm() const { return sm_; }
 
-    template <class V>
-    void visit_stats(V& v) const {
+    template <class V> void visit_stats(V& v) const {
         v.counter("cycles", cycles_, "core cycles simulated");
         v.counter("accepted", accepted_, "warp memory instructions accepted");
     }

@@ -30,12 +30,12 @@
 namespace gpuarch::mem {
 
 struct CrossbarConfig {
-    std::uint32_t flit_bytes = 32;      // Wang 2016 Table 1: 32B channel width
-    std::uint32_t flits_per_cycle = 1;  // per port, per interconnect cycle
-    std::uint32_t latency = 1;          // interconnect cycles from transfer start to arrival (>= 1)
-    std::uint32_t input_capacity = 8;   // packets queued at each input (the SM's Downstream depth)
-    std::uint32_t output_capacity = 8;  // packets buffered (or in flight) at each output
-    std::uint32_t header_bytes = 8;     // documented default: GPGPU-Sim's 8-byte control header
+    std::uint32_t flit_bytes = 32; // Wang 2016 Table 1: 32B channel width
+    std::uint32_t flits_per_cycle = 1; // per port, per interconnect cycle
+    std::uint32_t latency = 1; // interconnect cycles from transfer start to arrival (>= 1)
+    std::uint32_t input_capacity = 8; // packets queued at each input (the SM's Downstream depth)
+    std::uint32_t output_capacity = 8; // packets buffered (or in flight) at each output
+    std::uint32_t header_bytes = 8; // documented default: GPGPU-Sim's 8-byte control header
 
     void validate(const std::string& what) const {
         if (flit_bytes == 0 || flits_per_cycle == 0 || latency == 0 || input_capacity == 0 || output_capacity == 0)
@@ -73,8 +73,7 @@ public:
     }
 
     // One interconnect cycle; `route(packet)` names the output a packet goes to.
-    template <class Route>
-    void cycle(core::Cycle now, Route&& route) {
+    template <class Route> void cycle(core::Cycle now, Route&& route) {
         now_ = now;
         ++cycles_;
         // Every input empty: the scan below would find nothing to route and return (the common case when little
@@ -128,8 +127,7 @@ public:
     std::uint64_t cycles() const { return cycles_; }
     std::uint64_t blocked() const { return blocked_; }
 
-    template <class V>
-    void visit_stats(V& v) const {
+    template <class V> void visit_stats(V& v) const {
         v.counter("cycles", cycles_, "interconnect cycles");
         v.counter("packets", packets_, "packets transferred");
         v.counter("flits", flits_, "flits transferred");
@@ -170,8 +168,8 @@ private:
     std::vector<core::Cycle> in_busy_until_;
     std::vector<core::Cycle> out_busy_until_;
     std::vector<std::uint32_t> rr_;
-    std::uint32_t words_;               // 64-bit words per candidate set
-    std::vector<std::uint64_t> wants_;  // outputs x words_: candidate inputs of each output (scratch for cycle())
+    std::uint32_t words_; // 64-bit words per candidate set
+    std::vector<std::uint64_t> wants_; // outputs x words_: candidate inputs of each output (scratch for cycle())
     core::Cycle now_ = 0;
     std::uint64_t in_outputs_ = 0; // packets in all output buffers together
     std::uint64_t cycles_ = 0, packets_ = 0, flits_ = 0, blocked_ = 0;

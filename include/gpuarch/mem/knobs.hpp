@@ -15,8 +15,7 @@ namespace gpuarch::mem {
 // ---- compile-time strings, so policy names come from the types ("L1<MSHR<32>,Sets<64>>") ----
 namespace detail {
 
-template <std::size_t N>
-struct FixedString {
+template <std::size_t N> struct FixedString {
     std::array<char, N + 1> chars{};
     constexpr FixedString() = default;
     constexpr FixedString(const char (&text)[N + 1]) {
@@ -25,8 +24,7 @@ struct FixedString {
     constexpr std::string_view view() const { return std::string_view(chars.data(), N); }
     static constexpr std::size_t size() { return N; }
 };
-template <std::size_t N>
-FixedString(const char (&)[N]) -> FixedString<N - 1>;
+template <std::size_t N> FixedString(const char (&)[N]) -> FixedString<N - 1>;
 
 template <std::size_t A, std::size_t B>
 constexpr FixedString<A + B> operator+(const FixedString<A>& a, const FixedString<B>& b) {
@@ -45,8 +43,7 @@ constexpr std::size_t digit_count(std::uint64_t v) {
     return n;
 }
 
-template <std::uint64_t V>
-constexpr auto number_string() {
+template <std::uint64_t V> constexpr auto number_string() {
     FixedString<digit_count(V)> out;
     std::uint64_t v = V;
     for (std::size_t i = digit_count(V); i > 0; --i) {
@@ -57,32 +54,36 @@ constexpr auto number_string() {
 }
 
 // "Prefix<V>"
-template <FixedString Prefix, std::uint64_t V>
-constexpr auto templated_name() {
+template <FixedString Prefix, std::uint64_t V> constexpr auto templated_name() {
     return Prefix + FixedString("<") + number_string<V>() + FixedString(">");
 }
 
 // Joins the names of a pack with commas.
-template <class... Ks>
-struct JoinNames;
-template <>
-struct JoinNames<> {
-    static constexpr FixedString<0> value{};
-};
-template <class K>
-struct JoinNames<K> {
-    static constexpr auto value = K::name_storage;
-};
-template <class K, class K2, class... Rest>
-struct JoinNames<K, K2, Rest...> {
+template <class... Ks> struct JoinNames;
+template <> struct JoinNames<> { static constexpr FixedString<0> value{}; };
+template <class K> struct JoinNames<K> { static constexpr auto value = K::name_storage; };
+template <class K, class K2, class... Rest> struct JoinNames<K, K2, Rest...> {
     static constexpr auto value = K::name_storage + FixedString(",") + JoinNames<K2, Rest...>::value;
 };
 
 } // namespace detail
 
 enum class KnobKind : std::uint8_t {
-    mshr_entries, mshr_merges, sets, ways, line_bytes, sector_bytes, miss_queue, hit_latency, lsu_queue,
-    allocation, indexing, shared_banks, shared_lanes_per_cycle, global_load_caching, reexecution_queue,
+    mshr_entries,
+    mshr_merges,
+    sets,
+    ways,
+    line_bytes,
+    sector_bytes,
+    miss_queue,
+    hit_latency,
+    lsu_queue,
+    allocation,
+    indexing,
+    shared_banks,
+    shared_lanes_per_cycle,
+    global_load_caching,
+    reexecution_queue,
     texture_load_caching, // appended
 };
 
@@ -91,18 +92,17 @@ enum class AllocationPolicy : std::uint8_t {
     on_miss, // the victim is reserved when the miss is sent (GPGPU-Sim's default, Wang 2016 Fig. 14)
 };
 enum class SetIndexing : std::uint8_t {
-    linear,     // set = line number mod sets
+    linear, // set = line number mod sets
     fermi_hash, // the Fermi pseudo-random XOR hash (Wang 2016 Sec. 5, ref. [25]; 32 or 64 sets)
 };
 
-#define GPUARCH_MEM_NUMERIC_KNOB(Name, Kind, Minimum, Message)                                        \
-    template <std::uint32_t N>                                                                        \
-    struct Name {                                                                                      \
-        static_assert(N >= (Minimum), Message);                                                        \
-        static constexpr KnobKind kind = KnobKind::Kind;                                               \
-        static constexpr std::uint32_t value = N;                                                      \
-        static constexpr auto name_storage = detail::templated_name<detail::FixedString(#Name), N>();  \
-        static constexpr std::string_view name = name_storage.view();                                  \
+#define GPUARCH_MEM_NUMERIC_KNOB(Name, Kind, Minimum, Message)                                                         \
+    template <std::uint32_t N> struct Name {                                                                           \
+        static_assert(N >= (Minimum), Message);                                                                        \
+        static constexpr KnobKind kind = KnobKind::Kind;                                                               \
+        static constexpr std::uint32_t value = N;                                                                      \
+        static constexpr auto name_storage = detail::templated_name<detail::FixedString(#Name), N>();                  \
+        static constexpr std::string_view name = name_storage.view();                                                  \
     }
 
 // MSHR entries per L1 (Wang 2016 Sec. 2.1: 32 per SM; Gong 2020 Table 6.3: 16).
@@ -199,22 +199,18 @@ concept L1Knob = requires {
 namespace detail {
 
 // The value of the first knob of `Kind` in the pack, or `fallback`.
-template <KnobKind Kind, auto Fallback, class... Knobs>
-struct KnobValue {
-    static constexpr auto value = Fallback;
-};
-template <KnobKind Kind, auto Fallback, class K, class... Rest>
-struct KnobValue<Kind, Fallback, K, Rest...> {
+template <KnobKind Kind, auto Fallback, class... Knobs> struct KnobValue { static constexpr auto value = Fallback; };
+template <KnobKind Kind, auto Fallback, class K, class... Rest> struct KnobValue<Kind, Fallback, K, Rest...> {
     static constexpr auto value = [] {
         if constexpr (K::kind == Kind) return static_cast<decltype(Fallback)>(K::value);
         else return KnobValue<Kind, Fallback, Rest...>::value;
     }();
 };
 
-template <class... Knobs>
-constexpr bool knob_kinds_unique() {
+template <class... Knobs> constexpr bool knob_kinds_unique() {
     for (int k = 0; k <= static_cast<int>(KnobKind::texture_load_caching); ++k) {
-        const std::size_t n = ((static_cast<int>(Knobs::kind) == k ? std::size_t{1} : std::size_t{0}) + ... + std::size_t{0});
+        const std::size_t n =
+            ((static_cast<int>(Knobs::kind) == k ? std::size_t{1} : std::size_t{0}) + ... + std::size_t{0});
         if (n > 1) return false;
     }
     return true;

@@ -65,28 +65,29 @@ struct ConstantCacheConfig {
     // 8 KB with 64-byte lines (Wang 2016 Table 1). The table's "24-way" does not divide 128 lines into whole
     // sets, so the default keeps size and line and uses 2 ways x 64 sets (documented choice).
     CacheGeometry geometry{64, 2, 64, SetIndexing::linear};
-    std::uint32_t mshr_entries = 8;      // documented default; no source gives it
+    std::uint32_t mshr_entries = 8; // documented default; no source gives it
     std::uint32_t mshr_max_requests = 8; // documented default
-    std::uint32_t hit_latency = 1;       // documented default
+    std::uint32_t hit_latency = 1; // documented default
 };
 
 struct L1Config {
     CacheGeometry geometry{32, 8, 128, SetIndexing::linear}; // 32 KB, 8-way, 128 B (Wang 2016 Table 1)
-    std::uint32_t sector_bytes = 32;       // uncached-load granularity and store byte-mask unit
-    std::uint32_t mshr_entries = 32;       // Wang 2016 Sec. 2.1
-    std::uint32_t mshr_max_requests = 8;   // Gong 2020 Table 6.3
-    std::uint32_t miss_queue = 8;          // documented default (Wang 2016 gives no memory-port depth)
-    std::uint32_t hit_latency = 1;         // documented default (Narasiman 2010 Table 1: single-cycle D-cache)
-    std::uint32_t lsu_queue = 1;           // documented default: one dispatch register in front of the LSU
+    std::uint32_t sector_bytes = 32; // uncached-load granularity and store byte-mask unit
+    std::uint32_t mshr_entries = 32; // Wang 2016 Sec. 2.1
+    std::uint32_t mshr_max_requests = 8; // Gong 2020 Table 6.3
+    std::uint32_t miss_queue = 8; // documented default (Wang 2016 gives no memory-port depth)
+    std::uint32_t hit_latency = 1; // documented default (Narasiman 2010 Table 1: single-cycle D-cache)
+    std::uint32_t lsu_queue = 1; // documented default: one dispatch register in front of the LSU
     AllocationPolicy allocation = AllocationPolicy::on_fill; // Wang 2016 Sec. 5 runs allocate-on-fill
     bool cache_global_loads = true;
-    bool cache_texture_loads = true; // texture fetches and surface loads allocate in the L1 (knobs.hpp, CacheTextureLoads)
+    bool cache_texture_loads =
+        true; // texture fetches and surface loads allocate in the L1 (knobs.hpp, CacheTextureLoads)
     // Invalidate the L1 data cache's lines before every launch (a GPU's first finds none), as GPGPU-Sim's
     // -gpgpu_flush_l1_cache 1 does (its GTX480 configuration). Off: lines stay valid from one launch to the next.
     bool flush_between_kernels = false;
-    std::uint32_t coherent_max_lines = 2;  // Wang 2016 Sec. 2.1: coherent = 1-2 cache lines
+    std::uint32_t coherent_max_lines = 2; // Wang 2016 Sec. 2.1: coherent = 1-2 cache lines
     std::uint32_t reexecution_entries = 0; // MASCAR re-execution queue (line accesses); 0: none (Wang 2016 Sec. 5
-                                           // gives MASCAR 32)
+        // gives MASCAR 32)
     SharedMemoryConfig shared{};
     ConstantCacheConfig constant{};
     // GPU-wide tracker of cross-SM duplicate MSHR allocations (Gong 2020 Sec. 6.1); optional, not owned.
@@ -99,7 +100,8 @@ struct L1Config {
         if (sector_bytes < 4 || !std::has_single_bit(sector_bytes) || sector_bytes > geometry.line_bytes ||
             geometry.line_bytes / sector_bytes > 32)
             throw Error("the L1 sector size must be a power of two between 4 bytes and the line size with at most "
-                        "32 sectors per line (got " + std::to_string(sector_bytes) + ")");
+                        "32 sectors per line (got " +
+                        std::to_string(sector_bytes) + ")");
         if (mshr_entries == 0) throw Error("an L1 needs at least one MSHR entry");
         if (mshr_max_requests == 0) throw Error("an L1 MSHR entry must hold at least one request");
         if (miss_queue == 0) throw Error("the L1 miss queue needs at least one slot");
@@ -116,7 +118,9 @@ struct L1Config {
 // appends these, so that it states what actually runs when a preset or a setting overrides a knob.
 inline std::string l1_differences(const L1Config& effective, const L1Config& declared) {
     std::string out;
-    auto add = [&](const char* key, const std::string& value) { (out += out.empty() ? "" : ", ") += std::string(key) + "=" + value; };
+    auto add = [&](const char* key, const std::string& value) {
+        (out += out.empty() ? "" : ", ") += std::string(key) + "=" + value;
+    };
     auto num = [](std::uint64_t v) { return std::to_string(v); };
     if (effective.mshr_entries != declared.mshr_entries) add("l1.mshr_entries", num(effective.mshr_entries));
     if (effective.mshr_max_requests != declared.mshr_max_requests)
@@ -151,8 +155,7 @@ public:
           const_tags_(config.constant.geometry),
           const_mshr_(config.constant.mshr_entries, config.constant.mshr_max_requests),
           classifier_(config.geometry, config.sector_bytes, config.coherent_max_lines), shared_(config.shared),
-          miss_queue_(config.miss_queue), lsu_(config.lsu_queue),
-          mshr_occupancy_(std::size_t{config.mshr_entries} + 1),
+          miss_queue_(config.miss_queue), lsu_(config.lsu_queue), mshr_occupancy_(std::size_t{config.mshr_entries} + 1),
           requests_per_entry_(std::size_t{config.mshr_max_requests} + 1) {
         for (auto& slot : lsu_) slot.accesses.reserve(64);
         pending_.reserve(64);
@@ -228,8 +231,8 @@ public:
                 if (access.prefetch != ir::CacheLevel::none) ++prefetches_;
                 if (access.texture) ++texture_loads_;
                 // A coherent load (ir::needs_coherent_load) never takes its data from the L1.
-                const bool cached = access.texture ? config_.cache_texture_loads
-                                                   : config_.cache_global_loads && !access.coherent;
+                const bool cached =
+                    access.texture ? config_.cache_texture_loads : config_.cache_global_loads && !access.coherent;
                 if (l2_only || (!local && !cached)) {
                     slot.path = Path::bypass_load;
                     coalesce(access, config_.sector_bytes, config_.sector_bytes, slot.accesses);
@@ -237,8 +240,8 @@ public:
                     slot.path = Path::data_load;
                     coalesce(access, config_.geometry.line_bytes, config_.sector_bytes, slot.accesses);
                 }
-                const AccessClass c = classifier_.classify(slot.accesses, static_cast<std::uint32_t>(
-                                                                              access.active.popcount()));
+                const AccessClass c =
+                    classifier_.classify(slot.accesses, static_cast<std::uint32_t>(access.active.popcount()));
                 p.info.lines = c.lines;
                 p.info.sets = c.sets;
                 p.info.coherent = c.coherent;
@@ -299,23 +302,20 @@ public:
         throw Error("the L1 received a response with an id it never issued");
     }
 
-    template <class F>
-    void drain_completed(F&& done) {
+    template <class F> void drain_completed(F&& done) {
         for (const Completion& c : completed_) done(c);
         completed_.clear();
     }
     // done(const Completion&) for each memory instruction whose accesses have all been served since the last
     // cycle() (loads: `misses` is final; the data may still be on its way).
-    template <class F>
-    void drain_issued(F&& done) {
+    template <class F> void drain_issued(F&& done) {
         for (const Completion& c : issued_) done(c);
         issued_.clear();
         issued_stale_ = 0;
     }
     // f(warp, const timing::LocalityEvent&) for each data-cache miss (to the warp that missed) and each valid line
     // replaced by a fill or a reservation (to the warp whose miss brought the line in).
-    template <class F>
-    void drain_locality_events(F&& f) {
+    template <class F> void drain_locality_events(F&& f) {
         for (const auto& [warp, event] : locality_) f(warp, event);
         locality_.clear();
         locality_stale_ = 0;
@@ -349,8 +349,7 @@ public:
     // lines. The L1 writes through, so no line holds data the L2 lacks. Returns how many lines were dropped.
     std::uint64_t flush_data() { return tags_.invalidate_all(); }
 
-    template <class V>
-    void visit_stats(V& v) const {
+    template <class V> void visit_stats(V& v) const {
         v.counter("cycles", cycles_, "core cycles simulated");
         v.counter("loads", loads_, "global and local warp loads");
         v.counter("prefetches", prefetches_, "of those loads, prefetch/prefetchu instructions (no register written)");
@@ -395,7 +394,8 @@ public:
         v.counter("divergent_load_occlusion_cycles", divergent_occlusion_,
                   "divergent loads: cycles waiting behind other instructions or replaying (Wang 2016 Fig. 3)");
         v.counter("divergent_load_access_cycles", divergent_access_, "divergent loads: the rest of their L1 latency");
-        v.counter("fully_cached_coherent_loads", fully_cached_coherent_, "coherent loads with no miss (Wang 2016 Fig. 11)");
+        v.counter("fully_cached_coherent_loads", fully_cached_coherent_,
+                  "coherent loads with no miss (Wang 2016 Fig. 11)");
         v.counter("fully_cached_divergent_loads", fully_cached_divergent_,
                   "divergent loads with no miss (Wang 2016 Fig. 10)");
         if (config_.reexecution_entries > 0) {
@@ -503,9 +503,18 @@ private:
         switch (state_) {
         case LsuState::idle: break;
         case LsuState::busy: ++lsu_active_cycles_; break;
-        case LsuState::stalled_coalesce: ++lsu_active_cycles_; ++ldst_coal_cycles_; break;
-        case LsuState::stalled_mshr: ++lsu_active_cycles_; ++ldst_mshr_cycles_; break;
-        case LsuState::stalled_icnt: ++lsu_active_cycles_; ++ldst_icnt_cycles_; break;
+        case LsuState::stalled_coalesce:
+            ++lsu_active_cycles_;
+            ++ldst_coal_cycles_;
+            break;
+        case LsuState::stalled_mshr:
+            ++lsu_active_cycles_;
+            ++ldst_mshr_cycles_;
+            break;
+        case LsuState::stalled_icnt:
+            ++lsu_active_cycles_;
+            ++ldst_icnt_cycles_;
+            break;
         }
     }
 
@@ -556,8 +565,7 @@ private:
         all_accesses_served(index, now);
     }
     // Drops the reports that were already there when the previous cycle() began (undrained for a whole cycle).
-    template <class T>
-    static void forget_undrained(std::vector<T>& reports, std::size_t& stale) {
+    template <class T> static void forget_undrained(std::vector<T>& reports, std::size_t& stale) {
         reports.erase(reports.begin(), reports.begin() + static_cast<std::ptrdiff_t>(std::min(stale, reports.size())));
         stale = reports.size();
     }
@@ -641,8 +649,8 @@ private:
                 }
             }
             const auto bytes = static_cast<std::uint32_t>(std::popcount(t.sector_mask)) * config_.sector_bytes;
-            miss_queue_.push(MemPacket{t.address, bytes, MemPacket::write, sm_, make_id(IdClass::write_ack, 0),
-                                       false, 0});
+            miss_queue_.push(
+                MemPacket{t.address, bytes, MemPacket::write, sm_, make_id(IdClass::write_ack, 0), false, 0});
             ++write_requests_;
             ++outstanding_writes_;
             return LsuState::busy;
@@ -653,8 +661,8 @@ private:
             // The packet carries the touched sectors of one line; several lanes may update the same word, so the
             // lane count (which times the L2's atomic unit) can exceed what fits in the line.
             const auto bytes = static_cast<std::uint32_t>(std::popcount(t.sector_mask)) * config_.sector_bytes;
-            miss_queue_.push(MemPacket{t.address, bytes, MemPacket::atomic, sm_, make_id(IdClass::atomic, index),
-                                       false, t.lanes});
+            miss_queue_.push(
+                MemPacket{t.address, bytes, MemPacket::atomic, sm_, make_id(IdClass::atomic, index), false, t.lanes});
             ++atomic_requests_;
             ++p.outstanding;
             return LsuState::busy;
@@ -865,8 +873,8 @@ private:
     MshrTable<std::uint32_t> mshr_;
     std::vector<std::uint32_t> reserved_way_; // allocate-on-miss: the way each entry reserved
     static constexpr std::uint32_t no_owner = ~std::uint32_t{0};
-    std::vector<std::uint32_t> entry_owner_;  // the warp whose miss allocated each MSHR entry
-    std::vector<std::uint32_t> line_owner_;   // per (set, way): the warp whose miss brought the line in
+    std::vector<std::uint32_t> entry_owner_; // the warp whose miss allocated each MSHR entry
+    std::vector<std::uint32_t> line_owner_; // per (set, way): the warp whose miss brought the line in
     TagArray const_tags_;
     MshrTable<std::uint32_t> const_mshr_;
     Coalescer classifier_;
@@ -900,20 +908,19 @@ private:
     std::uint64_t texture_loads_ = 0, texture_misses_ = 0;
     std::uint64_t cycles_ = 0, loads_ = 0, stores_ = 0, atomics_ = 0, shared_accesses_ = 0, shared_bank_cycles_ = 0,
                   constant_accesses_ = 0, accesses_ = 0, hits_ = 0, misses_ = 0, merges_ = 0, evictions_ = 0,
-                  write_evictions_ = 0, bypass_requests_ = 0, write_requests_ = 0, store_hits_ = 0, atomic_requests_ = 0,
-                  packets_sent_ = 0, constant_hits_ = 0, constant_misses_ = 0, lsu_active_cycles_ = 0,
-                  ldst_coal_cycles_ = 0, ldst_mshr_cycles_ = 0, ldst_icnt_cycles_ = 0, mshr_full_stall_cycles_ = 0,
-                  merge_full_stall_cycles_ = 0, reservation_fail_cycles_ = 0, mshr_full_cycles_ = 0,
-                  miss_queue_full_cycles_ = 0, coherent_loads_ = 0, divergent_loads_ = 0, coherent_occlusion_ = 0,
-                  coherent_access_ = 0, divergent_occlusion_ = 0, divergent_access_ = 0, fully_cached_coherent_ = 0,
-                  fully_cached_divergent_ = 0;
+                  write_evictions_ = 0, bypass_requests_ = 0, write_requests_ = 0, store_hits_ = 0,
+                  atomic_requests_ = 0, packets_sent_ = 0, constant_hits_ = 0, constant_misses_ = 0,
+                  lsu_active_cycles_ = 0, ldst_coal_cycles_ = 0, ldst_mshr_cycles_ = 0, ldst_icnt_cycles_ = 0,
+                  mshr_full_stall_cycles_ = 0, merge_full_stall_cycles_ = 0, reservation_fail_cycles_ = 0,
+                  mshr_full_cycles_ = 0, miss_queue_full_cycles_ = 0, coherent_loads_ = 0, divergent_loads_ = 0,
+                  coherent_occlusion_ = 0, coherent_access_ = 0, divergent_occlusion_ = 0, divergent_access_ = 0,
+                  fully_cached_coherent_ = 0, fully_cached_divergent_ = 0;
     core::Histogram mshr_occupancy_;
     core::Histogram requests_per_entry_;
 };
 
 // L1<Knobs...>: the L1 slot policy. Omitted knobs take L1Config's defaults (docs/memory.md).
-template <class... Knobs>
-class L1 : public L1Unit {
+template <class... Knobs> class L1 : public L1Unit {
     static_assert((L1Knob<Knobs> && ...),
                   "every argument of L1<...> must be an L1 knob: MSHR<N>, Merges<N>, Sets<N>, Ways<N>, LineBytes<N>, "
                   "SectorBytes<N>, MissQueue<N>, HitLatency<N>, LsuQueue<N>, SharedBanks<N>, SharedLanesPerCycle<N>, "

@@ -36,8 +36,8 @@ struct L2Config {
     bool enabled = true;
     // One slice: 768 KB / 6 partitions = 128 KB, 16-way, 128 B lines -> 64 sets (Wang 2016 Table 1).
     CacheGeometry geometry{64, 16, 128, SetIndexing::linear};
-    std::uint32_t mshr_entries = 32;         // documented default (no source gives L2 MSHRs)
-    std::uint32_t mshr_max_requests = 8;     // documented default
+    std::uint32_t mshr_entries = 32; // documented default (no source gives L2 MSHRs)
+    std::uint32_t mshr_max_requests = 8; // documented default
     std::uint32_t atomic_cycles_per_lane = 1; // documented default
     bool write_acks = true;
 };
@@ -45,9 +45,9 @@ struct L2Config {
 struct PartitionConfig {
     L2Config l2{};
     DramConfig dram{};
-    std::uint32_t l2_latency = 120;   // core cycles; Wang 2016 Table 1 "Min. L2 Latency: 120 cycles (core clock)"
+    std::uint32_t l2_latency = 120; // core cycles; Wang 2016 Table 1 "Min. L2 Latency: 120 cycles (core clock)"
     std::uint32_t dram_latency = 100; // core cycles; Wang 2016 Table 1 "Global Memory ... min latency: 100 cycles"
-    std::uint32_t delay_slack = 64;   // delay lines hold latency + slack packets (documented default)
+    std::uint32_t delay_slack = 64; // delay lines hold latency + slack packets (documented default)
 
     void validate() const {
         if (l2.enabled) {
@@ -109,9 +109,7 @@ public:
         dram_.cycle(dram_now);
     }
 
-    bool idle() const {
-        return rop_.empty() && to_dram_.empty() && dram_.idle() && mshr_.busy() == 0;
-    }
+    bool idle() const { return rop_.empty() && to_dram_.empty() && dram_.idle() && mshr_.busy() == 0; }
     // Idle, and no atomic occupies the slice any more: every further l2_cycle and dram_cycle only counts itself
     // until accept() is called, so the memory system may skip them and account for them with skip_idle_cycles.
     bool quiescent() const { return idle() && atomic_busy_until_ <= l2_cycles_; }
@@ -130,15 +128,24 @@ public:
                       write_misses = 0, atomics = 0, atomic_hits = 0, mshr_merges = 0, fills = 0, writebacks = 0,
                       stalled_cycles = 0, atomic_busy_cycles = 0, responses = 0;
         Stats& operator+=(const Stats& o) {
-            l2_cycles += o.l2_cycles; reads += o.reads; read_hits += o.read_hits; read_misses += o.read_misses;
-            writes += o.writes; write_hits += o.write_hits; write_misses += o.write_misses; atomics += o.atomics;
-            atomic_hits += o.atomic_hits; mshr_merges += o.mshr_merges; fills += o.fills;
-            writebacks += o.writebacks; stalled_cycles += o.stalled_cycles;
-            atomic_busy_cycles += o.atomic_busy_cycles; responses += o.responses;
+            l2_cycles += o.l2_cycles;
+            reads += o.reads;
+            read_hits += o.read_hits;
+            read_misses += o.read_misses;
+            writes += o.writes;
+            write_hits += o.write_hits;
+            write_misses += o.write_misses;
+            atomics += o.atomics;
+            atomic_hits += o.atomic_hits;
+            mshr_merges += o.mshr_merges;
+            fills += o.fills;
+            writebacks += o.writebacks;
+            stalled_cycles += o.stalled_cycles;
+            atomic_busy_cycles += o.atomic_busy_cycles;
+            responses += o.responses;
             return *this;
         }
-        template <class V>
-        void visit_stats(V& v) const {
+        template <class V> void visit_stats(V& v) const {
             v.counter("l2_cycles", l2_cycles, "L2 clock cycles (summed over slices)");
             v.counter("l2_reads", reads, "read requests served by the L2");
             v.counter("l2_read_hits", read_hits, "reads that found their line");
@@ -163,8 +170,7 @@ public:
         s.atomic_busy_cycles = atomic_busy_cycles_;
         return s;
     }
-    template <class V>
-    void visit_stats(V& v) const {
+    template <class V> void visit_stats(V& v) const {
         stats().visit_stats(v);
         dram_.visit_stats(v);
     }
@@ -214,7 +220,8 @@ private:
                 ++stats_.write_misses;
             } else {
                 const std::uint32_t way = tags_.victim(probe.set);
-                const bool victim_dirty = tags_.state(probe.set, way) == LineState::valid && tags_.dirty(probe.set, way);
+                const bool victim_dirty =
+                    tags_.state(probe.set, way) == LineState::valid && tags_.dirty(probe.set, way);
                 if (victim_dirty && to_dram_.full()) return false;
                 const auto ev = tags_.install(probe.set, way, line, LineState::valid, true);
                 if (ev.evicted && ev.dirty) write_back(ev.line, core_now_);

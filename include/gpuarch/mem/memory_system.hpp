@@ -32,8 +32,8 @@ namespace gpuarch::mem {
 struct ClockConfig {
     core::ClockMHz core{1400.0}; // Wang 2016 Table 1: SM 1400 MHz
     core::ClockMHz icnt{1400.0}; // Wang 2016 Table 1: interconnect 1400 MHz
-    core::ClockMHz l2{1400.0};   // documented default: the L2 runs at the interconnect clock
-    core::ClockMHz dram{924.0};  // documented default: GPGPU-Sim GTX480 GDDR5 command clock
+    core::ClockMHz l2{1400.0}; // documented default: the L2 runs at the interconnect clock
+    core::ClockMHz dram{924.0}; // documented default: GPGPU-Sim GTX480 GDDR5 command clock
 };
 
 class AddressMap {
@@ -62,8 +62,8 @@ private:
 };
 
 struct MemorySystemConfig {
-    std::uint32_t sms = 30;              // Wang 2016 Table 1: 30 SMs (the GPU sets its own count)
-    std::uint32_t partitions = 6;        // Wang 2016 Table 1: 6 memory partitions
+    std::uint32_t sms = 30; // Wang 2016 Table 1: 30 SMs (the GPU sets its own count)
+    std::uint32_t partitions = 6; // Wang 2016 Table 1: 6 memory partitions
     std::uint32_t interleave_bytes = 256; // documented default
     CrossbarConfig request_network{};
     CrossbarConfig response_network{};
@@ -121,8 +121,7 @@ public:
         return partitions_[p];
     }
 
-    template <class F>
-    void cycle(core::Cycle now, F&& deliver) {
+    template <class F> void cycle(core::Cycle now, F&& deliver) {
         ++cycles_;
         for (std::uint32_t k = icnt_clock_.advance(); k > 0; --k) {
             ++icnt_now_;
@@ -193,8 +192,7 @@ public:
         return s;
     }
 
-    template <class V>
-    void visit_stats(V& v) const {
+    template <class V> void visit_stats(V& v) const {
         v.counter("cycles", cycles_, "core cycles simulated");
         v.counter("icnt_cycles", icnt_now_, "interconnect cycles");
         v.counter("icnt_request_packets", requests_.packets(), "packets SM -> partition");
@@ -236,9 +234,9 @@ private:
     Crossbar responses_;
     // mutable: catch_up (see there).
     mutable std::vector<MemoryPartition> partitions_;
-    std::vector<std::uint8_t> awake_;            // 1: ticked every cycle; 0: asleep (quiescent), caught up lazily
+    std::vector<std::uint8_t> awake_; // 1: ticked every cycle; 0: asleep (quiescent), caught up lazily
     std::uint32_t awake_count_ = 0;
-    mutable std::vector<core::Cycle> slept_l2_;   // l2_now_ and dram_now_ when a sleeping partition was last
+    mutable std::vector<core::Cycle> slept_l2_; // l2_now_ and dram_now_ when a sleeping partition was last
     mutable std::vector<core::Cycle> slept_dram_; // caught up
     ClockDomain icnt_clock_;
     ClockDomain l2_clock_;

@@ -15,8 +15,7 @@
 
 namespace gpuarch::mem {
 
-template <class Request>
-class MshrTable {
+template <class Request> class MshrTable {
 public:
     static constexpr std::uint32_t none = ~std::uint32_t{0};
 

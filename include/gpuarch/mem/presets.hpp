@@ -17,7 +17,7 @@ using FermiL1 = L1<MSHR<32>, Merges<8>, Sets<32>, Ways<8>, LineBytes<128>, MissQ
 
 inline L1Config fermi_l1() {
     L1Config c = FermiL1::knob_config();
-    c.shared.banks = 32;           // Gong 2020 Sec. 2.2: 32 banks on Fermi, a warp per cycle
+    c.shared.banks = 32; // Gong 2020 Sec. 2.2: 32 banks on Fermi, a warp per cycle
     c.shared.bank_bytes = 4;
     c.shared.lanes_per_cycle = 32;
     // Constant cache 8 KB, 64 B lines (Wang 2016 Table 1); "24-way" does not divide 128 lines into sets, so
@@ -40,15 +40,15 @@ inline L1Config fermi_mascar_l1() {
 inline MemorySystemConfig fermi_memory(std::uint32_t sms = 30) { // Wang 2016 Table 1: 30 SMs
     MemorySystemConfig m;
     m.sms = sms;
-    m.partitions = 6;                                        // Table 1: 6 partitions
+    m.partitions = 6; // Table 1: 6 partitions
     m.partition.l2.geometry = CacheGeometry{64, 16, 128, SetIndexing::linear}; // 768 KB / 6, 128 B, 16-way
-    m.partition.l2_latency = 120;                            // Table 1: min. L2 latency 120 core cycles
-    m.partition.dram_latency = 100;                          // Table 1: global memory min. latency 100 cycles
-    m.partition.dram.scheduler = DramScheduler::fr_fcfs;     // Table 1: FR-FCFS
-    m.partition.dram.queue_capacity = 32;                    // Table 1: max request queue length 32
-    m.partition.dram.banks = 16;                             // Table 1: nbk=16
+    m.partition.l2_latency = 120; // Table 1: min. L2 latency 120 core cycles
+    m.partition.dram_latency = 100; // Table 1: global memory min. latency 100 cycles
+    m.partition.dram.scheduler = DramScheduler::fr_fcfs; // Table 1: FR-FCFS
+    m.partition.dram.queue_capacity = 32; // Table 1: max request queue length 32
+    m.partition.dram.banks = 16; // Table 1: nbk=16
     m.partition.dram.timing = DramTiming{12, 12, 40, 28, 12, 6, 5, 12, 4, 2}; // Table 1 (+ tWL, tCCD defaults)
-    m.request_network.flit_bytes = 32;                       // Table 1: 32 B channel width
+    m.request_network.flit_bytes = 32; // Table 1: 32 B channel width
     m.response_network.flit_bytes = 32;
     m.clocks = ClockConfig{core::ClockMHz{1400.0}, core::ClockMHz{1400.0}, // Table 1: SM and interconnect 1400 MHz
                            core::ClockMHz{1400.0}, core::ClockMHz{924.0}}; // L2, DRAM: documented defaults
@@ -64,10 +64,10 @@ using GTX480L1 =
 inline L1Config gtx480_l1() {
     L1Config c = GTX480L1::knob_config();
     c.flush_between_kernels = true; // -gpgpu_flush_l1_cache 1
-    c.shared.banks = 32;            // -gpgpu_shmem_num_banks 32
+    c.shared.banks = 32; // -gpgpu_shmem_num_banks 32
     c.shared.bank_bytes = 4;
-    c.shared.lanes_per_cycle = 32;  // -gpgpu_shmem_warp_parts 1: the whole warp in one pass
-    c.shared.latency = 26;          // -gpgpu_smem_latency 26
+    c.shared.lanes_per_cycle = 32; // -gpgpu_shmem_warp_parts 1: the whole warp in one pass
+    c.shared.latency = 26; // -gpgpu_smem_latency 26
     // -gpgpu_const_cache:l1 N:64:64:2: 64 sets x 64 B x 2 ways (8 KB).
     c.constant.geometry = CacheGeometry{64, 2, 64, SetIndexing::linear};
     return c;
@@ -80,18 +80,18 @@ inline L1Config gtx480_l1() {
 inline MemorySystemConfig gtx480_memory(std::uint32_t sms = 15) { // -gpgpu_n_clusters 15, one core each
     MemorySystemConfig m;
     m.sms = sms;
-    m.partitions = 6;                                         // -gpgpu_n_mem 6
-    m.interleave_bytes = 256;                                 // dramid@8: the channel from address bit 8 up
+    m.partitions = 6; // -gpgpu_n_mem 6
+    m.interleave_bytes = 256; // dramid@8: the channel from address bit 8 up
     m.partition.l2.geometry = CacheGeometry{128, 8, 128, SetIndexing::linear}; // 2 x S:64:128:8, linear index (L)
-    m.partition.l2.mshr_entries = 2 * 256;                    // dl2 MSHR A:256:4 per sub-partition
+    m.partition.l2.mshr_entries = 2 * 256; // dl2 MSHR A:256:4 per sub-partition
     m.partition.l2.mshr_max_requests = 4;
-    m.partition.l2_latency = 120;                             // -gpgpu_l2_rop_latency 120
-    m.partition.dram_latency = 100;                           // -dram_latency 100
-    m.partition.dram.scheduler = DramScheduler::fr_fcfs;      // -gpgpu_dram_scheduler 1
-    m.partition.dram.queue_capacity = 64;                     // -gpgpu_frfcfs_dram_sched_queue_size 64
-    m.partition.dram.return_queue = 116;                      // -gpgpu_dram_return_queue_size 116
-    m.partition.dram.banks = 16;                              // nbk=16
-    m.partition.dram.bank_groups = 4;                         // nbkgrp=4, -dram_bnkgrp_indexing_policy 1
+    m.partition.l2_latency = 120; // -gpgpu_l2_rop_latency 120
+    m.partition.dram_latency = 100; // -dram_latency 100
+    m.partition.dram.scheduler = DramScheduler::fr_fcfs; // -gpgpu_dram_scheduler 1
+    m.partition.dram.queue_capacity = 64; // -gpgpu_frfcfs_dram_sched_queue_size 64
+    m.partition.dram.return_queue = 116; // -gpgpu_dram_return_queue_size 116
+    m.partition.dram.banks = 16; // nbk=16
+    m.partition.dram.bank_groups = 4; // nbkgrp=4, -dram_bnkgrp_indexing_policy 1
     // -gpgpu_mem_addr_mapping dramid@8;...0000RRRR.RRRRRRRR.BBBCCCCB.CCSSSSSS on the channel-local address (the
     // channel bits removed): 4 KB rows spread over bank pairs in 256 B pieces.
     m.partition.dram.address_bits = dram_address_bits("0000RRRR.RRRRRRRR.BBBCCCCB.CCSSSSSS");
@@ -115,7 +115,7 @@ inline MemorySystemConfig gtx480_memory(std::uint32_t sms = 15) { // -gpgpu_n_cl
     // -gpgpu_n_mem_per_ctrlr 2 x -gpgpu_dram_buswidth 4 B, -dram_data_command_freq_ratio 4 (GDDR5 is QDR):
     // 2 x 4 B x 4 = 32 B per command cycle.
     m.partition.dram.bus_bytes_per_cycle = 32;
-    m.request_network.flit_bytes = 40;                        // -icnt_flit_size 40
+    m.request_network.flit_bytes = 40; // -icnt_flit_size 40
     m.response_network.flit_bytes = 40;
     m.clocks = ClockConfig{core::ClockMHz{700.0}, core::ClockMHz{700.0}, // -gpgpu_clock_domains 700:700:700:924
                            core::ClockMHz{700.0}, core::ClockMHz{924.0}};
@@ -190,9 +190,9 @@ inline MemorySystemConfig narasiman_memory(std::uint32_t sms = 1) {
     m.partition.l2_latency = 0;
     m.partition.dram_latency = 0;
     m.partition.dram.scheduler = DramScheduler::fcfs; // Table 1: FCFS, open row
-    m.partition.dram.banks = 8;                      // Table 1: 8 banks
-    m.partition.dram.row_bytes = 4096;               // Table 1: 4 KB row buffer per bank
-    m.partition.dram.bus_bytes_per_cycle = 128;      // 128 GB/s at 1 GHz: one 128 B line per cycle
+    m.partition.dram.banks = 8; // Table 1: 8 banks
+    m.partition.dram.row_bytes = 4096; // Table 1: 4 KB row buffer per bank
+    m.partition.dram.bus_bytes_per_cycle = 128; // 128 GB/s at 1 GHz: one 128 B line per cycle
     // Row hit = tCL + 1 transfer cycle = 100; row conflict = tRP + tRCD + tCL + 1 = 300 (Table 1).
     DramTiming t{};
     t.tCL = 99;
@@ -207,10 +207,10 @@ inline MemorySystemConfig narasiman_memory(std::uint32_t sms = 1) {
     t.tCCD = 1;
     t.tRTP = 0;
     m.partition.dram.timing = t;
-    m.request_network.flit_bytes = 136;  // a 128 B line plus the header in one flit
+    m.request_network.flit_bytes = 136; // a 128 B line plus the header in one flit
     m.response_network.flit_bytes = 136;
-    m.clocks = ClockConfig{core::ClockMHz{1000.0}, core::ClockMHz{1000.0}, core::ClockMHz{1000.0},
-                           core::ClockMHz{1000.0}};
+    m.clocks =
+        ClockConfig{core::ClockMHz{1000.0}, core::ClockMHz{1000.0}, core::ClockMHz{1000.0}, core::ClockMHz{1000.0}};
     return m;
 }
 

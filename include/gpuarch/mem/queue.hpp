@@ -15,8 +15,7 @@
 
 namespace gpuarch::mem {
 
-template <class T>
-class BoundedQueue {
+template <class T> class BoundedQueue {
 public:
     explicit BoundedQueue(std::size_t capacity = 1) : slots_(capacity == 0 ? 1 : capacity), capacity_(capacity) {}
 
@@ -27,8 +26,9 @@ public:
     std::size_t free_slots() const { return capacity_ - size_; }
 
     void push(const T& value) {
-        if (full()) throw Error("a bounded memory queue of capacity " + std::to_string(capacity_) +
-                                " was pushed while full; the producer must test full() first");
+        if (full())
+            throw Error("a bounded memory queue of capacity " + std::to_string(capacity_) +
+                        " was pushed while full; the producer must test full() first");
         slots_[wrap(head_ + size_)] = value;
         ++size_;
     }
@@ -60,8 +60,7 @@ private:
     std::size_t size_ = 0;
 };
 
-template <class T>
-class GrowingQueue {
+template <class T> class GrowingQueue {
 public:
     explicit GrowingQueue(std::size_t initial_capacity = 16) : slots_(initial_capacity == 0 ? 1 : initial_capacity) {}
     std::size_t size() const { return size_; }

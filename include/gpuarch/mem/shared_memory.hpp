@@ -19,10 +19,10 @@
 namespace gpuarch::mem {
 
 struct SharedMemoryConfig {
-    std::uint32_t banks = 32;           // Gong 2020 Sec. 2.2: 32 banks on Fermi
-    std::uint32_t bank_bytes = 4;       // one 32-bit word per bank per cycle
+    std::uint32_t banks = 32; // Gong 2020 Sec. 2.2: 32 banks on Fermi
+    std::uint32_t bank_bytes = 4; // one 32-bit word per bank per cycle
     std::uint32_t lanes_per_cycle = 32; // 16 models the half-warp banks of compute capability 1.x
-    std::uint32_t latency = 1;          // cycles from the last bank cycle to the data (documented default)
+    std::uint32_t latency = 1; // cycles from the last bank cycle to the data (documented default)
 
     void validate() const {
         if (banks == 0 || bank_bytes == 0 || lanes_per_cycle == 0)
@@ -47,7 +47,8 @@ public:
         if (access.active.any() && access.addresses == nullptr)
             throw Error("a shared-memory access has active lanes but no addresses");
         const std::uint32_t bytes = access.access_bytes == 0 ? 1 : access.access_bytes;
-        if (const std::uint32_t degree = degree_of_single_group(access, bytes); degree != needs_general_count) return degree;
+        if (const std::uint32_t degree = degree_of_single_group(access, bytes); degree != needs_general_count)
+            return degree;
         std::uint32_t total = 0;
         std::size_t group = ~std::size_t{0};
         // One pass marks, per bank, the first word the group asks of it; a group whose banks each see one distinct

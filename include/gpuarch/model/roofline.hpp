@@ -8,22 +8,23 @@
 namespace gpuarch::model {
 
 struct RooflineResult {
-  double attainable = 0.0;
-  bool memory_bound = false;  // the bandwidth roof is the lower one
+    double attainable = 0.0;
+    bool memory_bound = false; // the bandwidth roof is the lower one
 };
 
 constexpr RooflineResult roofline(double peak, double bandwidth, double operational_intensity) {
-  if (!(peak > 0.0) || !(bandwidth > 0.0) || !(operational_intensity >= 0.0)) {
-    throw std::invalid_argument("roofline: peak and bandwidth must be positive, intensity non-negative");
-  }
-  const double memory_roof = bandwidth * operational_intensity;
-  return memory_roof < peak ? RooflineResult{memory_roof, true} : RooflineResult{peak, false};
+    if (!(peak > 0.0) || !(bandwidth > 0.0) || !(operational_intensity >= 0.0)) {
+        throw std::invalid_argument("roofline: peak and bandwidth must be positive, intensity non-negative");
+    }
+    const double memory_roof = bandwidth * operational_intensity;
+    return memory_roof < peak ? RooflineResult{memory_roof, true} : RooflineResult{peak, false};
 }
 
 // Operational intensity at which the two roofs meet.
 constexpr double roofline_ridge_intensity(double peak, double bandwidth) {
-  if (!(peak > 0.0) || !(bandwidth > 0.0)) throw std::invalid_argument("roofline: peak and bandwidth must be positive");
-  return peak / bandwidth;
+    if (!(peak > 0.0) || !(bandwidth > 0.0))
+        throw std::invalid_argument("roofline: peak and bandwidth must be positive");
+    return peak / bandwidth;
 }
 
 } // namespace gpuarch::model

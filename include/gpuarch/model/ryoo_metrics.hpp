@@ -11,8 +11,9 @@ namespace gpuarch::model {
 
 // Eq. 1.5: Efficiency = 1 / (Instr * Threads).
 constexpr double ryoo_efficiency(double instructions_per_thread, double threads) {
-  if (!(instructions_per_thread > 0.0) || !(threads > 0.0)) throw std::invalid_argument("ryoo: counts must be positive");
-  return 1.0 / (instructions_per_thread * threads);
+    if (!(instructions_per_thread > 0.0) || !(threads > 0.0))
+        throw std::invalid_argument("ryoo: counts must be positive");
+    return 1.0 / (instructions_per_thread * threads);
 }
 
 // Eq. 1.6: Utilization = Instr / Regions * ((W_TB - 1) / 2 + (B_SM - 1) * W_TB), where Regions
@@ -20,10 +21,11 @@ constexpr double ryoo_efficiency(double instructions_per_thread, double threads)
 // and B_SM the active blocks per SM.
 constexpr double ryoo_utilization(double instructions_per_thread, double regions, double warps_per_block,
                                   double blocks_per_sm) {
-  if (!(instructions_per_thread > 0.0) || !(regions > 0.0) || !(warps_per_block >= 1.0) || !(blocks_per_sm >= 1.0)) {
-    throw std::invalid_argument("ryoo: need positive instructions and regions, at least one warp and one block");
-  }
-  return instructions_per_thread / regions * ((warps_per_block - 1.0) / 2.0 + (blocks_per_sm - 1.0) * warps_per_block);
+    if (!(instructions_per_thread > 0.0) || !(regions > 0.0) || !(warps_per_block >= 1.0) || !(blocks_per_sm >= 1.0)) {
+        throw std::invalid_argument("ryoo: need positive instructions and regions, at least one warp and one block");
+    }
+    return instructions_per_thread / regions *
+           ((warps_per_block - 1.0) / 2.0 + (blocks_per_sm - 1.0) * warps_per_block);
 }
 
 } // namespace gpuarch::model

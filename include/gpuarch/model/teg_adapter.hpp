@@ -79,10 +79,10 @@ struct TegAdapterOptions {
 // The dynamic trace of one launch, with what a reader needs to map records back to the kernel.
 struct TegTrace {
     std::vector<TraceRecord> records;
-    std::vector<ir::Pc> pcs;       // per record: the instruction's PC (Lai's "PC trace" output)
+    std::vector<ir::Pc> pcs; // per record: the instruction's PC (Lai's "PC trace" output)
     std::uint32_t warps_per_cta = 0;
     std::uint64_t ctas = 0;
-    std::uint64_t skipped = 0;     // executed instructions without a record (nop)
+    std::uint64_t skipped = 0; // executed instructions without a record (nop)
 };
 
 namespace detail {
@@ -105,7 +105,8 @@ inline ir::StateSpace resolved_space(const ir::Kernel& kernel, ir::Pc pc, const 
         if (!r.executed.test(lane)) continue;
         ir::StateSpace s = r.lane_spaces[lane];
         if (s == ir::StateSpace::local) s = ir::StateSpace::global;
-        if (seen && *seen != s) teg_adapter_reject(kernel, pc, "a generic access whose lanes fall in different state spaces");
+        if (seen && *seen != s)
+            teg_adapter_reject(kernel, pc, "a generic access whose lanes fall in different state spaces");
         seen = s;
     }
     return seen.value_or(ir::StateSpace::global);
@@ -115,7 +116,8 @@ inline ir::StateSpace resolved_space(const ir::Kernel& kernel, ir::Pc pc, const 
 
 // Shared-memory conflict degree of one access: per group of `conflict_threads` lanes, the most distinct
 // `bank_bytes` words that fall in one of `banks` banks (1 = conflict-free; identical words broadcast).
-inline unsigned shared_conflict_ways(const func::StepResult& r, unsigned banks, unsigned bank_bytes, unsigned conflict_threads) {
+inline unsigned shared_conflict_ways(const func::StepResult& r, unsigned banks, unsigned bank_bytes,
+                                     unsigned conflict_threads) {
     if (banks == 0 || bank_bytes == 0 || conflict_threads == 0)
         throw std::invalid_argument("shared_conflict_ways: banks, bank_bytes and conflict_threads must be positive");
     unsigned worst = 1;
@@ -126,7 +128,8 @@ inline unsigned shared_conflict_ways(const func::StepResult& r, unsigned banks, 
         for (unsigned lane = first; lane < std::min(r.width(), first + conflict_threads); ++lane) {
             if (!r.executed.test(lane)) continue;
             const std::uint64_t bytes = std::max<std::uint64_t>(r.access_bytes, 1);
-            for (std::uint64_t w = r.addresses[lane] / bank_bytes; w <= (r.addresses[lane] + bytes - 1) / bank_bytes; ++w)
+            for (std::uint64_t w = r.addresses[lane] / bank_bytes; w <= (r.addresses[lane] + bytes - 1) / bank_bytes;
+                 ++w)
                 words.push_back(w);
         }
         std::sort(words.begin(), words.end());
@@ -153,39 +156,32 @@ inline std::optional<InstrClass> teg_instruction_class(const ir::Kernel& kernel,
     case OpClass::int_alu:
     case OpClass::branch:
     case OpClass::control:
-    case OpClass::warp_level:
-        return InstrClass::int_alu;
+    case OpClass::warp_level: return InstrClass::int_alu;
     case OpClass::int_mul:
         if (inst.op == Opcode::mul24 || (inst.op == Opcode::mul && detail::is_16bit_integer(inst.type)))
             return InstrClass::int_mul16;
         if (inst.op == Opcode::mad24 || (inst.op == Opcode::mad && detail::is_16bit_integer(inst.type)))
             return InstrClass::int_mad16;
         if (options.int_mul32_as) return *options.int_mul32_as;
-        detail::teg_adapter_reject(kernel, pc,
-                                   "32-bit integer multiply/divide has no GT200 timing in Lai 2013 (it is emulated by a "
-                                   "16-bit multiply sequence the thesis does not give); use mul24/16-bit operands or "
-                                   "set TegAdapterOptions::int_mul32_as");
-    case OpClass::fp32:
-        return by_arith(InstrClass::fp32_add, InstrClass::fp32_mul, InstrClass::fp32_mad);
-    case OpClass::fp64:
-        return by_arith(InstrClass::fp64_add, InstrClass::fp64_mul, InstrClass::fp64_fma);
-    case OpClass::sfu:
-        return InstrClass::sfu;
+        detail::teg_adapter_reject(
+            kernel, pc,
+            "32-bit integer multiply/divide has no GT200 timing in Lai 2013 (it is emulated by a "
+            "16-bit multiply sequence the thesis does not give); use mul24/16-bit operands or "
+            "set TegAdapterOptions::int_mul32_as");
+    case OpClass::fp32: return by_arith(InstrClass::fp32_add, InstrClass::fp32_mul, InstrClass::fp32_mad);
+    case OpClass::fp64: return by_arith(InstrClass::fp64_add, InstrClass::fp64_mul, InstrClass::fp64_fma);
+    case OpClass::sfu: return InstrClass::sfu;
     case OpClass::half:
         detail::teg_adapter_reject(kernel, pc, "half-precision arithmetic does not exist on GT200, which TEG models");
-    case OpClass::load_const:
-        return InstrClass::int_alu;
+    case OpClass::load_const: return InstrClass::int_alu;
     case OpClass::load_param:
     case OpClass::load_shared:
     case OpClass::store_shared:
-    case OpClass::store_param:
-        return InstrClass::int_alu; // with a shared-memory operand, see teg_record
+    case OpClass::store_param: return InstrClass::int_alu; // with a shared-memory operand, see teg_record
     case OpClass::load_global:
-    case OpClass::load_local:
-        return InstrClass::global_load;
+    case OpClass::load_local: return InstrClass::global_load;
     case OpClass::store_global:
-    case OpClass::store_local:
-        return InstrClass::global_store;
+    case OpClass::store_local: return InstrClass::global_store;
     case OpClass::load_generic:
     case OpClass::store_generic: {
         const ir::StateSpace s = detail::resolved_space(kernel, pc, r);
@@ -194,8 +190,7 @@ inline std::optional<InstrClass> teg_instruction_class(const ir::Kernel& kernel,
     }
     case OpClass::atomic_global:
     case OpClass::atomic_shared:
-    case OpClass::atomic_generic:
-        detail::teg_adapter_reject(kernel, pc, "atomics have no timing in Lai 2013's TEG");
+    case OpClass::atomic_generic: detail::teg_adapter_reject(kernel, pc, "atomics have no timing in Lai 2013's TEG");
     case OpClass::barrier:
         if (inst.barrier != ir::BarrierMode::sync)
             detail::teg_adapter_reject(kernel, pc,
@@ -203,15 +198,17 @@ inline std::optional<InstrClass> teg_instruction_class(const ir::Kernel& kernel,
                                        "no TEG form");
         return InstrClass::barrier;
     case OpClass::system:
-        detail::teg_adapter_reject(kernel, pc, "device-runtime calls (printf, assert) and trap have no timing in Lai 2013's TEG");
+        detail::teg_adapter_reject(kernel, pc,
+                                   "device-runtime calls (printf, assert) and trap have no timing in Lai 2013's TEG");
     case OpClass::prefetch:
-        detail::teg_adapter_reject(kernel, pc, "prefetch has no timing in Lai 2013's TEG (GT200 has no prefetch instruction)");
+        detail::teg_adapter_reject(kernel, pc,
+                                   "prefetch has no timing in Lai 2013's TEG (GT200 has no prefetch instruction)");
     case OpClass::texture:
         detail::teg_adapter_reject(kernel, pc, "texture and surface instructions have no timing in Lai 2013's TEG");
     case OpClass::async_copy: // cp.async
-        detail::teg_adapter_reject(kernel, pc, "cp.async has no timing in Lai 2013's TEG (GT200 has no asynchronous copies)");
-    case OpClass::nop:
-        return std::nullopt;
+        detail::teg_adapter_reject(kernel, pc,
+                                   "cp.async has no timing in Lai 2013's TEG (GT200 has no asynchronous copies)");
+    case OpClass::nop: return std::nullopt;
     }
     detail::teg_adapter_reject(kernel, pc, "instruction class unknown to the TEG adapter");
 }
@@ -246,8 +243,9 @@ inline std::optional<TraceRecord> teg_record(const ir::Kernel& kernel, const fun
         const ir::StateSpace s = detail::resolved_space(kernel, pc, r);
         if (s == ir::StateSpace::shared) {
             rec.memory = true;
-            rec.shared_conflict_ways = static_cast<std::uint8_t>(std::min<unsigned>(
-                255, shared_conflict_ways(r, options.shared_banks, options.shared_bank_bytes, options.shared_conflict_threads)));
+            rec.shared_conflict_ways = static_cast<std::uint8_t>(
+                std::min<unsigned>(255, shared_conflict_ways(r, options.shared_banks, options.shared_bank_bytes,
+                                                             options.shared_conflict_threads)));
         } else if (s == ir::StateSpace::param) {
             rec.memory = true; // cc 1.x: parameters in shared memory, every lane reads the same word
             rec.shared_conflict_ways = 1;

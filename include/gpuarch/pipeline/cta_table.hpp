@@ -19,8 +19,7 @@
 
 namespace gpuarch::pipeline {
 
-template <class Frontend>
-class CtaTable {
+template <class Frontend> class CtaTable {
 public:
     struct Slot {
         bool active = false;
@@ -56,15 +55,13 @@ public:
 
     // A warp of CTA `slot` reached a barrier that waits for the whole CTA (bar.sync, bar.red; not bar.arrive).
     // When every live warp has arrived, calls release(w) for each of the CTA's warp slots.
-    template <class Release>
-    void arrive(unsigned slot, Release&& release) {
+    template <class Release> void arrive(unsigned slot, Release&& release) {
         ++slots_[slot].arrived;
         release_if_complete(slots_[slot], release);
     }
     // A warp of CTA `slot` finished. Returns true when it was the CTA's last: the slot is free again and the CTA
     // counts as finished (take_finished). Otherwise the warps still live may now all be at the barrier.
-    template <class Release>
-    bool warp_exited(unsigned slot, const CtaShape& shape, Release&& release) {
+    template <class Release> bool warp_exited(unsigned slot, const CtaShape& shape, Release&& release) {
         Slot& cta = slots_[slot];
         --cta.live_warps;
         if (cta.live_warps > 0) {
@@ -84,8 +81,7 @@ public:
     }
 
 private:
-    template <class Release>
-    void release_if_complete(Slot& cta, Release& release) {
+    template <class Release> void release_if_complete(Slot& cta, Release& release) {
         if (cta.arrived == 0 || cta.arrived < cta.live_warps) return;
         cta.arrived = 0;
         for (unsigned w : cta.warp_slots) release(w);

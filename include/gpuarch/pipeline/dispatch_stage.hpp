@@ -17,8 +17,7 @@
 
 namespace gpuarch::pipeline {
 
-template <class Core>
-class DispatchStage {
+template <class Core> class DispatchStage {
 public:
     using Frontend = typename Core::Frontend;
     using InFlight = typename Core::InFlight;
@@ -66,9 +65,9 @@ public:
             access.token = token;
             access.pc = rec.result.pc;
             access.space = rec.space;
-            access.kind = inst.op == ir::Opcode::st ? mem::WarpAccess::store
+            access.kind = inst.op == ir::Opcode::st                                     ? mem::WarpAccess::store
                           : (inst.op == ir::Opcode::atom || inst.op == ir::Opcode::red) ? mem::WarpAccess::atomic
-                                                                                          : mem::WarpAccess::load;
+                                                                                        : mem::WarpAccess::load;
             access.access_bytes = rec.result.access_bytes;
             access.width = Core::warp_width;
             access.active = rec.result.accessed;

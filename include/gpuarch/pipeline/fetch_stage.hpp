@@ -26,8 +26,7 @@
 
 namespace gpuarch::pipeline {
 
-template <class Core>
-class FetchStage {
+template <class Core> class FetchStage {
 public:
     using Frontend = typename Core::Frontend;
     using InFlight = typename Core::InFlight;
@@ -42,7 +41,9 @@ public:
         private_steps_.bind(kernel);
     }
     // Warp w's fetch eligibility may have changed (event_driven_fetch).
-    void mark_dirty(unsigned w) { masks_[w % Frontend::schedulers].dirty |= std::uint64_t{1} << (w / Frontend::schedulers); }
+    void mark_dirty(unsigned w) {
+        masks_[w % Frontend::schedulers].dirty |= std::uint64_t{1} << (w / Frontend::schedulers);
+    }
     void mark_all_dirty() {
         for (auto& m : masks_) m.dirty = ~std::uint64_t{0};
     }
@@ -104,8 +105,7 @@ public:
     // Per scheduler, round-robin from next_, the first Core::fetch_warps_per_scheduler() warps that can fetch
     // fetch up to fetch_per_warp instructions each. StopAtShared: returns false, the cursor at the step, before a
     // step that touches state shared with other SMs; true once the scan is complete.
-    template <bool StopAtShared>
-    bool resume(Core& sm) {
+    template <bool StopAtShared> bool resume(Core& sm) {
         FetchCursor& f = cursor_;
         while (f.scheduler < Frontend::schedulers) {
             const unsigned s = f.scheduler;
@@ -151,7 +151,6 @@ public:
         cursor_.state = FetchCursor::State::closed;
     }
 
-
     bool can_fetch(const Core& sm, unsigned w) const {
         const WarpState& ws = sm.warps_[w];
         if constexpr (!Core::in_order_fetch)
@@ -180,10 +179,10 @@ public:
     // Warp w's fetch from its n-th instruction of this cycle on. StopAtShared: returns false, `n` at the step,
     // before a step that is not private to its CTA; such a stop happens only before a step, so resuming with the
     // same `n` continues exactly where the uninterrupted loop would be.
-    template <bool StopAtShared>
-    bool fetch_warp(Core& sm, unsigned w, unsigned& n) {
+    template <bool StopAtShared> bool fetch_warp(Core& sm, unsigned w, unsigned& n) {
         if constexpr (!Core::in_order_fetch) {
-            static_assert(!StopAtShared, "a reordering fetch policy fetches only in the serial part (cycle_fetch_private)");
+            static_assert(!StopAtShared,
+                          "a reordering fetch policy fetches only in the serial part (cycle_fetch_private)");
             if (sm.fetch_mechanism_.owns_fetch(sm, w)) {
                 sm.fetch_mechanism_.fetch(sm, w);
                 return true;
@@ -255,8 +254,7 @@ public:
             rec.async_counted = true;
             if (!ws.async_pending.empty() && ws.async_pending.back().first == ws.async_open_group)
                 ++ws.async_pending.back().second;
-            else
-                ws.async_pending.emplace_back(ws.async_open_group, 1U);
+            else ws.async_pending.emplace_back(ws.async_open_group, 1U);
             break;
         case ir::Opcode::cp_async_commit_group: ++ws.async_open_group; break;
         case ir::Opcode::cp_async_wait_all:
@@ -290,7 +288,8 @@ public:
             if (space == ir::StateSpace::none) space = s;
             else if (s != space)
                 throw Error("a generic access at PC " + std::to_string(result.pc) + " (PTX line " +
-                            std::to_string(result.instruction->line) + ") reaches several state spaces within one "
+                            std::to_string(result.instruction->line) +
+                            ") reaches several state spaces within one "
                             "warp; the SM times one space per warp access");
         }
         return space;

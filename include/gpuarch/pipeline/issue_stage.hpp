@@ -30,8 +30,7 @@
 
 namespace gpuarch::pipeline {
 
-template <class Core>
-class IssueStage {
+template <class Core> class IssueStage {
 public:
     using Frontend = typename Core::Frontend;
     using Scheduler = typename Core::Scheduler;
@@ -131,7 +130,8 @@ public:
             classify();
             for (unsigned i = 0; i < pool; ++i) {
                 const unsigned w = Core::slot_of(s, i);
-                ready_flags_[i] = sm.warps_[w].occupied && pool_outcome(sm, s, i) == timing::IssueOutcome::issued ? 1 : 2;
+                ready_flags_[i] =
+                    sm.warps_[w].occupied && pool_outcome(sm, s, i) == timing::IssueOutcome::issued ? 1 : 2;
             }
         }
         sm.stats_.issue_slots += Frontend::dispatch_per_scheduler;
@@ -243,7 +243,9 @@ public:
     // no SIMD turn) and pools have at most 64 slots.
     static constexpr std::size_t unit_keys = timing::unit_kind_count * 2;
     static_assert(unit_keys <= 32, "IssueMasks::units_used holds one bit per unit key");
-    static std::size_t unit_key(const InFlight& rec) { return Core::kind_index(rec.unit) * 2 + (rec.is_memory ? 1 : 0); }
+    static std::size_t unit_key(const InFlight& rec) {
+        return Core::kind_index(rec.unit) * 2 + (rec.is_memory ? 1 : 0);
+    }
     static constexpr std::uint8_t no_unit_key = 0xff;
 
     struct IssueMasks {
@@ -312,11 +314,10 @@ public:
         timing::IssueOutcome outcome = timing::IssueOutcome::issued;
         if (issued == 0) {
             // The full scan's classification, from the masks: the highest-ranked reason among occupied warps.
-            const std::uint64_t occupied = mask_of(timing::IssueOutcome::issued) |
-                                           mask_of(timing::IssueOutcome::raw_other) |
-                                           mask_of(timing::IssueOutcome::ibuffer_empty) |
-                                           mask_of(timing::IssueOutcome::barrier) |
-                                           mask_of(timing::IssueOutcome::raw_long_latency);
+            const std::uint64_t occupied =
+                mask_of(timing::IssueOutcome::issued) | mask_of(timing::IssueOutcome::raw_other) |
+                mask_of(timing::IssueOutcome::ibuffer_empty) | mask_of(timing::IssueOutcome::barrier) |
+                mask_of(timing::IssueOutcome::raw_long_latency);
             if (occupied != 0) any_warp = true;
             if ((occupied & ~mask_of(timing::IssueOutcome::raw_long_latency)) != 0) all_long = false;
             if (ready != 0) outcome = timing::IssueOutcome::issued; // a select that broke work conservation
@@ -324,7 +325,8 @@ public:
             else if (mask_of(timing::IssueOutcome::raw_other) != 0) outcome = timing::IssueOutcome::raw_other;
             else if (mask_of(timing::IssueOutcome::ibuffer_empty) != 0) outcome = timing::IssueOutcome::ibuffer_empty;
             else if (mask_of(timing::IssueOutcome::barrier) != 0) outcome = timing::IssueOutcome::barrier;
-            else if (mask_of(timing::IssueOutcome::raw_long_latency) != 0) outcome = timing::IssueOutcome::raw_long_latency;
+            else if (mask_of(timing::IssueOutcome::raw_long_latency) != 0)
+                outcome = timing::IssueOutcome::raw_long_latency;
             else outcome = timing::IssueOutcome::idle;
         }
         ++sm.stats_.outcomes[static_cast<std::size_t>(outcome)];
@@ -366,7 +368,8 @@ public:
         if (ws.at_barrier) return timing::IssueOutcome::barrier;
         if (ws.ib_count == 0) {
             if constexpr (!Core::in_order_fetch)
-                if (ws.occupied && sm.fetch_mechanism_.owns_fetch(sm, w)) return sm.fetch_mechanism_.empty_blocker(sm, w);
+                if (ws.occupied && sm.fetch_mechanism_.owns_fetch(sm, w))
+                    return sm.fetch_mechanism_.empty_blocker(sm, w);
             if (ws.occupied && (ws.functional_done || ws.fetch_blocked)) return timing::IssueOutcome::raw_other;
             if (ws.occupied && sm.ctas_[ws.cta_slot].state->warp_waiting(ws.warp_in_cta))
                 return timing::IssueOutcome::barrier;
@@ -391,7 +394,7 @@ public:
             if ((ready_now_ >> i) & 1U) return local;
             // Not ready: the pipeline register in front of its head instruction's unit is full.
             return warp_unit_key_[Core::slot_of(scheduler, i)] % 2 == 1 ? timing::IssueOutcome::memory_pipeline
-                                                                   : timing::IssueOutcome::structural;
+                                                                        : timing::IssueOutcome::structural;
         }
         std::uint8_t& code = outcome_cache_[i];
         if (code == 0) code = static_cast<std::uint8_t>(blocker(sm, Core::slot_of(scheduler, i))) + 1;

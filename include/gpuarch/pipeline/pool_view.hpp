@@ -10,8 +10,7 @@
 
 namespace gpuarch::pipeline {
 
-template <class Core>
-struct PoolView {
+template <class Core> struct PoolView {
     const Core* sm;
     unsigned scheduler;
     std::uint8_t* ready_flags; // per pool slot: 0 not yet known, 1 ready, 2 not ready
@@ -25,7 +24,9 @@ struct PoolView {
         std::uint8_t& flag = ready_flags[i];
         if (flag == 0) {
             const unsigned w = sm->slot_of(scheduler, i);
-            flag = sm->warps_[w].occupied && sm->issue_.pool_outcome(*sm, scheduler, i) == timing::IssueOutcome::issued ? 1 : 2;
+            flag = sm->warps_[w].occupied && sm->issue_.pool_outcome(*sm, scheduler, i) == timing::IssueOutcome::issued
+                       ? 1
+                       : 2;
         }
         return flag == 1;
     }
@@ -41,7 +42,8 @@ struct PoolView {
     std::uint64_t age(unsigned i) const { return sm->warps_[sm->slot_of(scheduler, i)].age; }
     bool long_latency_pending(unsigned i) const {
         const auto& w = sm->warps_[sm->slot_of(scheduler, i)];
-        return w.occupied && w.long_pending > 0 && w.ib_count > 0 && sm->head_blocked_by_long(sm->slot_of(scheduler, i));
+        return w.occupied && w.long_pending > 0 && w.ib_count > 0 &&
+               sm->head_blocked_by_long(sm->slot_of(scheduler, i));
     }
     // The decoded instruction a warp would issue next (nullptr when its instruction buffer is empty), and how
     // many lanes execute it; OAWS predicts a load's misses from these (Wang 2016 Sec. 4.1).

@@ -24,7 +24,8 @@ public:
     // Classifies every instruction of the kernel a launch runs; called once per launch.
     void bind(const ir::Kernel& kernel) {
         private_.resize(kernel.code.size());
-        for (std::size_t pc = 0; pc < kernel.code.size(); ++pc) private_[pc] = touches_only_cta(kernel.code[pc]) ? 1 : 0;
+        for (std::size_t pc = 0; pc < kernel.code.size(); ++pc)
+            private_[pc] = touches_only_cta(kernel.code[pc]) ? 1 : 0;
     }
     // Whether warp `warp` of `cta` may take its next step privately. Precondition: the warp can step (not finished,
     // not waiting at a barrier).

@@ -21,14 +21,13 @@ constexpr std::uint64_t low_bits(unsigned n) { return n >= 64 ? ~std::uint64_t{0
 
 // One fetched warp instruction, from fetch until it retires. FetchRecordState is the fetch policy's per-record
 // marks (empty for in-order fetch). Reused through timing::detail::RecordPool, which owns index and generation.
-template <class FetchRecordState>
-struct InFlight {
+template <class FetchRecordState> struct InFlight {
     explicit InFlight(unsigned width) : result(width) {}
     func::StepResult result;
-    std::uint32_t index = 0;      // position in the record pool
+    std::uint32_t index = 0; // position in the record pool
     std::uint32_t generation = 0; // bumped on every reuse: the token is (generation << 32) | index, so a late
-                                  // notification for a retired instruction (an execution-unit completion of a
-                                  // load the L1 already finished) can never touch the record's next user
+        // notification for a retired instruction (an execution-unit completion of a
+        // load the L1 already finished) can never touch the record's next user
     std::uint32_t warp = 0;
     timing::UnitKind unit = timing::UnitKind::sp;
     // The state space the L1 times a memory instruction in: its own, or for a generic access the space every
@@ -36,7 +35,7 @@ struct InFlight {
     ir::StateSpace space = ir::StateSpace::none;
     bool is_memory = false, is_control = false, long_latency = false, alive = false;
     unsigned active_lanes = 0;
-    std::uint8_t source_count = 0;         // distinct non-predicate source registers, found once at fetch
+    std::uint8_t source_count = 0; // distinct non-predicate source registers, found once at fetch
     std::array<ir::RegId, 12> sources{};
     [[no_unique_address]] FetchRecordState fetch_state{}; // the fetch policy's marks (none for in-order fetch)
     // cp.async: a cp.async's group, or a wait's threshold (every group below it must be complete);
@@ -50,14 +49,14 @@ struct InFlight {
 struct WarpState {
     bool occupied = false;
     bool functional_done = false; // the warp's last instruction has been fetched
-    bool fetch_blocked = false;   // a control instruction is in flight
+    bool fetch_blocked = false; // a control instruction is in flight
     bool at_barrier = false;
     unsigned scheduler = 0, pool_index = 0, cta_slot = 0, warp_in_cta = 0;
     std::uint64_t age = 0;
-    unsigned in_flight = 0;       // fetched or issued, not yet retired
+    unsigned in_flight = 0; // fetched or issued, not yet retired
     std::array<std::uint32_t, 8> ibuffer{};
     unsigned ib_head = 0, ib_count = 0;
-    unsigned long_pending = 0;    // destination registers of pending long-latency loads
+    unsigned long_pending = 0; // destination registers of pending long-latency loads
     // The head instruction's scoreboard hazard, valid until the head or this warp's scoreboard changes
     // (both change only through this warp's own fetch, issue and write-back, which reset it).
     mutable std::uint8_t head_hazard = hazard_unknown;

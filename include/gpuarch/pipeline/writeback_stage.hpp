@@ -17,8 +17,7 @@
 
 namespace gpuarch::pipeline {
 
-template <class Core>
-class WritebackStage {
+template <class Core> class WritebackStage {
 public:
     using Scheduler = typename Core::Scheduler;
     using InFlight = typename Core::InFlight;

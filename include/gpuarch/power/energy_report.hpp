@@ -53,7 +53,8 @@ struct EnergyReport {
         for (const auto& c : components) {
             if (!c.available) continue;
             const std::string_view n = c.name;
-            if (n == prefix || (n.size() > prefix.size() && n.substr(0, prefix.size()) == prefix && n[prefix.size()] == '.'))
+            if (n == prefix ||
+                (n.size() > prefix.size() && n.substr(0, prefix.size()) == prefix && n[prefix.size()] == '.'))
                 sum += c.pj;
         }
         return sum;
@@ -133,32 +134,39 @@ inline EnergyReport energy_report(const core::StatsTable& stats, const EnergyTab
 
     // Register file.
     if (stats.contains(s + "rf.bank_bytes_read")) {
-        add("rf.banks", {s + "rf.bank_bytes_read", s + "rf.bank_bytes_written"},
+        add(
+            "rf.banks", {s + "rf.bank_bytes_read", s + "rf.bank_bytes_written"},
             [&] {
                 return counter(s + "rf.bank_bytes_read") / slice * table.rf_read_slice.pj +
                        counter(s + "rf.bank_bytes_written") / slice * table.rf_write_slice.pj;
             },
             "bank bytes read/written / 32 x slice energy");
-        add("rf.crossbar", {s + "rf.crossbar_bytes"},
+        add(
+            "rf.crossbar", {s + "rf.crossbar_bytes"},
             [&] { return counter(s + "rf.crossbar_bytes") / slice * table.crossbar_slice.pj; }, "crossbar bytes / 32");
-        add("rf.collectors", {s + "rf.collector_bytes"},
+        add(
+            "rf.collectors", {s + "rf.collector_bytes"},
             [&] { return counter(s + "rf.collector_bytes") / slice * table.collector_write_slice.pj; },
             "collector bytes / 32");
     } else {
-        add("rf.banks", {s + "rf.operand_reads", s + "rf.register_writes"},
+        add(
+            "rf.banks", {s + "rf.operand_reads", s + "rf.register_writes"},
             [&] {
                 return counter(s + "rf.operand_reads") * full_slices * table.rf_read_slice.pj +
                        counter(s + "rf.register_writes") * full_slices * table.rf_write_slice.pj;
             },
             "no byte counters: every operand read and register write moves a full warp register");
-        add("rf.crossbar", {s + "rf.operand_reads"},
+        add(
+            "rf.crossbar", {s + "rf.operand_reads"},
             [&] { return counter(s + "rf.operand_reads") * full_slices * table.crossbar_slice.pj; },
             "no byte counters: a full warp register per operand read");
-        add("rf.collectors", {s + "rf.operand_reads"},
+        add(
+            "rf.collectors", {s + "rf.operand_reads"},
             [&] { return counter(s + "rf.operand_reads") * full_slices * table.collector_write_slice.pj; },
             "no byte counters: a full warp register per operand read");
     }
-    add("rf.mask_buffer", {},
+    add(
+        "rf.mask_buffer", {},
         [&] {
             return (optional(s + "rf.mask_buffer_reads") + optional(s + "rf.mask_buffer_writes")) *
                    table.mask_buffer_access.pj;
@@ -172,7 +180,8 @@ inline EnergyReport energy_report(const core::StatsTable& stats, const EnergyTab
         const std::string p = s + "exec." + std::string(timing::name(kind)) + ".";
         if (!stats.contains(p + "active_lane_ops")) continue;
         trivial_lanes += optional(p + "lanes_trivial");
-        add("exec." + std::string(timing::name(kind)), {p + "active_lane_ops", p + "idle_lane_ops"},
+        add(
+            "exec." + std::string(timing::name(kind)), {p + "active_lane_ops", p + "idle_lane_ops"},
             [&] {
                 const double powered = counter(p + "active_lane_ops") + counter(p + "idle_lane_ops") -
                                        optional(p + "lanes_gated_inactive") - optional(p + "lanes_trivial");
@@ -180,28 +189,40 @@ inline EnergyReport energy_report(const core::StatsTable& stats, const EnergyTab
             },
             "(active + idle - gated inactive - trivial) lanes x lane energy");
     }
-    add("exec.bypass", {}, [&] { return trivial_lanes * table.trivial_bypass_lane.pj; },
+    add(
+        "exec.bypass", {}, [&] { return trivial_lanes * table.trivial_bypass_lane.pj; },
         "trivial lanes x result multiplexer");
 
-    add("frontend", {s + "warp_instructions"}, [&] { return counter(s + "warp_instructions") * table.instruction.pj; },
+    add(
+        "frontend", {s + "warp_instructions"}, [&] { return counter(s + "warp_instructions") * table.instruction.pj; },
         "warp instructions x fetch/decode/issue");
-    add("l1", {s + "l1.accesses"}, [&] { return counter(s + "l1.accesses") * table.l1_line_access.pj; },
+    add(
+        "l1", {s + "l1.accesses"}, [&] { return counter(s + "l1.accesses") * table.l1_line_access.pj; },
         "L1 line accesses");
-    add("shared", {s + "l1.shared_bank_cycles"},
+    add(
+        "shared", {s + "l1.shared_bank_cycles"},
         [&] { return counter(s + "l1.shared_bank_cycles") * table.shared_bank_cycle.pj; }, "shared-memory bank cycles");
-    add("constant", {s + "l1.constant_accesses"},
+    add(
+        "constant", {s + "l1.constant_accesses"},
         [&] { return counter(s + "l1.constant_accesses") * table.constant_access.pj; }, "constant-cache accesses");
-    add("l2", {m + "l2_reads", m + "l2_writes", m + "l2_atomics"},
-        [&] { return (counter(m + "l2_reads") + counter(m + "l2_writes") + counter(m + "l2_atomics")) * table.l2_request.pj; },
+    add(
+        "l2", {m + "l2_reads", m + "l2_writes", m + "l2_atomics"},
+        [&] {
+            return (counter(m + "l2_reads") + counter(m + "l2_writes") + counter(m + "l2_atomics")) *
+                   table.l2_request.pj;
+        },
         "L2 reads + writes + atomics");
-    add("noc", {m + "icnt_request_flits", m + "icnt_response_flits"},
+    add(
+        "noc", {m + "icnt_request_flits", m + "icnt_response_flits"},
         [&] {
             return (counter(m + "icnt_request_flits") + counter(m + "icnt_response_flits")) * table.noc_flit_bytes *
                    table.noc_byte.pj;
         },
         "flits x flit bytes");
-    add("dram", {m + "dram_bytes"}, [&] { return counter(m + "dram_bytes") * table.dram_byte.pj; }, "DRAM bus bytes");
-    add("sm_cycles", {s + "active_cycles"}, [&] { return counter(s + "active_cycles") * table.sm_active_cycle.pj; },
+    add(
+        "dram", {m + "dram_bytes"}, [&] { return counter(m + "dram_bytes") * table.dram_byte.pj; }, "DRAM bus bytes");
+    add(
+        "sm_cycles", {s + "active_cycles"}, [&] { return counter(s + "active_cycles") * table.sm_active_cycle.pj; },
         "active SM cycles x per-cycle energy");
     return report;
 }

@@ -19,33 +19,33 @@
 namespace gpuarch::power {
 
 struct EnergyValue {
-    double pj = 0;               // picojoules per event
-    std::string_view source;     // where the number comes from
+    double pj = 0; // picojoules per event
+    std::string_view source; // where the number comes from
 };
 
 struct EnergyTable {
     std::string_view machine;
     unsigned warp_register_bytes = 128; // one full warp register (warp width x 4 bytes)
-    unsigned noc_flit_bytes = 32;       // the machine's interconnect flit
+    unsigned noc_flit_bytes = 32; // the machine's interconnect flit
 
     // Register file, per 32-byte sub-bank slice moved (one byte plane of a 32-lane warp register).
     EnergyValue rf_read_slice, rf_write_slice;
-    EnergyValue crossbar_slice;         // bank-to-collector crossbar, per 32-byte slice
-    EnergyValue collector_write_slice;  // operand-collector buffer write, per 32-byte slice
-    EnergyValue mask_buffer_access;     // width / zero mask buffer, per access (coalescing and gating overhead)
+    EnergyValue crossbar_slice; // bank-to-collector crossbar, per 32-byte slice
+    EnergyValue collector_write_slice; // operand-collector buffer write, per 32-byte slice
+    EnergyValue mask_buffer_access; // width / zero mask buffer, per access (coalescing and gating overhead)
 
     // Execution: per lane operation (one thread's operation on one lane), by unit kind.
     std::array<EnergyValue, timing::unit_kind_count> lane_op{};
-    EnergyValue trivial_bypass_lane;    // the result multiplexer of a bypassed trivial lane
+    EnergyValue trivial_bypass_lane; // the result multiplexer of a bypassed trivial lane
 
-    EnergyValue instruction;            // fetch, decode, scoreboard and issue of one warp instruction
-    EnergyValue l1_line_access;         // one L1 data-cache line access (sm.l1.accesses)
-    EnergyValue shared_bank_cycle;      // one shared-memory cycle of all banks (sm.l1.shared_bank_cycles)
-    EnergyValue constant_access;        // one constant-cache warp access (sm.l1.constant_accesses)
-    EnergyValue l2_request;             // one L2 request (reads, writes, atomics)
-    EnergyValue noc_byte;               // one byte carried by the interconnect
-    EnergyValue dram_byte;              // one byte on the DRAM data bus
-    EnergyValue sm_active_cycle;        // runtime-proportional energy of an SM per active cycle
+    EnergyValue instruction; // fetch, decode, scoreboard and issue of one warp instruction
+    EnergyValue l1_line_access; // one L1 data-cache line access (sm.l1.accesses)
+    EnergyValue shared_bank_cycle; // one shared-memory cycle of all banks (sm.l1.shared_bank_cycles)
+    EnergyValue constant_access; // one constant-cache warp access (sm.l1.constant_accesses)
+    EnergyValue l2_request; // one L2 request (reads, writes, atomics)
+    EnergyValue noc_byte; // one byte carried by the interconnect
+    EnergyValue dram_byte; // one byte on the DRAM data bus
+    EnergyValue sm_active_cycle; // runtime-proportional energy of an SM per active cycle
 
     EnergyValue& lane(timing::UnitKind k) { return lane_op[static_cast<std::size_t>(k)]; }
     const EnergyValue& lane(timing::UnitKind k) const { return lane_op[static_cast<std::size_t>(k)]; }

@@ -117,7 +117,8 @@ public:
         emit(kernel, entry, Maps{regs, syms, {}}, true, "");
         // Out-of-line copies of the recursive functions the kernel reaches (each may ask for more).
         for (std::size_t i = 0; i < pending_frames_.size(); ++i) emit_frame(kernel, i);
-        for (const auto& [at, frame] : call_fixups_) kernel.code[at].operands[0].target = kernel.call_frames[frame].entry;
+        for (const auto& [at, frame] : call_fixups_)
+            kernel.code[at].operands[0].target = kernel.call_frames[frame].entry;
         return kernel;
     }
 
@@ -147,7 +148,8 @@ private:
                 }
                 check_no_cycle(stack, *callee, site);
                 if (stack.size() >= max_call_depth)
-                    fail(site.line, site.column, "calls nested deeper than " + std::to_string(max_call_depth) + " levels");
+                    fail(site.line, site.column,
+                         "calls nested deeper than " + std::to_string(max_call_depth) + " levels");
                 stack.push_back(callee);
                 const Totals inner = totals(*callee, stack);
                 stack.pop_back();
@@ -168,14 +170,15 @@ private:
             for (std::size_t j = i; j < stack.size(); ++j) cycle += stack[j]->body.name + " -> ";
             cycle += callee.body.name;
             fail(site.line, site.column,
-                 "recursive call cycle " + cycle + " cannot be inlined (recursion through an indirect call is not supported)");
+                 "recursive call cycle " + cycle +
+                     " cannot be inlined (recursion through an indirect call is not supported)");
         }
     }
 
     struct Maps {
         std::vector<ir::RegId> regs;
         std::vector<ir::SymbolId> symbols; // function-local symbol -> kernel symbol
-        std::vector<ir::SymbolId> params;  // formal parameter -> kernel-local .param symbol (callees only)
+        std::vector<ir::SymbolId> params; // formal parameter -> kernel-local .param symbol (callees only)
     };
 
     [[noreturn]] void fail(std::uint32_t line, std::uint32_t column, const std::string& message) const {
@@ -203,8 +206,7 @@ private:
                 op.symbol = maps.params[op.symbol];
             }
             break;
-        default:
-            break;
+        default: break;
         }
     }
 
@@ -220,7 +222,7 @@ private:
         const auto& code = f.body.code;
         std::vector<ir::Pc> new_pc(code.size() + 1, ir::no_pc);
         std::vector<std::pair<ir::Pc, ir::Pc>> branch_fixups; // (kernel pc, pc in f)
-        std::vector<ir::Pc> return_fixups;                   // kernel pcs of bra that replaced ret
+        std::vector<ir::Pc> return_fixups; // kernel pcs of bra that replaced ret
         for (std::size_t pc = 0; pc < code.size(); ++pc) {
             new_pc[pc] = static_cast<ir::Pc>(kernel.code.size());
             ir::Instruction inst = code[pc];
@@ -257,8 +259,8 @@ private:
                 continue;
             bool same = true;
             for (std::size_t i = 0; same && i < f.body.params.size(); ++i)
-                same = f.body.params[i].size_bytes == (i < f.num_returns ? site.prototype.returns[i]
-                                                                          : site.prototype.args[i - f.num_returns]);
+                same = f.body.params[i].size_bytes ==
+                       (i < f.num_returns ? site.prototype.returns[i] : site.prototype.args[i - f.num_returns]);
             if (same) out.push_back(&f);
         }
         return out;
@@ -370,12 +372,12 @@ private:
         const std::size_t inputs = callee.body.params.size() - callee.num_returns;
         if (site.returns.size() != callee.num_returns)
             fail(site.line, site.column,
-                 "call to '" + site.callee + "' names " + std::to_string(site.returns.size()) + " return value(s); the function has " +
-                     std::to_string(callee.num_returns));
+                 "call to '" + site.callee + "' names " + std::to_string(site.returns.size()) +
+                     " return value(s); the function has " + std::to_string(callee.num_returns));
         if (site.args.size() != inputs)
             fail(site.line, site.column,
-                 "call to '" + site.callee + "' passes " + std::to_string(site.args.size()) + " argument(s); the function takes " +
-                     std::to_string(inputs));
+                 "call to '" + site.callee + "' passes " + std::to_string(site.args.size()) +
+                     " argument(s); the function takes " + std::to_string(inputs));
         std::vector<ir::SymbolId> bound;
         bound.reserve(callee.body.params.size());
         for (std::size_t i = 0; i < callee.body.params.size(); ++i) {
@@ -385,8 +387,9 @@ private:
             const ir::Param& formal = callee.body.params[i];
             if (actual.size_bytes < formal.size_bytes)
                 fail(site.line, site.column,
-                     "'" + actual.name + "' (" + std::to_string(actual.size_bytes) + " bytes) is smaller than parameter '" +
-                         formal.name + "' (" + std::to_string(formal.size_bytes) + " bytes) of '" + site.callee + "'");
+                     "'" + actual.name + "' (" + std::to_string(actual.size_bytes) +
+                         " bytes) is smaller than parameter '" + formal.name + "' (" +
+                         std::to_string(formal.size_bytes) + " bytes) of '" + site.callee + "'");
             bound.push_back(mapped);
         }
         return bound;
@@ -587,10 +590,10 @@ private:
         if (name.rfind("__cudaCDP", 0) == 0 || name.rfind("cudaLaunchDevice", 0) == 0 ||
             name.rfind("cudaGetParameterBuffer", 0) == 0)
             return "a device-side kernel launch (dynamic parallelism)";
-        if (name.rfind("cudaGraph", 0) == 0) return "a device-side graph call (graph-conditional nodes, device graph launch)";
+        if (name.rfind("cudaGraph", 0) == 0)
+            return "a device-side graph call (graph-conditional nodes, device graph launch)";
         return nullptr;
     }
-
 
     // The device-runtime functions nvcc calls through a bodiless `.extern .func`, with the parameter sizes of
     // their CUDA declarations (crt/common_functions.h) as nvcc declares them for a 64-bit target:
@@ -600,13 +603,20 @@ private:
         std::string_view name;
         ir::Opcode op;
         std::vector<std::uint32_t> inputs; // bytes of each input parameter
-        std::uint32_t return_bytes;        // 0: returns nothing
-        std::string_view prototype;        // for the error message
+        std::uint32_t return_bytes; // 0: returns nothing
+        std::string_view prototype; // for the error message
     };
     static const DeviceRuntimeFunction* device_runtime(const std::string& name) {
         static const DeviceRuntimeFunction table[] = {
-            {"vprintf", ir::Opcode::vprintf, {8, 8}, 4, ".extern .func (.param .b32 r) vprintf(.param .b64, .param .b64)"},
-            {"__assertfail", ir::Opcode::assertfail, {8, 8, 4, 8, 8}, 0,
+            {"vprintf",
+             ir::Opcode::vprintf,
+             {8, 8},
+             4,
+             ".extern .func (.param .b32 r) vprintf(.param .b64, .param .b64)"},
+            {"__assertfail",
+             ir::Opcode::assertfail,
+             {8, 8, 4, 8, 8},
+             0,
              ".extern .func __assertfail(.param .b64, .param .b64, .param .b32, .param .b64, .param .b64)"},
             // device heap
             {"malloc", ir::Opcode::device_malloc, {8}, 8, ".extern .func (.param .b64 r) malloc(.param .b64)"},
@@ -627,7 +637,8 @@ private:
                                   const ir::Instruction& call, const std::vector<ir::SymbolId>& params) const {
         const DeviceRuntimeFunction& f = *device_runtime(site.callee);
         const std::uint32_t returns = f.return_bytes != 0 ? 1 : 0;
-        bool matches = callee.num_returns <= returns && callee.body.params.size() == callee.num_returns + f.inputs.size();
+        bool matches =
+            callee.num_returns <= returns && callee.body.params.size() == callee.num_returns + f.inputs.size();
         for (std::size_t i = 0; matches && i < f.inputs.size(); ++i)
             matches = callee.body.params[callee.num_returns + i].size_bytes == f.inputs[i];
         if (matches && callee.num_returns == 1) matches = callee.body.params[0].size_bytes == f.return_bytes;
@@ -648,7 +659,8 @@ private:
             op.symbol = symbol;
             return op;
         };
-        for (std::size_t i = 0; i < f.inputs.size(); ++i) inst.operands[inst.num_operands++] = param(params[callee.num_returns + i]);
+        for (std::size_t i = 0; i < f.inputs.size(); ++i)
+            inst.operands[inst.num_operands++] = param(params[callee.num_returns + i]);
         if (callee.num_returns == 1) inst.operands[inst.num_operands++] = param(params[0]);
         push(kernel, inst);
     }

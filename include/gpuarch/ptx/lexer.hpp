@@ -43,9 +43,7 @@ constexpr bool is_ident_start(char c) {
 }
 constexpr bool is_ident_char(char c) { return is_ident_start(c) || (c >= '0' && c <= '9'); }
 constexpr bool is_digit(char c) { return c >= '0' && c <= '9'; }
-constexpr bool is_hex_digit(char c) {
-    return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
-}
+constexpr bool is_hex_digit(char c) { return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
 } // namespace detail
 
 class Lexer {
@@ -109,7 +107,8 @@ public:
                         ++i;
                     } else if (text[i] == '.' && i + 1 < n && detail::is_ident_char(text[i + 1])) {
                         i += 2;
-                    } else if (text[i] == ':' && i + 2 < n && text[i + 1] == ':' && detail::is_ident_char(text[i + 2])) {
+                    } else if (text[i] == ':' && i + 2 < n && text[i + 1] == ':' &&
+                               detail::is_ident_char(text[i + 2])) {
                         i += 3;
                     } else {
                         break;
@@ -182,12 +181,24 @@ public:
                 return token(TokenKind::string, begin, i);
             }
             switch (c) {
-            case '{': case '}': case '[': case ']': case '(': case ')': case ',': case ';': case ':': case '+':
-            case '-': case '!': case '|': case '@': case '<': case '>': case '=':
-                ++i;
-                return token(TokenKind::punct, begin, i);
-            default:
-                break;
+            case '{':
+            case '}':
+            case '[':
+            case ']':
+            case '(':
+            case ')':
+            case ',':
+            case ';':
+            case ':':
+            case '+':
+            case '-':
+            case '!':
+            case '|':
+            case '@':
+            case '<':
+            case '>':
+            case '=': ++i; return token(TokenKind::punct, begin, i);
+            default: break;
             }
             const auto byte = static_cast<unsigned char>(c);
             if (byte >= 0x20 && byte < 0x7f) fail(begin, std::string("unexpected character '") + c + "'");

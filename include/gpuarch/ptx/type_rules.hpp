@@ -16,8 +16,8 @@
 namespace gpuarch::ptx {
 
 constexpr bool is_bit_type(ir::ScalarType t) {
-    return t == ir::ScalarType::b8 || t == ir::ScalarType::b16 || t == ir::ScalarType::b32 || t == ir::ScalarType::b64 ||
-           t == ir::ScalarType::b128;
+    return t == ir::ScalarType::b8 || t == ir::ScalarType::b16 || t == ir::ScalarType::b32 ||
+           t == ir::ScalarType::b64 || t == ir::ScalarType::b128;
 }
 constexpr bool is_unsigned_integer(ir::ScalarType t) {
     return t == ir::ScalarType::u8 || t == ir::ScalarType::u16 || t == ir::ScalarType::u32 || t == ir::ScalarType::u64;

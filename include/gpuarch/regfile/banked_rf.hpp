@@ -29,8 +29,7 @@ struct RegisterBanks {
     static constexpr unsigned bank(unsigned, ir::RegId reg, unsigned banks) { return reg % banks; }
 };
 
-template <unsigned Banks = 4, unsigned Collectors = 4, class BankMap = WarpPlusRegisterBanks>
-class BankedRF {
+template <unsigned Banks = 4, unsigned Collectors = 4, class BankMap = WarpPlusRegisterBanks> class BankedRF {
     static_assert(Banks > 0, "a BankedRF needs at least one bank");
     static_assert(Collectors > 0, "a BankedRF needs at least one operand collector");
     static_assert(Collectors <= 64, "the matrix arbiter supports at most 64 operand collectors");
@@ -100,8 +99,8 @@ public:
             }
             unsigned winner = Collectors;
             for (unsigned i = 0; i < Collectors && winner == Collectors; ++i)
-                if ((requesters >> i) & 1U && (priority_[i] & requesters & ~(std::uint64_t{1} << i)) ==
-                                                  (requesters & ~(std::uint64_t{1} << i)))
+                if ((requesters >> i) & 1U &&
+                    (priority_[i] & requesters & ~(std::uint64_t{1} << i)) == (requesters & ~(std::uint64_t{1} << i)))
                     winner = i;
             // Losers this cycle each count a conflict cycle.
             conflict_cycles_ += static_cast<std::uint64_t>(std::popcount(requesters)) - 1;
@@ -122,14 +121,14 @@ public:
         }
     }
 
-    template <class TryDispatch>
-    void dispatch_ready(TryDispatch&& try_dispatch) {
+    template <class TryDispatch> void dispatch_ready(TryDispatch&& try_dispatch) {
         // Oldest accepted first, so dispatch order is deterministic and fair.
         while (true) {
             Collector* best = nullptr;
             for (auto& c : collectors_)
                 if (c.busy && !c.offered_this_cycle(now_) && c.pending == 0 && c.last_read < now_ &&
-                    (best == nullptr || c.accepted < best->accepted || (c.accepted == best->accepted && c.token < best->token)))
+                    (best == nullptr || c.accepted < best->accepted ||
+                     (c.accepted == best->accepted && c.token < best->token)))
                     best = &c;
             if (best == nullptr) break;
             best->offered_at = now_;
@@ -155,14 +154,12 @@ public:
         for (unsigned k = 0; k < w.dest_count; ++k)
             write_queue_[BankMap::bank(w.warp, w.dests[k], Banks)].push_back(record);
     }
-    template <class Done>
-    void drain_written(Done&& done) {
+    template <class Done> void drain_written(Done&& done) {
         for (auto token : written_) done(token);
         written_.clear();
     }
 
-    template <class V>
-    void visit_stats(V& v) const {
+    template <class V> void visit_stats(V& v) const {
         v.counter("operand_reads", reads_, "register operands read");
         v.counter("register_writes", writes_, "destination registers written");
         v.counter("bank_conflict_cycles", conflict_cycles_, "operand-read requests that lost their bank for a cycle");

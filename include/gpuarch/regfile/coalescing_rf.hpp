@@ -175,7 +175,8 @@ class CoalescingRF {
     static constexpr unsigned max_words = 24; // 12 distinct sources (OperandRead), each possibly a register pair
 
 public:
-    static constexpr detail::RfName name_text = detail::make_rf_name<Coalescing, Layout, Alignment, Gating>(Banks, Collectors);
+    static constexpr detail::RfName name_text =
+        detail::make_rf_name<Coalescing, Layout, Alignment, Gating>(Banks, Collectors);
     static constexpr std::string_view name = name_text.view();
     static constexpr unsigned banks = Banks;
     static constexpr unsigned collectors = Collectors;
@@ -192,7 +193,8 @@ public:
           arbiter_(ArbiterConfig{Banks, Collectors, Coalescing::mode,
                                  Coalescing::mode == CoalescingMode::corf ? Packing::total_bytes : Alignment::packing}),
           bank_grants_(Banks), collector_grants_(Collectors) {
-        if (config.warp_width == 0 || config.warp_width % cross_lane_group != 0 || config.warp_width > core::max_warp_lanes)
+        if (config.warp_width == 0 || config.warp_width % cross_lane_group != 0 ||
+            config.warp_width > core::max_warp_lanes)
             throw Error("a CoalescingRF needs a warp width that is a positive multiple of 4 lanes, up to " +
                         std::to_string(core::max_warp_lanes));
     }
@@ -217,7 +219,8 @@ public:
                 const bool wide = word_state(read.warp, reg, 0).wide;
                 for (unsigned hi = 0; hi < (wide ? 2U : 1U); ++hi) {
                     if (c.count >= max_words)
-                        throw Error("an instruction reads more than 24 register words; CoalescingRF collectors hold 24");
+                        throw Error(
+                            "an instruction reads more than 24 register words; CoalescingRF collectors hold 24");
                     const WordState& s = word_state(read.warp, reg, hi);
                     ReadWord& word = c.words[c.count];
                     word.bank = static_cast<std::uint16_t>(Layout::bank(read.warp, reg + hi, Banks));
@@ -244,8 +247,8 @@ public:
         sources_.clear();
         for (std::size_t i = 0; i < writes_.size(); ++i) {
             const WriteWord& w = writes_[i];
-            requests_.push_back(RfRequest{w.from_memory ? RequestKind::mem_write : RequestKind::ex_write, w.bank, 0,
-                                          w.side, w.mask});
+            requests_.push_back(
+                RfRequest{w.from_memory ? RequestKind::mem_write : RequestKind::ex_write, w.bank, 0, w.side, w.mask});
             sources_.push_back(Source{static_cast<std::uint32_t>(i), 0, true});
         }
         for (unsigned ci = 0; ci < Collectors; ++ci) {
@@ -254,7 +257,8 @@ public:
             for (unsigned k = 0; k < c.count; ++k) {
                 if (((c.pending >> k) & 1U) == 0) continue;
                 const ReadWord& word = c.words[k];
-                requests_.push_back(RfRequest{RequestKind::read, word.bank, static_cast<std::uint16_t>(ci), word.side, word.mask});
+                requests_.push_back(
+                    RfRequest{RequestKind::read, word.bank, static_cast<std::uint16_t>(ci), word.side, word.mask});
                 sources_.push_back(Source{ci, k, false});
             }
         }
@@ -342,14 +346,14 @@ public:
                           writes_.end());
     }
 
-    template <class TryDispatch>
-    void dispatch_ready(TryDispatch&& try_dispatch) {
+    template <class TryDispatch> void dispatch_ready(TryDispatch&& try_dispatch) {
         // Oldest accepted first, so dispatch order is deterministic and fair (as BankedRF).
         while (true) {
             Collector* best = nullptr;
             for (auto& c : collectors_)
                 if (c.busy && c.offered_at != now_ && c.pending == 0 && c.last_read < now_ &&
-                    (best == nullptr || c.accepted < best->accepted || (c.accepted == best->accepted && c.token < best->token)))
+                    (best == nullptr || c.accepted < best->accepted ||
+                     (c.accepted == best->accepted && c.token < best->token)))
                     best = &c;
             if (best == nullptr) break;
             best->offered_at = now_;
@@ -400,8 +404,7 @@ public:
         }
     }
 
-    template <class Done>
-    void drain_written(Done&& done) {
+    template <class Done> void drain_written(Done&& done) {
         for (auto token : written_) done(token);
         written_.clear();
     }
@@ -409,8 +412,7 @@ public:
     // The SM reports `bank_conflict` as the issue outcome when no collector was free and a read lost last cycle.
     bool conflicted_last_cycle() const { return conflicted_; }
 
-    template <class V>
-    void visit_stats(V& v) const {
+    template <class V> void visit_stats(V& v) const {
         v.counter("operand_reads", operand_reads_, "register operands read (distinct PTX registers per instruction)");
         v.counter("register_writes", register_writes_, "destination registers written");
         v.counter("logical_reads", logical_reads_, "warp-register read requests (a 64-bit register is two)");
@@ -427,16 +429,18 @@ public:
                   "of which both reads belong to one warp instruction");
         v.counter("coalesced.wr_wr", coalesced_wr_wr_, "bank accesses serving two writes");
         v.counter("coalesced.rd_wr", coalesced_rd_wr_, "bank accesses serving a read and a write");
-        v.counter("coalesced.cross_bank", coalesced_cross_bank_,
-                  "collector writes merging reads from two banks");
-        v.counter("conflict.write_write", conflict_write_write_, "write requests that lost their bank to a write, per cycle");
-        v.counter("conflict.read_write", conflict_read_write_, "read requests that lost their bank to a write, per cycle");
+        v.counter("coalesced.cross_bank", coalesced_cross_bank_, "collector writes merging reads from two banks");
+        v.counter("conflict.write_write", conflict_write_write_,
+                  "write requests that lost their bank to a write, per cycle");
+        v.counter("conflict.read_write", conflict_read_write_,
+                  "read requests that lost their bank to a write, per cycle");
         v.counter("conflict.read_read", conflict_read_read_, "read requests that lost their bank to a read, per cycle");
         v.counter("conflict.collector_port", conflict_collector_port_,
                   "read requests that lost their collector's write port, per cycle");
         v.counter("bank_conflict_cycles", conflict_read_write_ + conflict_read_read_ + conflict_collector_port_,
                   "read requests that lost arbitration for a cycle (any cause)");
-        v.histogram("src_width_bytes", src_width_.buckets(), "source register words by width in bytes (bucket k = k bytes)");
+        v.histogram("src_width_bytes", src_width_.buckets(),
+                    "source register words by width in bytes (bucket k = k bytes)");
         v.histogram("dst_width_bytes", dst_width_.buckets(), "destination register words by width in bytes");
         v.counter("width_unknown_writes", width_unknown_writes_,
                   "destination words written without values (counted full width)");
@@ -462,7 +466,9 @@ public:
         v.counter("groups_written_reordered", groups_reordered_, "of which stored byte-reordered (R-bit set)");
     }
 
-    std::uint64_t bank_conflict_cycles() const { return conflict_read_write_ + conflict_read_read_ + conflict_collector_port_; }
+    std::uint64_t bank_conflict_cycles() const {
+        return conflict_read_write_ + conflict_read_read_ + conflict_collector_port_;
+    }
     const RfArbiter& arbiter() const { return arbiter_; }
     // The mask-buffer state of a register word (hi = 1: the high word of a 64-bit register), for tests.
     WidthInfo register_width(unsigned warp, ir::RegId reg, unsigned hi = 0) { return word_state(warp, reg, hi).width; }
@@ -473,16 +479,16 @@ public:
 
 private:
     struct WordState {
-        bool wide = false;        // low word only: the register is 64-bit
-        bool all_known = true;    // every lane's value is known (else: full width, no zero lanes)
+        bool wide = false; // low word only: the register is 64-bit
+        bool all_known = true; // every lane's value is known (else: full width, no zero lanes)
         WidthInfo width{1, false}; // a cleared register is 1 byte wide
-        Side side = Side::right;   // wr alignment: the alignment it was written with
+        Side side = Side::right; // wr alignment: the alignment it was written with
     };
     struct WarpRegisters {
         std::vector<WordState> words;
-        std::vector<std::uint32_t> values;   // words x width
-        std::vector<std::uint8_t> known;     // words x width
-        std::vector<GroupForm> forms;        // words x groups
+        std::vector<std::uint32_t> values; // words x width
+        std::vector<std::uint8_t> known; // words x width
+        std::vector<GroupForm> forms; // words x groups
     };
     struct ReadWord {
         std::uint16_t bank = 0;
@@ -564,8 +570,7 @@ private:
     static Side parity_side(unsigned reg_number) {
         if constexpr (Alignment::kind == AlignmentKind::fixed_parity)
             return (reg_number & 1U) ? Side::left : Side::right;
-        else
-            return Side::right; // ideal / upper bound: placement is not modelled, only sizes
+        else return Side::right; // ideal / upper bound: placement is not modelled, only sizes
     }
     static std::uint8_t access_mask(unsigned bytes, Side side) {
         if constexpr (Coalescing::mode == CoalescingMode::none) return 0xF;
@@ -605,15 +610,18 @@ private:
                 if (a == 0) continue;
                 const std::size_t lane0 = base + std::size_t(g) * cross_lane_group;
                 GroupForm& form = w.forms[std::size_t(index) * groups_ + g];
-                const bool group_known = w.known[lane0] && w.known[lane0 + 1] && w.known[lane0 + 2] && w.known[lane0 + 3];
+                const bool group_known =
+                    w.known[lane0] && w.known[lane0 + 1] && w.known[lane0 + 2] && w.known[lane0 + 3];
                 if (group_known) {
                     const bool may_reorder = Gating::level == GatingLevel::cross_lane_zero && a == 0xF;
-                    form = choose_group_form(std::span<const std::uint32_t, cross_lane_group>(w.values.data() + lane0, cross_lane_group),
-                                             may_reorder);
+                    form = choose_group_form(
+                        std::span<const std::uint32_t, cross_lane_group>(w.values.data() + lane0, cross_lane_group),
+                        may_reorder);
                 } else {
                     form = GroupForm{};
                     for (unsigned i = 0; i < cross_lane_group; ++i)
-                        if (w.known[lane0 + i] && w.values[lane0 + i] == 0) form.zero_lanes |= static_cast<std::uint8_t>(1U << i);
+                        if (w.known[lane0 + i] && w.values[lane0 + i] == 0)
+                            form.zero_lanes |= static_cast<std::uint8_t>(1U << i);
                 }
                 ++groups_written_;
                 if (form.reordered) ++groups_reordered_;
@@ -621,7 +629,8 @@ private:
         }
     }
 
-    GatingTally tally_access(unsigned warp, std::uint32_t index, const core::WarpMask& active, std::uint8_t mask) const {
+    GatingTally tally_access(unsigned warp, std::uint32_t index, const core::WarpMask& active,
+                             std::uint8_t mask) const {
         GatingTally t;
         const WarpRegisters& w = warps_[warp];
         for (unsigned g = 0; g < groups_; ++g)
@@ -661,9 +670,11 @@ private:
     std::uint64_t operand_reads_ = 0, register_writes_ = 0, logical_reads_ = 0, logical_writes_ = 0;
     std::uint64_t granted_reads_ = 0, granted_writes_ = 0, physical_bank_accesses_ = 0, sub_bank_accesses_ = 0;
     std::uint64_t collector_writes_ = 0;
-    std::uint64_t coalesced_rd_rd_ = 0, coalesced_rd_rd_same_instruction_ = 0, coalesced_wr_wr_ = 0, coalesced_rd_wr_ = 0;
+    std::uint64_t coalesced_rd_rd_ = 0, coalesced_rd_rd_same_instruction_ = 0, coalesced_wr_wr_ = 0,
+                  coalesced_rd_wr_ = 0;
     std::uint64_t coalesced_cross_bank_ = 0;
-    std::uint64_t conflict_write_write_ = 0, conflict_read_write_ = 0, conflict_read_read_ = 0, conflict_collector_port_ = 0;
+    std::uint64_t conflict_write_write_ = 0, conflict_read_write_ = 0, conflict_read_read_ = 0,
+                  conflict_collector_port_ = 0;
     std::uint64_t width_unknown_writes_ = 0;
     std::uint64_t bank_bytes_read_ = 0, bank_bytes_written_ = 0, crossbar_bytes_ = 0;
     std::uint64_t mask_buffer_reads_ = 0, mask_buffer_writes_ = 0;

@@ -24,8 +24,7 @@ struct IdealRF {
     }
     void cycle(core::Cycle now) { now_ = now; }
     // Offers, in acceptance order, every instruction accepted before this cycle.
-    template <class TryDispatch>
-    void dispatch_ready(TryDispatch&& try_dispatch) {
+    template <class TryDispatch> void dispatch_ready(TryDispatch&& try_dispatch) {
         std::size_t kept = 0;
         for (std::size_t i = 0; i < waiting_.size(); ++i) {
             const auto entry = waiting_[i];
@@ -38,15 +37,13 @@ struct IdealRF {
         written_.push_back(w.token);
         writes_ += w.dest_count;
     }
-    template <class Done>
-    void drain_written(Done&& done) {
+    template <class Done> void drain_written(Done&& done) {
         for (auto token : written_) done(token);
         written_.clear();
     }
     bool has_pending() const { return !waiting_.empty() || !written_.empty(); }
 
-    template <class V>
-    void visit_stats(V& v) const {
+    template <class V> void visit_stats(V& v) const {
         v.counter("operand_reads", reads_, "register operands read");
         v.counter("register_writes", writes_, "destination registers written");
     }

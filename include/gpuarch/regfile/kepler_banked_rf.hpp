@@ -57,8 +57,7 @@ namespace gpuarch::regfile {
 
 namespace detail {
 // "KeplerBankedRF" for the default collector count, "KeplerBankedRF<N>" otherwise.
-template <unsigned N, unsigned Default>
-struct KeplerBankedRFName {
+template <unsigned N, unsigned Default> struct KeplerBankedRFName {
     static constexpr auto storage = [] {
         std::array<char, 32> s{};
         constexpr std::string_view base = "KeplerBankedRF";
@@ -79,8 +78,7 @@ struct KeplerBankedRFName {
 };
 } // namespace detail
 
-template <unsigned CollectorsPerScheduler = 4>
-class KeplerBankedRFT {
+template <unsigned CollectorsPerScheduler = 4> class KeplerBankedRFT {
     static_assert(CollectorsPerScheduler >= 1, "a KeplerBankedRF needs at least one operand collector per scheduler");
     static_assert(CollectorsPerScheduler <= 64, "a KeplerBankedRF supports at most 64 collectors per scheduler");
 
@@ -154,13 +152,13 @@ public:
     }
 
     // Offers every collector whose reads are all served, oldest first across the SM; a taken one is freed.
-    template <class TryDispatch>
-    void dispatch_ready(TryDispatch&& try_dispatch) {
+    template <class TryDispatch> void dispatch_ready(TryDispatch&& try_dispatch) {
         ready_.clear();
         for (Partition& p : partitions_)
             for (Collector& c : p.collectors)
                 if (c.busy && c.accepted < now_ && c.all_read()) ready_.push_back(&c);
-        std::sort(ready_.begin(), ready_.end(), [](const Collector* a, const Collector* b) { return a->sequence < b->sequence; });
+        std::sort(ready_.begin(), ready_.end(),
+                  [](const Collector* a, const Collector* b) { return a->sequence < b->sequence; });
         for (Collector* c : ready_)
             if (try_dispatch(c->token)) c->busy = false;
     }
@@ -170,8 +168,7 @@ public:
         written_.push_back(w.token);
         writes_ += w.dest_count;
     }
-    template <class Done>
-    void drain_written(Done&& done) {
+    template <class Done> void drain_written(Done&& done) {
         for (auto token : written_) done(token);
         written_.clear();
     }
@@ -189,15 +186,15 @@ public:
         return degree_counts_[std::min(degree, degree_buckets) - 1];
     }
 
-    template <class V>
-    void visit_stats(V& v) const {
+    template <class V> void visit_stats(V& v) const {
         v.counter("operand_reads", reads_, "register operands read");
         v.counter("register_writes", writes_, "destination registers written");
         v.counter("bank_conflict_cycles", conflict_cycles_, "operand-read requests that lost their bank for a cycle");
         v.counter("kepler_degree_1", degree_counts_[0], "instructions with no bank conflict (Lai 2013 Sec. 4.2.3)");
         v.counter("kepler_degree_2", degree_counts_[1], "instructions with two distinct sources in one bank");
         v.counter("kepler_degree_3", degree_counts_[2], "instructions with three distinct sources in one bank");
-        v.counter("kepler_degree_4plus", degree_counts_[3], "instructions with four or more distinct sources in one bank");
+        v.counter("kepler_degree_4plus", degree_counts_[3],
+                  "instructions with four or more distinct sources in one bank");
     }
 
 private:
@@ -241,10 +238,9 @@ private:
     std::array<std::uint64_t, degree_buckets> degree_counts_{};
 };
 
-template <unsigned CollectorsPerScheduler>
-void KeplerBankedRFT<CollectorsPerScheduler>::throw_no_collector() {
+template <unsigned CollectorsPerScheduler> void KeplerBankedRFT<CollectorsPerScheduler>::throw_no_collector() {
     throw Error("KeplerBankedRF::accept called with no free operand collector in the scheduler's partition "
-                      "(the SM must check can_accept first)");
+                "(the SM must check can_accept first)");
 }
 
 using KeplerBankedRF = KeplerBankedRFT<>;

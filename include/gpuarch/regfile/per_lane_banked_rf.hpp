@@ -30,20 +30,20 @@ namespace gpuarch::regfile {
 
 enum class AddressDecoders : std::uint8_t {
     per_lane, // Fig. 6b: one decoder per lane bank (the LWM)
-    shared,   // Fig. 6a: one decoder for all lanes (the baseline)
+    shared, // Fig. 6a: one decoder for all lanes (the baseline)
 };
 
 struct LaneBankConfig {
-    unsigned lanes = 32;           // SIMD width = number of banks
-    unsigned warp_slots = 32;      // (large) warps resident at once
-    unsigned rows_per_warp = 1;    // large-warp size / SIMD width
-    unsigned bytes = 64 * 1024;    // total storage (Narasiman 2010 Table 1: 64 KB)
+    unsigned lanes = 32; // SIMD width = number of banks
+    unsigned warp_slots = 32; // (large) warps resident at once
+    unsigned rows_per_warp = 1; // large-warp size / SIMD width
+    unsigned bytes = 64 * 1024; // total storage (Narasiman 2010 Table 1: 64 KB)
 };
 
-template <AddressDecoders Decoders = AddressDecoders::per_lane>
-class PerLaneBankedRF {
+template <AddressDecoders Decoders = AddressDecoders::per_lane> class PerLaneBankedRF {
 public:
-    static constexpr std::string_view name = Decoders == AddressDecoders::per_lane ? "PerLaneBankedRF" : "SingleDecoderRF";
+    static constexpr std::string_view name =
+        Decoders == AddressDecoders::per_lane ? "PerLaneBankedRF" : "SingleDecoderRF";
     static constexpr AddressDecoders decoders = Decoders;
     static constexpr std::uint16_t no_row = 0xFFFF;
 
@@ -78,8 +78,7 @@ public:
         ++writes_;
     }
 
-    template <class V>
-    void visit_stats(V& v) const {
+    template <class V> void visit_stats(V& v) const {
         v.counter("subwarp_reads", reads_, "sub-warps whose operands were read");
         v.counter("subwarp_writes", writes_, "sub-warps whose results were written");
         v.counter("read_cycles", read_cycles_, "register-read stage cycles");
@@ -103,8 +102,8 @@ private:
         for (std::size_t c = 0; c < rows.size(); ++c) {
             if (rows[c] == no_row) continue;
             if (rows[c] >= config_.rows_per_warp)
-                throw Error("lane " + std::to_string(c) + " addresses row " + std::to_string(rows[c]) + " of a large warp with " +
-                            std::to_string(config_.rows_per_warp) + " rows");
+                throw Error("lane " + std::to_string(c) + " addresses row " + std::to_string(rows[c]) +
+                            " of a large warp with " + std::to_string(config_.rows_per_warp) + " rows");
             if (seen_rows_[rows[c]] != stamp_) {
                 seen_rows_[rows[c]] = stamp_;
                 ++distinct;

@@ -58,8 +58,8 @@ struct RfRequest {
     RequestKind kind = RequestKind::read;
     std::uint16_t bank = 0;
     std::uint16_t collector = 0; // reads: the operand collector the data goes to
-    Side side = Side::right;     // carf with disjoint masks: right (even) or left (odd) access port
-    std::uint8_t mask = 0xF;     // sub-banks touched (bit k = sub-bank k); its popcount is the request's bytes
+    Side side = Side::right; // carf with disjoint masks: right (even) or left (odd) access port
+    std::uint8_t mask = 0xF; // sub-banks touched (bit k = sub-bank k); its popcount is the request's bytes
 };
 
 struct ArbiterConfig {
@@ -154,7 +154,9 @@ private:
         std::int32_t bank = -1;
     };
 
-    static unsigned bytes_of(const RfRequest& r) { return static_cast<unsigned>(std::popcount(static_cast<unsigned>(r.mask & 0xFU))); }
+    static unsigned bytes_of(const RfRequest& r) {
+        return static_cast<unsigned>(std::popcount(static_cast<unsigned>(r.mask & 0xFU)));
+    }
     static std::uint8_t side_bit(Side s) { return s == Side::right ? 1U : 2U; }
 
     bool fits(std::uint8_t used_mask, std::uint8_t used_bytes, std::uint8_t used_sides, const RfRequest& r,

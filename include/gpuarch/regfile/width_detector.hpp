@@ -52,7 +52,7 @@ constexpr unsigned decode_width(std::uint8_t code) { return (code & 3U) + 1U; }
 
 struct WidthInfo {
     std::uint8_t bytes = lane_bytes; // 1..4
-    bool negative = false;           // the stored sign bit (meaningful when bytes < 4)
+    bool negative = false; // the stored sign bit (meaningful when bytes < 4)
     constexpr std::uint8_t code() const { return encode_width(bytes); }
     constexpr std::uint8_t mask() const { return right_aligned_mask(bytes); }
     constexpr bool operator==(const WidthInfo&) const = default;

@@ -11,7 +11,8 @@
 
 namespace gpuarch::regfile {
 
-template <unsigned Banks = 16, unsigned Collectors = 16, class Gating = CrossLaneZeroGating, class Layout = WshiftLayout>
+template <unsigned Banks = 16, unsigned Collectors = 16, class Gating = CrossLaneZeroGating,
+          class Layout = WshiftLayout>
 using ZeroGatedRF = CoalescingRF<Banks, Sub4, Layout, RegAlignment, Collectors, Gating, NoCoalescing>;
 
 } // namespace gpuarch::regfile

@@ -58,8 +58,8 @@ constexpr std::uint8_t zero_byte_planes(std::span<const std::uint32_t, cross_lan
 
 // How one 4-lane group of a warp register is stored.
 struct GroupForm {
-    bool reordered = false;       // R-bit
-    std::uint8_t zero_lanes = 0;  // in-lane form: bit i = lane i of the group holds 0
+    bool reordered = false; // R-bit
+    std::uint8_t zero_lanes = 0; // in-lane form: bit i = lane i of the group holds 0
     std::uint8_t zero_planes = 0; // reordered form: bit k = byte plane k is all zero
     constexpr bool operator==(const GroupForm&) const = default;
 };
@@ -84,11 +84,11 @@ constexpr GroupForm choose_group_form(std::span<const std::uint32_t, cross_lane_
 
 // What one warp-register access did at the 4-byte-word level.
 struct GatingTally {
-    std::uint32_t words = 0;               // 4-byte words the access covers (= warp width)
+    std::uint32_t words = 0; // 4-byte words the access covers (= warp width)
     std::uint32_t gated_inactive = 0;
     std::uint32_t gated_in_lane_zero = 0;
     std::uint32_t gated_cross_lane_zero = 0;
-    std::uint32_t bytes = 0;               // bank bytes actually accessed
+    std::uint32_t bytes = 0; // bank bytes actually accessed
     constexpr std::uint32_t gated() const { return gated_inactive + gated_in_lane_zero + gated_cross_lane_zero; }
 };
 
@@ -114,7 +114,8 @@ constexpr void tally_group(GatingTally& t, GatingLevel level, const GroupForm& f
     for (unsigned i = 0; i < cross_lane_group; ++i) {
         const bool lane_active = (active >> i) & 1U;
         if (!lane_active && level >= GatingLevel::inactive) ++t.gated_inactive;
-        else if (lane_active && level >= GatingLevel::in_lane_zero && ((form.zero_lanes >> i) & 1U)) ++t.gated_in_lane_zero;
+        else if (lane_active && level >= GatingLevel::in_lane_zero && ((form.zero_lanes >> i) & 1U))
+            ++t.gated_in_lane_zero;
         else t.bytes += bytes_per_lane;
     }
 }

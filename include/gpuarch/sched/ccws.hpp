@@ -32,8 +32,7 @@ namespace gpuarch::sched {
 
 // One warp's victim tag array: Entries tags in Entries / Ways sets of Ways ways, LRU (Wang 2016 Table 3: "8-way, 16
 // entries/warp").
-template <unsigned Entries = 16, unsigned Ways = 8>
-class VictimTagArray {
+template <unsigned Entries = 16, unsigned Ways = 8> class VictimTagArray {
     static_assert(Ways > 0 && Entries >= Ways && Entries % Ways == 0,
                   "a victim tag array holds a whole number of sets of `Ways` entries");
 
@@ -98,8 +97,7 @@ struct CCWS {
     explicit CCWS(const timing::SchedulerConfig& config)
         : score_(config.pool_size, BaseScore), vta_(config.pool_size), allowed_(config.pool_size, 1) {}
 
-    template <timing::SchedulerView View>
-    unsigned select(const View& view) {
+    template <timing::SchedulerView View> unsigned select(const View& view) {
         decay(view.now());
         stack(view);
         const unsigned pick = greedy_then_oldest(view, greedy_, [&](unsigned s) { return !throttled(view, s); });
@@ -112,8 +110,7 @@ struct CCWS {
         return pick;
     }
     // Whether ready warp `slot` is held back: its next instruction is a cached load and it is above the cutoff.
-    template <timing::SchedulerView View>
-    bool withholds(const View& view, unsigned slot) {
+    template <timing::SchedulerView View> bool withholds(const View& view, unsigned slot) {
         stack(view);
         return throttled(view, slot);
     }
@@ -158,8 +155,7 @@ struct CCWS {
     std::uint64_t score(unsigned slot) const { return score_[slot]; }
     std::uint64_t vta_hits() const { return vta_hits_; }
 
-    template <class V>
-    void visit_stats(V& v) const {
+    template <class V> void visit_stats(V& v) const {
         v.counter("ccws_vta_hits", vta_hits_, "misses that hit the warp's victim tag array (lost locality)");
         v.counter("ccws_misses_seen", misses_seen_, "L1 misses reported to the scheduler");
         v.counter("ccws_evictions_seen", evictions_seen_, "L1 evictions reported to the scheduler");
@@ -180,8 +176,7 @@ private:
         for (auto& s : score_) s = s > BaseScore + elapsed ? s - elapsed : std::min<std::uint64_t>(s, BaseScore);
     }
     // Stacks the occupied warps by score (highest first, older first on ties) against the cutoff.
-    template <class View>
-    void stack(const View& view) {
+    template <class View> void stack(const View& view) {
         ranks_.refresh(view);
         const auto& order = ranks_.order();
         active_ = static_cast<unsigned>(order.size());
@@ -196,8 +191,7 @@ private:
             allowed_[sorted_[k]] = (k == 0 || sum <= cutoff) ? 1 : 0;
         }
     }
-    template <class View>
-    bool throttled(const View& view, unsigned slot) const {
+    template <class View> bool throttled(const View& view, unsigned slot) const {
         return !allowed_[slot] && next_access(view, slot) == NextAccess::cached_load;
     }
 

@@ -28,7 +28,7 @@ namespace gpuarch::sched {
 
 enum class DlcEviction : std::uint8_t {
     zero_inst, // evict an entry whose #inst decayed to 0, else do not insert (Wang 2016 Sec. 4.4)
-    lru,       // evict the least recently recorded entry (Wang 2016 Sec. 4.4: "for more complicated workloads")
+    lru, // evict the least recently recorded entry (Wang 2016 Sec. 4.4: "for more complicated workloads")
 };
 
 constexpr std::string_view name(DlcEviction e) { return e == DlcEviction::zero_inst ? "zero_inst" : "lru"; }
@@ -48,7 +48,7 @@ public:
         bool valid = false;
         ir::Pc pc = ir::no_pc;
         std::uint32_t inst = 0; // occurrences (decays)
-        std::uint32_t acc = 0;  // accesses (coalesced lines), accumulated
+        std::uint32_t acc = 0; // accesses (coalesced lines), accumulated
         std::uint32_t sets = 0; // L1 sets touched, accumulated
         std::uint64_t last_recorded = 0;
     };
@@ -114,8 +114,7 @@ public:
     }
     const std::array<Entry, Entries>& table() const { return table_; }
 
-    template <class V>
-    void visit_stats(V& v) const {
+    template <class V> void visit_stats(V& v) const {
         v.counter("dlc_insertions", insertions_, "divergent load PCs inserted into the DLC");
         v.counter("dlc_evictions", evictions_, "DLC entries replaced by a new divergent PC");
         v.counter("dlc_rejections", rejections_, "divergent loads left out of a full DLC (predicted coherent)");

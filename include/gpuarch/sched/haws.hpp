@@ -57,16 +57,16 @@ enum class HawsTrigger : std::uint8_t {
 // or round-robin base never considers while other warps issue does not); with the figure's strict round-robin it
 // reproduces Fig. 5.3 cycle for cycle (tests/haws/fig_5_3_toy.cpp).
 enum class HawsEntry : std::uint8_t {
-    fetch_check,  // the fetch stage sees the warp's stall point blocked on a long-latency load
+    fetch_check, // the fetch stage sees the warp's stall point blocked on a long-latency load
     failed_issue, // and the base scheduler tried to issue it in this cycle's issue stage and could not
 };
 
 // ---------------------------------------------------------------------------------------------------------
 // Hardware cost (Gong 2020 Sec. 5.3.6). Field widths are the thesis's; the function reproduces its arithmetic.
 struct HawsHardwareCost {
-    std::uint64_t rcu_bits = 0;        // per SM
-    std::uint64_t simt_copy_bits = 0;  // per SM
-    std::uint64_t rename_bits = 0;     // per SM (scalar + vector tables)
+    std::uint64_t rcu_bits = 0; // per SM
+    std::uint64_t simt_copy_bits = 0; // per SM
+    std::uint64_t rename_bits = 0; // per SM (scalar + vector tables)
     constexpr std::uint64_t total_bits() const { return rcu_bits + simt_copy_bits + rename_bits; }
     constexpr std::uint64_t total_bytes() const { return (rcu_bits + simt_copy_bits + rename_bits) / 8; }
     // KiB with two decimals, rounded down, as an integer count of hundredths (7.34 KB -> 734).
@@ -74,12 +74,12 @@ struct HawsHardwareCost {
 };
 
 struct HawsCostParams {
-    unsigned warps_per_sm = 40;        // Gong 2020 Sec. 5.3.6: "up to 40 warps per SM"
-    unsigned rcu_depth = 8;            // Sec. 5.3.3
-    unsigned simt_entries = 8;         // Sec. 5.3.6: "128 bits per entry, with eight entries"
-    unsigned active_mask_bits = 64;    // Sec. 5.3.6 (64-wide AMD wavefront)
-    unsigned pc_bits = 32;             // Sec. 5.3.6: current pc and reconvergence pc, 32 bits each
-    unsigned register_bits = 8;        // Sec. 5.3.6: 8-bit original and renamed register numbers
+    unsigned warps_per_sm = 40; // Gong 2020 Sec. 5.3.6: "up to 40 warps per SM"
+    unsigned rcu_depth = 8; // Sec. 5.3.3
+    unsigned simt_entries = 8; // Sec. 5.3.6: "128 bits per entry, with eight entries"
+    unsigned active_mask_bits = 64; // Sec. 5.3.6 (64-wide AMD wavefront)
+    unsigned pc_bits = 32; // Sec. 5.3.6: current pc and reconvergence pc, 32 bits each
+    unsigned register_bits = 8; // Sec. 5.3.6: 8-bit original and renamed register numbers
 };
 
 constexpr HawsHardwareCost haws_hardware_cost(const HawsCostParams& p = {}) {
@@ -118,10 +118,8 @@ constexpr std::array<std::uint64_t, N> haws_fills(const std::array<std::uint64_t
 
 // The per-warp state and statistics types live with the mechanism (fetch/hint_assisted.hpp); these names keep
 // the scheduler's vocabulary.
-template <unsigned Entries>
-using RenameTable = fetch::RenameTable<Entries>;
-template <unsigned Entries>
-using SimtStackCopy = fetch::SimtStackCopy<Entries>;
+template <unsigned Entries> using RenameTable = fetch::RenameTable<Entries>;
+template <unsigned Entries> using SimtStackCopy = fetch::SimtStackCopy<Entries>;
 
 // ---------------------------------------------------------------------------------------------------------
 // Hint sources: where the scheduler's hints come from (a policy, so tests can hand-build hints).
@@ -148,14 +146,12 @@ inline std::uint16_t next_hint_offset(const ir::InstructionHint& h, ir::Pc pc, i
 
 using HawsWindowEntry = fetch::WindowEntry;
 using HawsRecordState = fetch::HintRecordState;
-template <class Rcu>
-using HawsWarp = fetch::HintWarp<Rcu>;
+template <class Rcu> using HawsWarp = fetch::HintWarp<Rcu>;
 using HawsStats = fetch::HintStats;
 using HawsIssueEvent = fetch::HintIssueEvent;
 
 namespace detail {
-template <std::size_t N>
-struct HawsName {
+template <std::size_t N> struct HawsName {
     std::array<char, N> chars{};
     std::size_t size = 0;
     constexpr void append(std::string_view s) {
@@ -168,9 +164,13 @@ template <class Rcu = RCU<8>, class Base = GTO, HawsTrigger Trigger = HawsTrigge
           class HintSource = CompilerHints, bool TraceIssues = false, HawsEntry Entry = HawsEntry::fetch_check>
 class HAWSScheduler {
     static_assert(timing::Scheduler<Base>, "HAWSScheduler's Base must be a Scheduler (timing/concepts.hpp)");
-    static_assert(requires { Rcu::depth; }, "HAWSScheduler's first argument must be an RCU<Depth>");
-    static_assert(requires(const ir::Kernel& k) { { HintSource::hints(k) } -> std::convertible_to<ir::KernelHints>; },
-                  "HAWSScheduler's HintSource must provide `static ir::KernelHints hints(const ir::Kernel&)`");
+    static_assert(
+        requires { Rcu::depth; }, "HAWSScheduler's first argument must be an RCU<Depth>");
+    static_assert(
+        requires(const ir::Kernel& k) {
+            { HintSource::hints(k) } -> std::convertible_to<ir::KernelHints>;
+        },
+        "HAWSScheduler's HintSource must provide `static ir::KernelHints hints(const ir::Kernel&)`");
 
     static constexpr auto name_storage = [] {
         detail::HawsName<128> n;
@@ -222,8 +222,7 @@ public:
 
     // The base picks among ready warps. With HawsEntry::failed_issue, every warp the base asks about and finds not
     // ready is a failed issue attempt (Sec. 5.2), which the SM's next fetch stage reads (failed_issue_at).
-    template <timing::SchedulerView View>
-    unsigned select(const View& view) {
+    template <timing::SchedulerView View> unsigned select(const View& view) {
         if constexpr (Entry == HawsEntry::failed_issue) {
             const AttemptView<View> attempts{view, this};
             return base_.select(attempts);
@@ -265,15 +264,15 @@ public:
     }
     const std::vector<HawsIssueEvent>& trace() const { return trace_; }
 
-    template <class V>
-    void visit_stats(V& v) const {
+    template <class V> void visit_stats(V& v) const {
         if constexpr (requires { base_.visit_stats(v); }) base_.visit_stats(v);
         v.counter("haws.episodes", stats_.episodes, "switches to hint mode (Gong 2020 Fig. 5.13)");
         v.counter("haws.stalls_without_chain", stats_.stalls_without_chain,
                   "long-latency stalls (dynamic stall points) whose instruction carries no hint chain");
         v.counter("haws.hint_issued", stats_.hint_issued, "instructions issued in hint mode");
         v.counter("haws.hint_alu", stats_.hint_alu, "ALU instructions issued in hint mode (Fig. 5.14)");
-        v.counter("haws.hint_memory", stats_.hint_memory, "long-latency memory instructions issued in hint mode (Fig. 5.15)");
+        v.counter("haws.hint_memory", stats_.hint_memory,
+                  "long-latency memory instructions issued in hint mode (Fig. 5.15)");
         v.counter("haws.total_alu", stats_.total_alu, "ALU instructions issued");
         v.counter("haws.total_memory", stats_.total_memory, "long-latency memory instructions issued");
         v.counter("haws.copies", stats_.copies, "register copies issued on return to in-order (renamed results)");
@@ -281,7 +280,8 @@ public:
         v.counter("haws.rcu_full", stats_.rcu_full, "episodes stopped by a full RCU");
         v.counter("haws.flushed", stats_.flushed, "hinted instructions fetched but flushed on return");
         v.counter("haws.returns_on_flag", stats_.returns_on_flag, "episodes ended by the long-latency flag clearing");
-        v.counter("haws.returns_on_chain_end", stats_.returns_on_chain_end, "episodes ended at the end of the hint chain");
+        v.counter("haws.returns_on_chain_end", stats_.returns_on_chain_end,
+                  "episodes ended at the end of the hint chain");
         v.counter("haws.chain_guard_stops", stats_.chain_guard_stops,
                   "chains cut: a hinted instruction depended on a skipped one");
         v.counter("haws.run_ahead_steps", stats_.run_ahead_steps, "instructions executed functionally ahead of fetch");
@@ -297,8 +297,7 @@ private:
     // The SM's view, except that `ready` also notes the warps found not ready (the base's failed issue attempts).
     // A warp that already issued in this cycle (a machine that selects several times per cycle marks it not ready)
     // made no failed attempt.
-    template <class View>
-    struct AttemptView : View {
+    template <class View> struct AttemptView : View {
         HAWSScheduler* self;
         bool ready(unsigned i) const {
             const bool r = View::ready(i);

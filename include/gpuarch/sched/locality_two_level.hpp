@@ -42,8 +42,7 @@
 
 namespace gpuarch::sched {
 
-template <unsigned RoundRobinGroups = 4>
-struct LocalityTwoLevel {
+template <unsigned RoundRobinGroups = 4> struct LocalityTwoLevel {
     static_assert(RoundRobinGroups > 0, "LocalityTwoLevel needs at least one round-robin group for hint 3");
     static constexpr std::string_view name = [] {
         if constexpr (RoundRobinGroups == 4) return std::string_view("LocalityTwoLevel");
@@ -65,14 +64,16 @@ struct LocalityTwoLevel {
         group_.assign(pool_size_, 0);
     }
     void on_launch_hint(unsigned hint) {
-        if (hint > 3) throw Error("LocalityTwoLevel: launch hint " + std::to_string(hint) + " is not 0-3 (Gong 2020 Table 6.1)");
+        if (hint > 3)
+            throw Error("LocalityTwoLevel: launch hint " + std::to_string(hint) + " is not 0-3 (Gong 2020 Table 6.1)");
         hint_ = hint;
     }
     unsigned launch_hint() const { return hint_; }
 
     void on_warp_origin(unsigned slot, const core::Dim3& cta, unsigned warp_in_cta, unsigned warps_per_cta) {
-        if (slot >= pool_size_) throw Error("LocalityTwoLevel: warp origin for slot " + std::to_string(slot) +
-                                            " outside a pool of " + std::to_string(pool_size_));
+        if (slot >= pool_size_)
+            throw Error("LocalityTwoLevel: warp origin for slot " + std::to_string(slot) + " outside a pool of " +
+                        std::to_string(pool_size_));
         switch (hint_) {
         case 1: group_[slot] = id_of({cta.z, cta.y, warp_in_cta}); break;
         case 2: {
@@ -87,8 +88,7 @@ struct LocalityTwoLevel {
     // The group of a pool slot (tests and statistics).
     unsigned group_of(unsigned slot) const { return group_.at(slot); }
 
-    template <timing::SchedulerView View>
-    unsigned select(const View& view) {
+    template <timing::SchedulerView View> unsigned select(const View& view) {
         const unsigned n = view.pool_size();
         if (n == 0) return timing::no_warp;
         // Round-robin inside the active group, starting after the warp that issued last.
@@ -124,9 +124,9 @@ struct LocalityTwoLevel {
     }
     void on_warp_exit(unsigned) {}
 
-    template <class V>
-    void visit_stats(V& v) const {
-        v.counter("group_switches_on_stall", stall_switches_, "group switches: every warp of the group waited on memory");
+    template <class V> void visit_stats(V& v) const {
+        v.counter("group_switches_on_stall", stall_switches_,
+                  "group switches: every warp of the group waited on memory");
         v.counter("group_switches_premature", premature_switches_, "group switches for other reasons");
         v.counter("locality_groups_formed", groups_formed_,
                   "hint 1/2 warp groups formed, over all launches (Gong 2020 Sec. 6.3.2)");
@@ -140,13 +140,13 @@ private:
     }
     unsigned group_count() const {
         switch (hint_) {
-        case 1: case 2: return keys_.empty() ? 1U : static_cast<unsigned>(keys_.size());
+        case 1:
+        case 2: return keys_.empty() ? 1U : static_cast<unsigned>(keys_.size());
         case 3: return RoundRobinGroups;
         default: return 1U;
         }
     }
-    template <class View>
-    bool all_long_latency(const View& view, unsigned group) const {
+    template <class View> bool all_long_latency(const View& view, unsigned group) const {
         bool any = false;
         for (unsigned slot = 0; slot < view.pool_size(); ++slot) {
             if (group_[slot] != group || !view.occupied(slot)) continue;
@@ -158,9 +158,9 @@ private:
 
     unsigned pool_size_ = 0;
     unsigned hint_ = 0;
-    std::vector<unsigned> group_;                       // per pool slot
+    std::vector<unsigned> group_; // per pool slot
     std::map<std::array<std::uint32_t, 3>, unsigned> keys_; // hint 1/2 key -> dense group id
-    std::uint64_t arrivals_ = 0;                        // hint 3: warps that arrived in this pool this kernel
+    std::uint64_t arrivals_ = 0; // hint 3: warps that arrived in this pool this kernel
     unsigned active_ = 0;
     unsigned last_ = 0;
     std::uint64_t stall_switches_ = 0, premature_switches_ = 0, groups_formed_ = 0;

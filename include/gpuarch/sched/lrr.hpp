@@ -12,8 +12,7 @@ struct LRR {
 
     explicit LRR(const timing::SchedulerConfig& config) : pool_size_(config.pool_size) {}
 
-    template <timing::SchedulerView View>
-    unsigned select(const View& view) const {
+    template <timing::SchedulerView View> unsigned select(const View& view) const {
         const unsigned n = view.pool_size();
         for (unsigned k = 1; k <= n; ++k) {
             const unsigned slot = (last_ + k) % n;
@@ -24,8 +23,7 @@ struct LRR {
     void on_issue(unsigned slot, core::Cycle) { last_ = slot; }
     void on_warp_start(unsigned) {}
     void on_warp_exit(unsigned) {}
-    template <class V>
-    void visit_stats(V&) const {}
+    template <class V> void visit_stats(V&) const {}
 
 private:
     unsigned pool_size_ = 0;

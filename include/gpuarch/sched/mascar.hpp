@@ -27,14 +27,12 @@
 
 namespace gpuarch::sched {
 
-template <unsigned SaturatedMshrFree = 1, unsigned SaturatedQueueFree = 1>
-struct MASCAR {
+template <unsigned SaturatedMshrFree = 1, unsigned SaturatedQueueFree = 1> struct MASCAR {
     static constexpr std::string_view name = "MASCAR";
 
     explicit MASCAR(const timing::SchedulerConfig&) {}
 
-    template <timing::SchedulerView View>
-    unsigned select(const View& view) {
+    template <timing::SchedulerView View> unsigned select(const View& view) {
         saturated_ = saturated(view.l1());
         if (!saturated_) {
             ++ep_cycles_;
@@ -56,8 +54,7 @@ struct MASCAR {
         return pick;
     }
     // Whether ready warp `slot` is held back (memory-priority mode, a data-path memory instruction of a non-owner).
-    template <timing::SchedulerView View>
-    bool withholds(const View& view, unsigned slot) const {
+    template <timing::SchedulerView View> bool withholds(const View& view, unsigned slot) const {
         return saturated_ && withheld(view, slot);
     }
 
@@ -71,8 +68,7 @@ struct MASCAR {
     bool memory_priority_mode() const { return saturated_; }
     unsigned owner() const { return owner_; }
 
-    template <class V>
-    void visit_stats(V& v) const {
+    template <class V> void visit_stats(V& v) const {
         v.counter("mascar_ep_cycles", ep_cycles_, "cycles in equal-priority mode (memory not saturated)");
         v.counter("mascar_mp_cycles", mp_cycles_, "cycles in memory-priority mode (saturated)");
         v.counter("mascar_owner_switches", owner_switches_, "times a new owner warp took the memory path");
@@ -80,20 +76,20 @@ struct MASCAR {
     }
 
 private:
-    template <class L1View>
-    static bool saturated(const L1View& l1) {
+    template <class L1View> static bool saturated(const L1View& l1) {
         bool s = l1.mshr_free <= SaturatedMshrFree;
         // A view without the memory port's occupancy (miss_queue_total 0) leaves only the MSHR test.
-        if constexpr (requires { l1.miss_queue_free; l1.miss_queue_total; })
+        if constexpr (requires {
+                          l1.miss_queue_free;
+                          l1.miss_queue_total;
+                      })
             s = s || (l1.miss_queue_total > 0 && l1.miss_queue_free <= SaturatedQueueFree);
         return s;
     }
-    template <class View>
-    bool withheld(const View& view, unsigned slot) const {
+    template <class View> bool withheld(const View& view, unsigned slot) const {
         return slot != owner_ && next_uses_data_path(view, slot);
     }
-    template <class View>
-    void update_owner(const View& view) {
+    template <class View> void update_owner(const View& view) {
         if (owner_ != timing::no_warp && view.occupied(owner_) && !view.long_latency_pending(owner_)) return;
         const unsigned next =
             greedy_then_oldest(view, timing::no_warp, [&](unsigned s) { return next_uses_data_path(view, s); });

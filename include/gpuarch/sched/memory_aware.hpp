@@ -25,8 +25,7 @@ namespace gpuarch::sched {
 template <class V>
 concept InstructionPreview = timing::PreviewsInstructions<V>;
 // The sentence the helpers below stop with.
-template <class View>
-constexpr void require_instruction_preview() {
+template <class View> constexpr void require_instruction_preview() {
     static_assert(timing::PreviewsInstructions<View>,
                   "a memory-aware scheduler reads each warp's next instruction, so its view must preview "
                   "instructions (timing::PreviewsInstructions, timing/hooks.hpp); the SM's view does");
@@ -34,11 +33,11 @@ constexpr void require_instruction_preview() {
 
 // What a warp's next instruction does to the L1 data cache.
 enum class NextAccess : std::uint8_t {
-    unknown,      // nothing decoded (the warp's instruction buffer is empty)
-    compute,      // not a memory instruction
-    cached_load,  // ld.global / ld.local / generic ld: goes through the L1 data cache and may take MSHR entries
+    unknown, // nothing decoded (the warp's instruction buffer is empty)
+    compute, // not a memory instruction
+    cached_load, // ld.global / ld.local / generic ld: goes through the L1 data cache and may take MSHR entries
     other_memory, // stores, atomics, shared/constant/parameter loads: no data-cache MSHR entry (Wang 2016 Sec. 2.1:
-                  // "stores require no MSHR")
+    // "stores require no MSHR")
 };
 
 constexpr NextAccess access_of(ir::OpClass c) {
@@ -47,7 +46,7 @@ constexpr NextAccess access_of(ir::OpClass c) {
     case ir::OpClass::load_local:
     case ir::OpClass::load_generic:
     case ir::OpClass::prefetch: // a prefetch takes MSHR entries as a load does
-    case ir::OpClass::texture:  // so do texture fetches and surface loads (the L1 serves them as global loads)
+    case ir::OpClass::texture: // so do texture fetches and surface loads (the L1 serves them as global loads)
         return NextAccess::cached_load;
     case ir::OpClass::async_copy: return NextAccess::cached_load; // cp.async: a global load
     default: return ir::is_memory(c) ? NextAccess::other_memory : NextAccess::compute;
@@ -58,39 +57,40 @@ constexpr NextAccess access_of(ir::OpClass c) {
 // queue (MASCAR's "memory instructions" whose saturation it watches).
 constexpr bool uses_data_path(ir::OpClass c) {
     switch (c) {
-    case ir::OpClass::load_global: case ir::OpClass::load_local: case ir::OpClass::load_generic:
-    case ir::OpClass::store_global: case ir::OpClass::store_local: case ir::OpClass::store_generic:
-    case ir::OpClass::atomic_global: case ir::OpClass::atomic_generic: case ir::OpClass::prefetch:
+    case ir::OpClass::load_global:
+    case ir::OpClass::load_local:
+    case ir::OpClass::load_generic:
+    case ir::OpClass::store_global:
+    case ir::OpClass::store_local:
+    case ir::OpClass::store_generic:
+    case ir::OpClass::atomic_global:
+    case ir::OpClass::atomic_generic:
+    case ir::OpClass::prefetch:
     case ir::OpClass::texture: return true;
     case ir::OpClass::async_copy: return true;
     default: return false;
     }
 }
 
-template <class View>
-NextAccess next_access(const View& view, unsigned slot) {
+template <class View> NextAccess next_access(const View& view, unsigned slot) {
     require_instruction_preview<View>();
     const ir::Instruction* inst = view.next_instruction(slot);
     return inst == nullptr ? NextAccess::unknown : access_of(inst->op_class);
 }
-template <class View>
-bool next_is_memory(const View& view, unsigned slot) {
+template <class View> bool next_is_memory(const View& view, unsigned slot) {
     const NextAccess a = next_access(view, slot);
     return a == NextAccess::cached_load || a == NextAccess::other_memory;
 }
-template <class View>
-bool next_uses_data_path(const View& view, unsigned slot) {
+template <class View> bool next_uses_data_path(const View& view, unsigned slot) {
     require_instruction_preview<View>();
     const ir::Instruction* inst = view.next_instruction(slot);
     return inst != nullptr && uses_data_path(inst->op_class);
 }
-template <class View>
-unsigned next_active_lanes(const View& view, unsigned slot) {
+template <class View> unsigned next_active_lanes(const View& view, unsigned slot) {
     require_instruction_preview<View>();
     return view.next_active_lanes(slot);
 }
-template <class View>
-ir::Pc next_pc(const View& view, unsigned slot) {
+template <class View> ir::Pc next_pc(const View& view, unsigned slot) {
     require_instruction_preview<View>();
     return view.next_pc(slot);
 }
@@ -98,8 +98,7 @@ ir::Pc next_pc(const View& view, unsigned slot) {
 // Greedy-then-oldest over the ready warps that `allowed` admits (Rogers 2012 Sec. 3): the warp that issued last
 // while it is ready and admitted, else the oldest ready admitted warp (ties: lowest slot). With an `allowed` that
 // admits everything it selects exactly as sched::GTO.
-template <class View, class Allowed>
-unsigned greedy_then_oldest(const View& view, unsigned greedy, Allowed&& allowed) {
+template <class View, class Allowed> unsigned greedy_then_oldest(const View& view, unsigned greedy, Allowed&& allowed) {
     if (greedy < view.pool_size() && view.ready(greedy) && allowed(greedy)) return greedy;
     unsigned best = timing::no_warp;
     std::uint64_t best_age = 0;
@@ -122,8 +121,7 @@ public:
     void invalidate() { valid_ = false; }
     bool valid() const { return valid_; }
 
-    template <class View>
-    void refresh(const View& view) {
+    template <class View> void refresh(const View& view) {
         if (valid_ && rank_.size() == view.pool_size()) return;
         const unsigned n = view.pool_size();
         rank_.assign(n, unranked);
@@ -166,8 +164,7 @@ concept BarrierView = timing::ReportsBarrierWaits<V>;
 // ---- compile-time names ("SWL<2>", "OAWSStatic<50>") from the policy's parameters ----
 namespace detail {
 
-template <std::size_t N>
-struct Name {
+template <std::size_t N> struct Name {
     std::array<char, N + 1> chars{};
     constexpr std::string_view view() const { return std::string_view(chars.data(), N); }
 };
@@ -187,8 +184,7 @@ constexpr std::size_t length(const char* s) {
 }
 
 // "<prefix><V>" followed by `suffix`.
-template <std::size_t N>
-constexpr Name<N> numbered(const char* prefix, std::uint64_t v, const char* suffix) {
+template <std::size_t N> constexpr Name<N> numbered(const char* prefix, std::uint64_t v, const char* suffix) {
     Name<N> out;
     std::size_t at = 0;
     for (std::size_t i = 0; prefix[i] != '\0'; ++i) out.chars[at++] = prefix[i];

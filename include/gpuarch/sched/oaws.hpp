@@ -60,8 +60,8 @@ namespace gpuarch::sched {
 enum class MissAccounting : std::uint8_t { live, budget };
 enum class OcwCheck : std::uint8_t { before_update, after_update };
 enum class OcwDelta : std::uint8_t {
-    one,              // strategy 1: Delta = 1
-    half_cnt,         // strategy 2: Delta = CNT / 2 (rounded up)
+    one, // strategy 1: Delta = 1
+    half_cnt, // strategy 2: Delta = CNT / 2 (rounded up)
     by_associativity, // Sec. 4.3.1: strategy 2 for associativity-sensitive loads (#acc > 1.5 x #sets), else 1
 };
 
@@ -72,15 +72,15 @@ struct OawsKnobs {
     DlcEviction dlc_eviction = DlcEviction::zero_inst;
     std::uint32_t dlc_decay_period = 128;
     // OAWSDynamic (Wang 2016 Sec. 4.3)
-    std::uint32_t cnt_max = 255;           // "8-bit counter ... Cmax=255"
-    std::uint32_t cnt_init = 128;          // "CNT is initialized as 128"
+    std::uint32_t cnt_max = 255; // "8-bit counter ... Cmax=255"
+    std::uint32_t cnt_init = 128; // "CNT is initialized as 128"
     std::uint32_t ocw_min_per_scheduler = 1; // "OCW is no less than 2, because each warp scheduler needs at least one"
     std::uint32_t thrashing_miss_percent = 50; // "thrashing warps are predicted with a flat miss rate of 50%"
     std::uint32_t assoc_threshold_tenths = 15; // "#acc is larger than #sets x 1.5"
     OcwDelta delta = OcwDelta::by_associativity;
     OcwCheck check = OcwCheck::before_update;
     std::uint32_t coherent_prediction = 1; // Sec. 4.1.1: "Coherent loads are predicted to consume one MSHR entry"
-    bool add_rank = true;                  // Sec. 4.3.2: "+ GTO_gprio"
+    bool add_rank = true; // Sec. 4.3.2: "+ GTO_gprio"
     std::array<char, 32> label{};
 };
 
@@ -156,8 +156,7 @@ enum class OawsMode : std::uint8_t { static_smr, dynamic };
 
 // The state Wang 2016 keeps once per SM (Sec. 4.4): Miss_inflight, the DLC, the OCW counter, and the warps' ages
 // for the SM-wide GTO rank.
-template <OawsKnobs Knobs>
-struct OawsSmState {
+template <OawsKnobs Knobs> struct OawsSmState {
     DivergentLoadClassifier<32> dlc;
     OcwCounter ocw;
     std::int64_t miss_inflight = 0;
@@ -173,17 +172,15 @@ struct OawsSmState {
               Knobs.cnt_max, Knobs.check) {}
 };
 
-template <OawsMode Mode, unsigned SmrPercent, OawsKnobs Knobs>
-class OawsScheduler {
+template <OawsMode Mode, unsigned SmrPercent, OawsKnobs Knobs> class OawsScheduler {
     static_assert(SmrPercent <= 100, "OAWSStatic's static miss rate is a percentage from 0 to 100");
 
 public:
     using SmShared = OawsSmState<Knobs>;
 
     explicit OawsScheduler(const timing::SchedulerConfig& config)
-        : pool_size_(config.pool_size), index_(config.index),
-          misses_by_rank_(std::size_t{config.pool_size} + 1), loads_by_rank_(std::size_t{config.pool_size} + 1),
-          ocw_cycles_(std::size_t{config.pool_size} + 2) {
+        : pool_size_(config.pool_size), index_(config.index), misses_by_rank_(std::size_t{config.pool_size} + 1),
+          loads_by_rank_(std::size_t{config.pool_size} + 1), ocw_cycles_(std::size_t{config.pool_size} + 2) {
         own_.warps = pool_size_;
         own_.ages.resize(1);
         own_.ocw.set_bounds(Knobs.ocw_min_per_scheduler, std::max(Knobs.ocw_min_per_scheduler, pool_size_));
@@ -203,8 +200,7 @@ public:
         ocw_cycles_ = core::Histogram(std::size_t{shared.warps} + 2);
     }
 
-    template <timing::SchedulerView View>
-    unsigned select(const View& view) {
+    template <timing::SchedulerView View> unsigned select(const View& view) {
         refresh_ranks(view);
         const timing::L1View l1 = view.l1();
         const SmShared& sh = state();
@@ -237,8 +233,7 @@ public:
     }
 
     // Whether the policy excludes ready warp `slot` in the state left by the last select with this view.
-    template <timing::SchedulerView View>
-    bool withholds(const View& view, unsigned slot) {
+    template <timing::SchedulerView View> bool withholds(const View& view, unsigned slot) {
         refresh_ranks(view);
         const timing::L1View l1 = view.l1();
         return !qualifies(view, slot, l1, available(l1) - state().miss_inflight);
@@ -303,8 +298,7 @@ public:
     const DivergentLoadClassifier<32>& dlc() const { return state().dlc; }
     const OcwCounter& ocw() const { return state().ocw; }
 
-    template <class V>
-    void visit_stats(V& v) const {
+    template <class V> void visit_stats(V& v) const {
         v.counter("oaws_loads_tracked", loads_tracked_, "cached loads issued with a miss prediction");
         v.counter("oaws_predicted_misses", predicted_misses_, "Miss_pred summed over the tracked loads");
         v.counter("oaws_actual_misses", actual_misses_, "misses of the tracked loads that completed");
@@ -347,8 +341,7 @@ private:
     SmShared& state() { return shared_ != nullptr ? *shared_ : own_; }
     const SmShared& state() const { return shared_ != nullptr ? *shared_ : own_; }
 
-    template <class View>
-    void refresh_ranks(const View& view) {
+    template <class View> void refresh_ranks(const View& view) {
         if (ranks_.valid() && ranks_.order().size() <= view.pool_size()) {
             if (shared_ == nullptr || seen_age_version_ == shared_->age_version) return;
         }
@@ -389,23 +382,21 @@ private:
 
     static std::uint32_t percent_of(unsigned lanes, std::uint32_t percent) { return (lanes * percent + 99) / 100; }
 
-    template <class View>
-    std::uint32_t predict(const View& view, unsigned slot, const timing::L1View& l1) const {
+    template <class View> std::uint32_t predict(const View& view, unsigned slot, const timing::L1View& l1) const {
         const SmShared& sh = state();
         const ir::Pc pc = next_pc(view, slot);
         std::uint32_t pred = 0;
         if constexpr (Mode == OawsMode::static_smr) {
             if constexpr (SmrPercent == 0) return 0;
-            pred = sh.dlc.contains(pc) ? percent_of(next_active_lanes(view, slot), SmrPercent)
-                                       : Knobs.coherent_prediction;
+            pred =
+                sh.dlc.contains(pc) ? percent_of(next_active_lanes(view, slot), SmrPercent) : Knobs.coherent_prediction;
         } else {
             const unsigned r = rank(slot);
             if (r < sh.ocw.ocw()) return 0; // locality warp (Sec. 4.3.2)
             if (sh.dlc.contains(pc))
-                pred = percent_of(next_active_lanes(view, slot), Knobs.thrashing_miss_percent) +
-                       (Knobs.add_rank ? r : 0);
-            else
-                pred = Knobs.coherent_prediction;
+                pred =
+                    percent_of(next_active_lanes(view, slot), Knobs.thrashing_miss_percent) + (Knobs.add_rank ? r : 0);
+            else pred = Knobs.coherent_prediction;
         }
         return std::min<std::uint32_t>(pred, std::max<std::uint32_t>(l1.mshr_total, 1));
     }
@@ -469,14 +460,12 @@ private:
 };
 
 constexpr bool has_label(const OawsKnobs& k) { return k.label[0] != '\0'; }
-template <OawsKnobs K>
-constexpr std::size_t label_length() {
+template <OawsKnobs K> constexpr std::size_t label_length() {
     std::size_t n = 0;
     while (n < K.label.size() && K.label[n] != '\0') ++n;
     return n;
 }
-template <OawsKnobs K>
-struct LabelName {
+template <OawsKnobs K> struct LabelName {
     static constexpr auto storage = [] {
         Name<label_length<K>()> out;
         for (std::size_t i = 0; i < label_length<K>(); ++i) out.chars[i] = K.label[i];
@@ -490,8 +479,9 @@ struct LabelName {
 template <unsigned SmrPercent = 50, OawsKnobs Knobs = OawsKnobs{}>
 struct OAWSStatic : detail::OawsScheduler<detail::OawsMode::static_smr, SmrPercent, Knobs> {
     static constexpr unsigned smr_percent = SmrPercent;
-    static constexpr auto name_storage = detail::numbered<detail::length("OAWSStatic<") + detail::digits(SmrPercent) + 1>(
-        "OAWSStatic<", SmrPercent, ">");
+    static constexpr auto name_storage =
+        detail::numbered<detail::length("OAWSStatic<") + detail::digits(SmrPercent) + 1>("OAWSStatic<", SmrPercent,
+                                                                                         ">");
     static constexpr std::string_view name =
         detail::has_label(Knobs) ? detail::LabelName<Knobs>::storage.view() : name_storage.view();
     using detail::OawsScheduler<detail::OawsMode::static_smr, SmrPercent, Knobs>::OawsScheduler;

@@ -11,24 +11,23 @@ namespace gpuarch::sched {
 
 // One RCU entry. Field widths are the thesis's: offset 9, dst 8, renamed 8, ready 1, control 1, valid 1 = 28 bits.
 struct RcuEntry {
-    static constexpr unsigned offset_bits = 9;   // Gong 2020 Sec. 5.3.3
+    static constexpr unsigned offset_bits = 9; // Gong 2020 Sec. 5.3.3
     static constexpr unsigned register_bits = 8; // dst and renamed fields
     static constexpr unsigned bits = offset_bits + 2 * register_bits + 3;
 
     // The hardware fields are register_bits wide; the model keeps full register numbers, because a PTX kernel may use
     // more than 256 virtual registers and a truncated number would alias two registers in the RAW check.
-    std::uint16_t offset = 0;   // distance from the stall point, in instructions
-    std::uint32_t dst = 0;      // original destination register number
-    std::uint32_t renamed = 0;  // register holding the result (== dst when not renamed)
-    bool ready = false;         // the result has been written
-    bool control = false;       // the instruction is a branch
+    std::uint16_t offset = 0; // distance from the stall point, in instructions
+    std::uint32_t dst = 0; // original destination register number
+    std::uint32_t renamed = 0; // register holding the result (== dst when not renamed)
+    bool ready = false; // the result has been written
+    bool control = false; // the instruction is a branch
     bool valid = false;
 };
 static_assert(RcuEntry::bits == 28, "Gong 2020 Sec. 5.3.3: an RCU entry is 28 bits");
 
 // RCU<Depth>: Depth entries per warp (Gong 2020 Sec. 5.3.3: "We set the depth of the RCU to 8").
-template <unsigned Depth>
-class RCU {
+template <unsigned Depth> class RCU {
     static_assert(Depth > 0, "an RCU needs at least one entry (Gong 2020 uses 8)");
     static_assert(Depth <= 64, "an RCU deeper than 64 entries exceeds what a 9-bit offset window can use");
 

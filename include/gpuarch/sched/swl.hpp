@@ -22,8 +22,7 @@
 
 namespace gpuarch::sched {
 
-template <unsigned K, unsigned StarvationGuard = 2000>
-struct SWL {
+template <unsigned K, unsigned StarvationGuard = 2000> struct SWL {
     static_assert(K > 0, "SWL needs a warp limit of at least one warp");
     static constexpr unsigned limit = K;
     static constexpr auto name_storage =
@@ -32,8 +31,7 @@ struct SWL {
 
     explicit SWL(const timing::SchedulerConfig&) {}
 
-    template <timing::SchedulerView View>
-    unsigned select(const View& view) {
+    template <timing::SchedulerView View> unsigned select(const View& view) {
         admit(view);
         const unsigned pick = greedy_then_oldest(view, greedy_, [this](unsigned s) { return admitted_[s] != 0; });
         if (pick != timing::no_warp) {
@@ -57,8 +55,7 @@ struct SWL {
         return timing::no_warp;
     }
     // Whether ready warp `slot` is outside the limit (in the state of the last select with this view).
-    template <timing::SchedulerView View>
-    bool withholds(const View& view, unsigned slot) {
+    template <timing::SchedulerView View> bool withholds(const View& view, unsigned slot) {
         admit(view);
         return admitted_[slot] == 0;
     }
@@ -70,15 +67,13 @@ struct SWL {
         ranks_.invalidate();
     }
 
-    template <class V>
-    void visit_stats(V& v) const {
+    template <class V> void visit_stats(V& v) const {
         v.counter("swl_withheld_cycles", withheld_cycles_, "cycles only warps outside the limit were ready");
         v.counter("swl_guard_cycles", guard_cycles_, "cycles the starvation guard lifted the limit");
     }
 
 private:
-    template <class View>
-    void admit(const View& view) {
+    template <class View> void admit(const View& view) {
         ranks_.refresh(view);
         admitted_.assign(view.pool_size(), 0);
         unsigned n = 0;

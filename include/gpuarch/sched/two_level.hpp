@@ -15,8 +15,7 @@ namespace gpuarch::sched {
 // Statistics: group switches, split into those taken because every warp of the group waited on a long-latency
 // operation (the intended case) and premature ones (warps merely in the pipeline or on short hazards;
 // Narasiman 2010 Sec. 3.2: groups smaller than the pipeline depth switch prematurely).
-template <unsigned FetchGroup>
-struct TwoLevel {
+template <unsigned FetchGroup> struct TwoLevel {
     static_assert(FetchGroup > 0, "TwoLevel needs a fetch group of at least one warp");
     static constexpr std::string_view name = [] {
         if constexpr (FetchGroup == 1) return std::string_view("TwoLevel<1>");
@@ -33,8 +32,7 @@ struct TwoLevel {
         : pool_size_(config.pool_size), groups_((config.pool_size + FetchGroup - 1) / FetchGroup),
           last_in_group_(FetchGroup - 1) {}
 
-    template <timing::SchedulerView View>
-    unsigned select(const View& view) {
+    template <timing::SchedulerView View> unsigned select(const View& view) {
         const unsigned n = view.pool_size();
         if (n == 0) return timing::no_warp;
         const unsigned groups = (n + FetchGroup - 1) / FetchGroup;
@@ -60,15 +58,13 @@ struct TwoLevel {
     void on_warp_start(unsigned) {}
     void on_warp_exit(unsigned) {}
 
-    template <class V>
-    void visit_stats(V& v) const {
+    template <class V> void visit_stats(V& v) const {
         v.counter("group_switches_on_stall", stall_switches_, "fetch-group switches: every warp waited on memory");
         v.counter("group_switches_premature", premature_switches_, "fetch-group switches for other reasons");
     }
 
 private:
-    template <class View>
-    static unsigned ready_in_group(const View& view, unsigned group, unsigned after) {
+    template <class View> static unsigned ready_in_group(const View& view, unsigned group, unsigned after) {
         const unsigned base = group * FetchGroup;
         for (unsigned k = 1; k <= FetchGroup; ++k) {
             const unsigned offset = (after + k) % FetchGroup;
@@ -77,8 +73,7 @@ private:
         }
         return timing::no_warp;
     }
-    template <class View>
-    static bool all_long_latency(const View& view, unsigned group) {
+    template <class View> static bool all_long_latency(const View& view, unsigned group) {
         bool any = false;
         for (unsigned slot = group * FetchGroup; slot < (group + 1) * FetchGroup && slot < view.pool_size(); ++slot) {
             if (!view.occupied(slot)) continue;

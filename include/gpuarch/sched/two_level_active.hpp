@@ -31,12 +31,12 @@
 
 namespace gpuarch::sched {
 
-template <unsigned Active>
-struct TwoLevelActive {
+template <unsigned Active> struct TwoLevelActive {
     static_assert(Active > 0, "TwoLevelActive needs an active pool of at least one warp");
     static constexpr unsigned active_pool = Active;
-    static constexpr auto name_storage = detail::numbered<detail::length("TwoLevelActive<") + detail::digits(Active) + 1>(
-        "TwoLevelActive<", Active, ">");
+    static constexpr auto name_storage =
+        detail::numbered<detail::length("TwoLevelActive<") + detail::digits(Active) + 1>("TwoLevelActive<", Active,
+                                                                                         ">");
     static constexpr std::string_view name = name_storage.view();
 
     explicit TwoLevelActive(const timing::SchedulerConfig& config) {
@@ -46,8 +46,7 @@ struct TwoLevelActive {
         for (unsigned slot : active_) in_active_[slot] = 1;
     }
 
-    template <timing::SchedulerView View>
-    unsigned select(const View& view) {
+    template <timing::SchedulerView View> unsigned select(const View& view) {
         refill(view);
         for (std::size_t k = 0; k < active_.size(); ++k)
             if (view.ready(active_[k])) return active_[k];
@@ -60,8 +59,7 @@ struct TwoLevelActive {
     }
 
     // Whether ready warp `slot` is pending (outside the active pool) in the state of the last select.
-    template <timing::SchedulerView View>
-    bool withholds(const View&, unsigned slot) const {
+    template <timing::SchedulerView View> bool withholds(const View&, unsigned slot) const {
         return slot >= in_active_.size() || in_active_[slot] == 0;
     }
 
@@ -73,22 +71,20 @@ struct TwoLevelActive {
     void on_warp_start(unsigned) {}
     void on_warp_exit(unsigned) {}
 
-    template <class V>
-    void visit_stats(V& v) const {
+    template <class V> void visit_stats(V& v) const {
         v.counter("two_level_demotions", demotions_, "live warps moved from the active pool to the pending queue");
-        v.counter("two_level_withheld_cycles", withheld_cycles_, "cycles no active warp was ready but a pending one was");
+        v.counter("two_level_withheld_cycles", withheld_cycles_,
+                  "cycles no active warp was ready but a pending one was");
     }
 
 private:
-    template <class View>
-    bool waits(const View& view, unsigned slot) const {
+    template <class View> bool waits(const View& view, unsigned slot) const {
         if (!view.occupied(slot) || view.long_latency_pending(slot)) return true;
         if constexpr (BarrierView<View>) return view.waiting_at_barrier(slot);
         return false;
     }
 
-    template <class View>
-    void refill(const View& view) {
+    template <class View> void refill(const View& view) {
         std::size_t kept = 0;
         for (std::size_t k = 0; k < active_.size(); ++k) {
             const unsigned slot = active_[k];

@@ -54,7 +54,7 @@ concept Frontend = Named<F> && requires(ir::OpClass c) {
     { F::fetch_per_warp } -> std::convertible_to<unsigned>;
     { F::register_allocation_unit } -> std::convertible_to<unsigned>;
     { F::shared_unit_partitioning } -> std::convertible_to<SharedUnitPartitioning>;
-    { std::span<const UnitSpec>(F::units) };
+    {std::span<const UnitSpec>(F::units)};
     { F::unit_for(c) } -> std::same_as<UnitKind>;
 };
 
@@ -64,9 +64,9 @@ concept Frontend = Named<F> && requires(ir::OpClass c) {
 template <class V>
 concept SchedulerView = requires(const V v, unsigned i) {
     { v.pool_size() } -> std::convertible_to<unsigned>;
-    { v.occupied(i) } -> std::convertible_to<bool>;       // a warp lives in slot i
-    { v.ready(i) } -> std::convertible_to<bool>;          // it can issue this cycle
-    { v.age(i) } -> std::convertible_to<std::uint64_t>;   // launch order: smaller is older
+    { v.occupied(i) } -> std::convertible_to<bool>; // a warp lives in slot i
+    { v.ready(i) } -> std::convertible_to<bool>; // it can issue this cycle
+    { v.age(i) } -> std::convertible_to<std::uint64_t>; // launch order: smaller is older
     { v.long_latency_pending(i) } -> std::convertible_to<bool>; // it waits on a pending global/local load
     { v.l1() } -> std::convertible_to<L1View>;
     { v.now() } -> std::convertible_to<core::Cycle>;
@@ -85,8 +85,8 @@ struct SchedulerViewArchetype {
 static_assert(SchedulerView<SchedulerViewArchetype>);
 
 struct SchedulerConfig {
-    unsigned pool_size = 0;   // warp slots this scheduler owns
-    unsigned index = 0;       // which scheduler of the SM
+    unsigned pool_size = 0; // warp slots this scheduler owns
+    unsigned index = 0; // which scheduler of the SM
 };
 
 // Scheduler: which ready warp issues, per scheduler, per cycle.
@@ -104,11 +104,11 @@ struct SchedulerConfig {
 template <class S>
 concept Scheduler = Named<S> && std::constructible_from<S, const SchedulerConfig&> &&
     requires(S s, const SchedulerViewArchetype& view, unsigned slot, core::Cycle now) {
-        { s.select(view) } -> std::convertible_to<unsigned>;
-        s.on_issue(slot, now);
-        s.on_warp_start(slot);
-        s.on_warp_exit(slot);
-    };
+    { s.select(view) } -> std::convertible_to<unsigned>;
+    s.on_issue(slot, now);
+    s.on_warp_start(slot);
+    s.on_warp_exit(slot);
+};
 
 // ---------------------------------------------------------------------------------------------------------
 struct RegisterFileConfig {
@@ -134,13 +134,13 @@ template <class R>
 concept RegisterFile = Named<R> && std::constructible_from<R, const RegisterFileConfig&> &&
     requires(R r, const R cr, const OperandRead& read, const RegisterWrite& write, core::Cycle now,
              bool (*try_dispatch)(std::uint64_t), void (*done)(std::uint64_t)) {
-        { cr.can_accept(read) } -> std::convertible_to<bool>;
-        r.accept(read, now);
-        r.cycle(now);
-        r.dispatch_ready(try_dispatch);
-        r.write(write, now);
-        r.drain_written(done);
-    };
+    { cr.can_accept(read) } -> std::convertible_to<bool>;
+    r.accept(read, now);
+    r.cycle(now);
+    r.dispatch_ready(try_dispatch);
+    r.write(write, now);
+    r.drain_written(done);
+};
 
 // ---------------------------------------------------------------------------------------------------------
 struct ExecConfig {
@@ -168,10 +168,10 @@ template <class E>
 concept Exec = Named<E> && std::constructible_from<E, const ExecConfig&> &&
     requires(E e, const E ce, const ExecOp& op, UnitKind kind, unsigned scheduler, core::Cycle now,
              void (*done)(std::uint64_t)) {
-        { ce.can_dispatch(kind, scheduler, now) } -> std::convertible_to<bool>;
-        e.dispatch(op, scheduler, now);
-        e.drain_completed(now, done);
-    };
+    { ce.can_dispatch(kind, scheduler, now) } -> std::convertible_to<bool>;
+    e.dispatch(op, scheduler, now);
+    e.drain_completed(now, done);
+};
 
 // ---------------------------------------------------------------------------------------------------------
 // L1: the LSU, coalescer, L1 data cache with MSHRs, shared and constant memory of one SM.
@@ -185,19 +185,18 @@ concept Exec = Named<E> && std::constructible_from<E, const ExecConfig&> &&
 // The SM checks the whole interface with the mem/ types (check_l1_interface below).
 // Models: IdealMemory<Latency>, L1<MSHR<N>, ...> and its presets (mem/presets.hpp).
 template <class L>
-concept L1Slot = Named<L> && requires { typename L::Config; } &&
-    std::constructible_from<L, const typename L::Config&, std::uint32_t> &&
-    requires(const L cl) {
-        { cl.can_accept() } -> std::convertible_to<bool>;
-        cl.view(); // a view with mshr_total, mshr_free, lsu_queue_depth and lsu_blocked (the SM narrows it to L1View)
-    };
+concept L1Slot = Named<L> && requires {
+    typename L::Config;
+} && std::constructible_from<L, const typename L::Config&, std::uint32_t> && requires(const L cl) {
+    { cl.can_accept() } -> std::convertible_to<bool>;
+    cl.view(); // a view with mshr_total, mshr_free, lsu_queue_depth and lsu_blocked (the SM narrows it to L1View)
+};
 
 // ---------------------------------------------------------------------------------------------------------
 // Sentence-per-member checks used at composition boundaries. Each returns true or stops compilation with a
 // message that names the slot and the missing member.
 // Law: unit_for names only unit kinds the frontend's `units` list provides.
-template <class F>
-constexpr bool every_op_class_has_a_unit() {
+template <class F> constexpr bool every_op_class_has_a_unit() {
     for (int c = 0; c <= static_cast<int>(ir::OpClass::nop); ++c) {
         const UnitKind kind = F::unit_for(static_cast<ir::OpClass>(c));
         bool found = false;
@@ -207,20 +206,32 @@ constexpr bool every_op_class_has_a_unit() {
     return true;
 }
 
-template <class F>
-consteval bool check_frontend() {
+template <class F> consteval bool check_frontend() {
     static_assert(Named<F>, "the Frontend policy must provide `static constexpr std::string_view name`");
-    static_assert(requires { { F::warp_width } -> std::convertible_to<unsigned>; },
-                  "the Frontend policy must provide `static constexpr unsigned warp_width`");
-    static_assert(requires { { F::schedulers } -> std::convertible_to<unsigned>; },
-                  "the Frontend policy must provide `static constexpr unsigned schedulers`");
-    static_assert(requires { { std::span<const UnitSpec>(F::units) }; },
-                  "the Frontend policy must provide `static constexpr std::array<UnitSpec, N> units`");
-    static_assert(requires(ir::OpClass c) { { F::unit_for(c) } -> std::same_as<UnitKind>; },
-                  "the Frontend policy must provide `static constexpr UnitKind unit_for(ir::OpClass)`");
-    static_assert(!requires { F::opcode_timing; } ||
-                      requires { { F::opcode_timing } -> std::convertible_to<const OpcodeTimingTable&>; },
-                  "a Frontend's optional `opcode_timing` must be a `static constexpr timing::OpcodeTimingTable`");
+    static_assert(
+        requires {
+            { F::warp_width } -> std::convertible_to<unsigned>;
+        },
+        "the Frontend policy must provide `static constexpr unsigned warp_width`");
+    static_assert(
+        requires {
+            { F::schedulers } -> std::convertible_to<unsigned>;
+        },
+        "the Frontend policy must provide `static constexpr unsigned schedulers`");
+    static_assert(
+        requires { {std::span<const UnitSpec>(F::units)}; },
+        "the Frontend policy must provide `static constexpr std::array<UnitSpec, N> units`");
+    static_assert(
+        requires(ir::OpClass c) {
+            { F::unit_for(c) } -> std::same_as<UnitKind>;
+        },
+        "the Frontend policy must provide `static constexpr UnitKind unit_for(ir::OpClass)`");
+    static_assert(
+        !requires { F::opcode_timing; } ||
+            requires {
+                { F::opcode_timing } -> std::convertible_to<const OpcodeTimingTable&>;
+            },
+        "a Frontend's optional `opcode_timing` must be a `static constexpr timing::OpcodeTimingTable`");
     static_assert(Frontend<F>, "the Frontend policy must provide every knob listed in timing/concepts.hpp "
                                "(dispatch_per_scheduler, issue_rule, occupancy limits, register_allocation_unit, "
                                "ibuffer_entries, fetch_per_warp, shared_unit_partitioning)");
@@ -229,33 +240,41 @@ consteval bool check_frontend() {
     return true;
 }
 
-template <class S>
-consteval bool check_scheduler() {
+template <class S> consteval bool check_scheduler() {
     static_assert(Named<S>, "the Scheduler policy must provide `static constexpr std::string_view name`");
     static_assert(std::constructible_from<S, const SchedulerConfig&>,
                   "the Scheduler policy must be constructible from `const SchedulerConfig&`");
-    static_assert(requires(S s, const SchedulerViewArchetype& v) { { s.select(v) } -> std::convertible_to<unsigned>; },
-                  "the Scheduler policy must provide `select(view)` returning a pool slot or no_warp");
-    static_assert(requires(S s, unsigned i, core::Cycle t) { s.on_issue(i, t); s.on_warp_start(i); s.on_warp_exit(i); },
-                  "the Scheduler policy must provide `on_issue(slot, cycle)`, `on_warp_start(slot)` and "
-                  "`on_warp_exit(slot)`");
+    static_assert(
+        requires(S s, const SchedulerViewArchetype& v) {
+            { s.select(v) } -> std::convertible_to<unsigned>;
+        },
+        "the Scheduler policy must provide `select(view)` returning a pool slot or no_warp");
+    static_assert(
+        requires(S s, unsigned i, core::Cycle t) {
+            s.on_issue(i, t);
+            s.on_warp_start(i);
+            s.on_warp_exit(i);
+        },
+        "the Scheduler policy must provide `on_issue(slot, cycle)`, `on_warp_start(slot)` and "
+        "`on_warp_exit(slot)`");
     return true;
 }
 
-template <class R>
-consteval bool check_register_file() {
+template <class R> consteval bool check_register_file() {
     static_assert(Named<R>, "the RegisterFile policy must provide `static constexpr std::string_view name`");
     static_assert(std::constructible_from<R, const RegisterFileConfig&>,
                   "the RegisterFile policy must be constructible from `const RegisterFileConfig&`");
-    static_assert(requires(const R r, const OperandRead& read) { { r.can_accept(read) } -> std::convertible_to<bool>; },
-                  "the RegisterFile policy must provide `can_accept(const OperandRead&) const`");
+    static_assert(
+        requires(const R r, const OperandRead& read) {
+            { r.can_accept(read) } -> std::convertible_to<bool>;
+        },
+        "the RegisterFile policy must provide `can_accept(const OperandRead&) const`");
     static_assert(RegisterFile<R>, "the RegisterFile policy must provide `accept`, `cycle`, `dispatch_ready`, "
                                    "`write` and `drain_written` (see timing/concepts.hpp)");
     return true;
 }
 
-template <class E>
-consteval bool check_exec() {
+template <class E> consteval bool check_exec() {
     static_assert(Named<E>, "the Exec policy must provide `static constexpr std::string_view name`");
     static_assert(std::constructible_from<E, const ExecConfig&>,
                   "the Exec policy must be constructible from `const ExecConfig&`");
@@ -277,20 +296,22 @@ concept L1Interface = requires(L l, const L cl, const Access& access, const Pack
     { cl.view() } -> std::convertible_to<L1View>;
 };
 
-template <class L, class Access, class Packet, class Downstream>
-consteval bool check_l1_interface() {
-    static_assert(requires(const L cl) { { cl.view() } -> std::convertible_to<L1View>; },
-                  "the L1 policy's view() must return a timing::L1View");
+template <class L, class Access, class Packet, class Downstream> consteval bool check_l1_interface() {
+    static_assert(
+        requires(const L cl) {
+            { cl.view() } -> std::convertible_to<L1View>;
+        },
+        "the L1 policy's view() must return a timing::L1View");
     static_assert(L1Interface<L, Access, Packet, Downstream>,
                   "the L1 policy must provide `accept(access, cycle)`, `cycle(cycle, downstream)`, "
                   "`receive(packet, cycle)`, `drain_completed(done)` and `lsu_state()` (see timing/concepts.hpp)");
     return true;
 }
 
-template <class L>
-consteval bool check_l1() {
+template <class L> consteval bool check_l1() {
     static_assert(Named<L>, "the L1 policy must provide `static constexpr std::string_view name`");
-    static_assert(requires { typename L::Config; }, "the L1 policy must provide a nested `Config` type");
+    static_assert(
+        requires { typename L::Config; }, "the L1 policy must provide a nested `Config` type");
     static_assert(L1Slot<L>, "the L1 policy must be constructible from `(const Config&, sm_id)` and provide "
                              "`can_accept()` and `view()` (see timing/concepts.hpp)");
     return true;

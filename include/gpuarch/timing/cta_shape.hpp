@@ -5,8 +5,8 @@ namespace gpuarch::timing {
 struct CtaShape {
     unsigned threads = 0;
     unsigned warps = 0;
-    unsigned registers = 0;       // per CTA, after allocation granularity
-    unsigned shared_bytes = 0;    // static + dynamic
+    unsigned registers = 0; // per CTA, after allocation granularity
+    unsigned shared_bytes = 0; // static + dynamic
 };
 
 } // namespace gpuarch::timing

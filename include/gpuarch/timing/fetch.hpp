@@ -50,7 +50,8 @@ template <class F>
 concept FetchPolicy = requires {
     { F::name } -> std::convertible_to<std::string_view>;
     { F::in_order } -> std::convertible_to<bool>;
-} && (F::in_order || requires { typename F::RecordState; });
+}
+&&(F::in_order || requires { typename F::RecordState; });
 
 // The hooks of a reordering fetch policy's mechanism, as SM `Core` calls them. `Record` is the SM's in-flight
 // record type; the SM runs the check itself, since only it can name that private type.
@@ -58,28 +59,33 @@ template <class M, class Core, class Record>
 concept FetchMechanism = std::default_initializable<M> &&
     requires(M m, const M cm, Core& sm, const Core& csm, unsigned w, Record& rec, const Record& crec,
              const ir::Kernel& kernel) {
-        m.bind(sm, kernel);
-        { cm.extra_registers() } -> std::convertible_to<unsigned>;
-        m.begin_stage(sm);
-        { cm.owns_fetch(csm, w) } -> std::convertible_to<bool>;
-        { cm.can_fetch(csm, w) } -> std::convertible_to<bool>;
-        m.fetch(sm, w);
-        cm.empty_blocker(csm, w);
-        { cm.overrides_hazard(crec) } -> std::convertible_to<bool>;
-        cm.head_hazard(csm, w, crec);
-        { m.issue_instead(sm, w) } -> std::convertible_to<bool>;
-        m.after_issue(sm, w, rec);
-        { M::def_register(crec, w) } -> std::convertible_to<unsigned>;
-        { M::resolves_control(crec) } -> std::convertible_to<bool>;
-        m.on_retire(sm, crec);
-    };
+    m.bind(sm, kernel);
+    { cm.extra_registers() } -> std::convertible_to<unsigned>;
+    m.begin_stage(sm);
+    { cm.owns_fetch(csm, w) } -> std::convertible_to<bool>;
+    { cm.can_fetch(csm, w) } -> std::convertible_to<bool>;
+    m.fetch(sm, w);
+    cm.empty_blocker(csm, w);
+    { cm.overrides_hazard(crec) } -> std::convertible_to<bool>;
+    cm.head_hazard(csm, w, crec);
+    { m.issue_instead(sm, w) } -> std::convertible_to<bool>;
+    m.after_issue(sm, w, rec);
+    { M::def_register(crec, w) } -> std::convertible_to<unsigned>;
+    { M::resolves_control(crec) } -> std::convertible_to<bool>;
+    m.on_retire(sm, crec);
+};
 
-template <class F>
-consteval bool check_fetch_policy() {
-    static_assert(requires { { F::name } -> std::convertible_to<std::string_view>; },
-                  "the fetch policy (the scheduler's fetch_policy) must provide `static constexpr std::string_view name`");
-    static_assert(requires { { F::in_order } -> std::convertible_to<bool>; },
-                  "the fetch policy must say whether it is in order: `static constexpr bool in_order`");
+template <class F> consteval bool check_fetch_policy() {
+    static_assert(
+        requires {
+            { F::name } -> std::convertible_to<std::string_view>;
+        },
+        "the fetch policy (the scheduler's fetch_policy) must provide `static constexpr std::string_view name`");
+    static_assert(
+        requires {
+            { F::in_order } -> std::convertible_to<bool>;
+        },
+        "the fetch policy must say whether it is in order: `static constexpr bool in_order`");
     static_assert(FetchPolicy<F>, "a fetch policy that is not in order must provide a `RecordState` type and a "
                                   "`Mechanism<Core>` template (timing/fetch.hpp)");
     return true;

@@ -29,12 +29,16 @@ concept SharesSmState = requires(S s, typename S::SmShared& shared, unsigned sch
 // ObservesKernelLaunch: on_kernel_launch() when a launch binds, before its first warp starts (OAWS clears its
 // classifier, CCWS its victim tags, LocalityTwoLevel its groups). Without it: state carries over between launches.
 template <class S>
-concept ObservesKernelLaunch = requires(S s) { s.on_kernel_launch(); };
+concept ObservesKernelLaunch = requires(S s) {
+    s.on_kernel_launch();
+};
 
 // TakesLaunchHint: on_launch_hint(h) after bind and before the first CTA, with the launch's locality hint 0-3
 // (Gong 2020 Table 6.1). Without it: the hint is not used.
 template <class S>
-concept TakesLaunchHint = requires(S s, unsigned hint) { s.on_launch_hint(hint); };
+concept TakesLaunchHint = requires(S s, unsigned hint) {
+    s.on_launch_hint(hint);
+};
 
 // ObservesWarpOrigin: on_warp_origin(slot, cta, warp_in_cta, warps_in_cta) right after on_warp_start(slot): where
 // the warp sits in the grid (Gong 2020 Sec. 6.3.2 groups warps by it). Without it: the scheduler sees pool slots only.
@@ -54,7 +58,9 @@ concept ObservesMemoryCompletion = requires(S s, unsigned slot, const MemoryFeed
 // ObservesMemoryIssue: on_memory_issued(slot, feedback) when every access of a memory instruction has left the LSU
 // (Wang 2016 Sec. 4.2: Miss_inflight drops then). Needs an L1 that ReportsMemoryIssue. Without it: not told.
 template <class S>
-concept ObservesMemoryIssue = requires(S s, unsigned slot, const MemoryFeedback& fb) { s.on_memory_issued(slot, fb); };
+concept ObservesMemoryIssue = requires(S s, unsigned slot, const MemoryFeedback& fb) {
+    s.on_memory_issued(slot, fb);
+};
 
 // ObservesLocality: on_locality_event(slot, event) for each data-cache miss of the warp, with the victim tags it
 // hit (Rogers 2012's lost-locality detector, CCWS). Needs an L1 that ReportsLocalityEvents. Without it: not told.
@@ -66,20 +72,26 @@ concept ObservesLocality = requires(S s, unsigned slot, const LocalityEvent& eve
 // ScansEveryCycle: `static constexpr bool scan_every_cycle` (any value) keeps the SM's full per-cycle scans of the
 // issue and fetch stages, the reference the event-driven stages are tested against (tests/pinned/quiet_cycles.cpp).
 template <class S>
-concept ScansEveryCycle = requires { S::scan_every_cycle; };
+concept ScansEveryCycle = requires {
+    S::scan_every_cycle;
+};
 
 // ReplaysQuietCycles: select is const, so a cycle in which no warp is ready leaves the scheduler as it was and the
 // SM may replay such cycles' statistics without asking it (sm.hpp, quiet_cycle_replay). Without it: asked every
 // cycle.
 template <class S, class View>
-concept ReplaysQuietCycles = requires(const S s, const View& view) { s.select(view); };
+concept ReplaysQuietCycles = requires(const S s, const View& view) {
+    s.select(view);
+};
 
 // ---- L1 hooks ---------------------------------------------------------------------------------------------------
 
 // ReportsMemoryIssue: drain_issued(done) calls done(completion) for each instruction whose accesses all left the LSU
 // this cycle; the SM forwards them to ObservesMemoryIssue schedulers. Without it: those schedulers are not told.
 template <class L>
-concept ReportsMemoryIssue = requires(L l) { l.drain_issued([](const auto&) {}); };
+concept ReportsMemoryIssue = requires(L l) {
+    l.drain_issued([](const auto&) {});
+};
 
 // ReportsLocalityEvents: drain_locality_events(f) calls f(warp, event) for each data-cache miss this cycle; the SM
 // forwards them to the warp's ObservesLocality scheduler. Without it: those schedulers are not told.
@@ -105,7 +117,9 @@ concept ReportsBankConflicts = requires(const R r) {
 // AcceptsEveryRead: `accepts_every_read` declares that can_accept(read) is always true and the file keeps no
 // per-cycle port state (IdealRF), which quiet-cycle replay and event-driven issue rely on.
 template <class R>
-concept AcceptsEveryRead = requires { R::accepts_every_read; };
+concept AcceptsEveryRead = requires {
+    R::accepts_every_read;
+};
 
 // ---- Scheduler-view capabilities (the SM's PoolView provides them all) -----------------------------------------
 

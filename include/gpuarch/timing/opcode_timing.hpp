@@ -29,8 +29,8 @@ struct OpTiming {
 struct OpcodeTimingTable {
     enum Column : unsigned { add = 0, max = 1, mul = 2, mad = 3, div = 4, shfl = 5 };
     std::array<OpTiming, 6> integer{}; // ADD, MAX, MUL, MAD, DIV, SHFL
-    std::array<OpTiming, 5> fp32{};    // ADD, MAX, MUL, MAD, DIV
-    std::array<OpTiming, 5> fp64{};    // ADD, MAX, MUL, MAD, DIV
+    std::array<OpTiming, 5> fp32{}; // ADD, MAX, MUL, MAD, DIV
+    std::array<OpTiming, 5> fp64{}; // ADD, MAX, MUL, MAD, DIV
     OpTiming sfu{};
     OpTiming other{1, 1};
 };
@@ -45,17 +45,29 @@ constexpr OpTiming lookup(const OpcodeTimingTable& table, const ir::Instruction&
     };
     const auto plus_one = [](OpTiming t) { return OpTiming{t.latency + 1, t.initiation_interval + 1}; };
     switch (inst.op) {
-    case Opcode::add: case Opcode::sub: case Opcode::addc: case Opcode::subc: return column(OpcodeTimingTable::add);
-    case Opcode::min: case Opcode::max: return column(OpcodeTimingTable::max);
+    case Opcode::add:
+    case Opcode::sub:
+    case Opcode::addc:
+    case Opcode::subc: return column(OpcodeTimingTable::add);
+    case Opcode::min:
+    case Opcode::max: return column(OpcodeTimingTable::max);
     case Opcode::mul: return column(OpcodeTimingTable::mul);
-    case Opcode::mad: case Opcode::madc: case Opcode::fma: return column(OpcodeTimingTable::mad);
+    case Opcode::mad:
+    case Opcode::madc:
+    case Opcode::fma: return column(OpcodeTimingTable::mad);
     case Opcode::mul24: return plus_one(table.integer[OpcodeTimingTable::mul]);
     case Opcode::mad24: return plus_one(table.integer[OpcodeTimingTable::mad]);
-    case Opcode::div: case Opcode::rem: return column(OpcodeTimingTable::div);
+    case Opcode::div:
+    case Opcode::rem: return column(OpcodeTimingTable::div);
     case Opcode::shfl: return table.integer[OpcodeTimingTable::shfl];
-    case Opcode::rcp: case Opcode::sqrt: case Opcode::rsqrt: case Opcode::sin: case Opcode::cos: case Opcode::lg2:
-    case Opcode::ex2: case Opcode::tanh:
-        return table.sfu;
+    case Opcode::rcp:
+    case Opcode::sqrt:
+    case Opcode::rsqrt:
+    case Opcode::sin:
+    case Opcode::cos:
+    case Opcode::lg2:
+    case Opcode::ex2:
+    case Opcode::tanh: return table.sfu;
     default: return table.other;
     }
 }

@@ -36,8 +36,8 @@ inline void add_sub(const Context& c) {
                 lanes(c, [&](unsigned l) {
                     const auto x = static_cast<std::int32_t>(a[l]), y = static_cast<std::int32_t>(b[l]);
                     const std::int64_t r = subtract ? std::int64_t{x} - y : std::int64_t{x} + y;
-                    dst[l] = detail::to_bits(static_cast<std::int32_t>(
-                        std::clamp<std::int64_t>(r, INT32_MIN, INT32_MAX)));
+                    dst[l] =
+                        detail::to_bits(static_cast<std::int32_t>(std::clamp<std::int64_t>(r, INT32_MIN, INT32_MAX)));
                 });
                 return;
             }
@@ -78,7 +78,8 @@ inline void mul(const Context& c) {
     const bool ok = detail::dispatch_integer(c.d.type, [&]<class T>(T) {
         using U = std::make_unsigned_t<T>;
         if (mode == ir::MulMode::hi) {
-            lanes(c, [&](unsigned l) { dst[l] = detail::to_bits(mul_hi<T>(static_cast<T>(a[l]), static_cast<T>(b[l]))); });
+            lanes(c,
+                  [&](unsigned l) { dst[l] = detail::to_bits(mul_hi<T>(static_cast<T>(a[l]), static_cast<T>(b[l]))); });
         } else if (mode == ir::MulMode::wide) {
             if constexpr (sizeof(T) <= 4) {
                 using W = std::conditional_t<std::is_signed_v<T>, std::int64_t, std::uint64_t>;
@@ -103,8 +104,7 @@ inline void mad(const Context& c) {
         fma(c);
         return;
     }
-    const detail::Source a = source(c, 0), b = source(c, 1),
-                         cc = source(c, 2);
+    const detail::Source a = source(c, 0), b = source(c, 1), cc = source(c, 2);
     std::uint64_t* dst = dst_row(c);
     std::uint8_t* cf = c.w.carry.data();
     const bool carry_in = i.op == ir::Opcode::madc;
@@ -120,8 +120,8 @@ inline void mad(const Context& c) {
                 constexpr unsigned wide_bits = bits * 2;
                 lanes(c, [&](unsigned l) {
                     const UW p = static_cast<UW>(W{static_cast<T>(a[l])} * W{static_cast<T>(b[l])});
-                    const uint128 r = uint128{p & low_mask(wide_bits)} + (cc[l] & low_mask(wide_bits)) +
-                                      (carry_in ? cf[l] : 0);
+                    const uint128 r =
+                        uint128{p & low_mask(wide_bits)} + (cc[l] & low_mask(wide_bits)) + (carry_in ? cf[l] : 0);
                     dst[l] = static_cast<std::uint64_t>(r) & low_mask(wide_bits);
                     if (carry_out) cf[l] = static_cast<std::uint8_t>((r >> wide_bits) & 1U);
                 });
@@ -137,7 +137,8 @@ inline void mad(const Context& c) {
                                                ? mul_hi<std::int32_t>(static_cast<T>(a[l]), static_cast<T>(b[l]))
                                                : static_cast<std::int32_t>(U(a[l]) * U(b[l]));
                     const std::int64_t r = p + static_cast<std::int32_t>(cc[l]);
-                    dst[l] = detail::to_bits(static_cast<std::int32_t>(std::clamp<std::int64_t>(r, INT32_MIN, INT32_MAX)));
+                    dst[l] =
+                        detail::to_bits(static_cast<std::int32_t>(std::clamp<std::int64_t>(r, INT32_MIN, INT32_MAX)));
                 });
                 return;
             }
@@ -174,7 +175,8 @@ inline void mul24_op(const Context& c) {
     const detail::Source cc = source(c, 2);
     const bool sat = i.sat;
     lanes(c, [&](unsigned l) {
-        const std::uint32_t p = mul24(static_cast<std::uint32_t>(a[l]), static_cast<std::uint32_t>(b[l]), is_signed, hi);
+        const std::uint32_t p =
+            mul24(static_cast<std::uint32_t>(a[l]), static_cast<std::uint32_t>(b[l]), is_signed, hi);
         if (sat && is_signed) {
             const std::int64_t r = std::int64_t{static_cast<std::int32_t>(p)} + static_cast<std::int32_t>(cc[l]);
             dst[l] = detail::to_bits(static_cast<std::int32_t>(std::clamp<std::int64_t>(r, INT32_MIN, INT32_MAX)));
@@ -250,7 +252,8 @@ inline void min_max(const Context& c) {
     if (is_float(c.d.type)) {
         const FloatFormat f = format_of(c.d.type);
         const bool ftz = c.d.inst->ftz, nan = c.d.inst->propagate_nan;
-        elementwise2(c, a, b, dst, [&](std::uint64_t x, std::uint64_t y) { return float_min_max(is_max, x, y, f, ftz, nan); });
+        elementwise2(c, a, b, dst,
+                     [&](std::uint64_t x, std::uint64_t y) { return float_min_max(is_max, x, y, f, ftz, nan); });
         return;
     }
     const bool ok = detail::dispatch_integer(c.d.type, [&]<class T>(T) {
@@ -265,8 +268,7 @@ inline void min_max(const Context& c) {
 // dp4a, dp2a, sad and vabsdiff4: the pure functions of int_ops.hpp per lane (type rules in ptx/parser/opcode_rules.hpp).
 inline void byte_arithmetic(const Context& c) {
     const ir::Instruction& i = *c.d.inst;
-    const detail::Source a = source(c, 0), b = source(c, 1),
-                         cc = source(c, 2);
+    const detail::Source a = source(c, 0), b = source(c, 1), cc = source(c, 2);
     std::uint64_t* dst = dst_row(c);
     const auto u32 = [](std::uint64_t v) { return static_cast<std::uint32_t>(v); };
     const bool a_signed = is_signed_int(i.src_type), b_signed = is_signed_int(i.b_type);

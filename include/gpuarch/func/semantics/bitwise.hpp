@@ -53,8 +53,7 @@ inline void bit_count(const Context& c) {
 inline void bit_field(const Context& c) {
     const unsigned width = size_bytes(c.d.type) * 8;
     if (width != 32 && width != 64) unsupported(c);
-    const detail::Source a = source(c, 0), b = source(c, 1),
-                         cc = source(c, 2);
+    const detail::Source a = source(c, 0), b = source(c, 1), cc = source(c, 2);
     std::uint64_t* dst = dst_row(c);
     if (c.d.op == ir::Opcode::bfe) {
         const bool is_signed = is_signed_int(c.d.type);
@@ -66,13 +65,13 @@ inline void bit_field(const Context& c) {
     }
     const detail::Source len = source(c, 3);
     lanes(c, [&](unsigned l) {
-        dst[l] = bit_field_insert(a[l], b[l], static_cast<std::uint32_t>(cc[l]), static_cast<std::uint32_t>(len[l]), width);
+        dst[l] =
+            bit_field_insert(a[l], b[l], static_cast<std::uint32_t>(cc[l]), static_cast<std::uint32_t>(len[l]), width);
     });
 }
 
 inline void permute(const Context& c) {
-    const detail::Source a = source(c, 0), b = source(c, 1),
-                         cc = source(c, 2);
+    const detail::Source a = source(c, 0), b = source(c, 1), cc = source(c, 2);
     std::uint64_t* dst = dst_row(c);
     auto u32 = [](std::uint64_t v) { return static_cast<std::uint32_t>(v); };
     switch (c.d.op) {

@@ -25,14 +25,17 @@ inline bool combine(ir::BoolOp op, bool t, bool c) {
 
 // Compares lane values of type t (per 16-bit half for packed types: bit 0 = lower half, bit 1 = upper half).
 template <class F>
-inline void compare_lanes(const Context& c, ir::ScalarType t, const detail::Source& a, const detail::Source& b, F&& sink) {
+inline void compare_lanes(const Context& c, ir::ScalarType t, const detail::Source& a, const detail::Source& b,
+                          F&& sink) {
     const ir::CompareOp op = c.d.inst->cmp;
     const bool ftz = c.d.inst->ftz;
     if (t == ir::ScalarType::f32) {
         if (ftz) {
             lanes(c, [&](unsigned l) {
                 sink(l, compare_float(op, as_f32(flush_subnormal(a[l] & 0xffffffffU, f32_format)),
-                                      as_f32(flush_subnormal(b[l] & 0xffffffffU, f32_format))) ? 1U : 0U);
+                                      as_f32(flush_subnormal(b[l] & 0xffffffffU, f32_format)))
+                            ? 1U
+                            : 0U);
             });
         } else {
             lanes(c, [&](unsigned l) { sink(l, compare_float(op, as_f32(a[l]), as_f32(b[l])) ? 1U : 0U); });
@@ -52,12 +55,15 @@ inline void compare_lanes(const Context& c, ir::ScalarType t, const detail::Sour
                 sink(l, (lo ? 1U : 0U) | (hi ? 2U : 0U));
             });
         } else {
-            lanes(c, [&](unsigned l) { sink(l, compare_float_bits(op, a[l] & 0xffffU, b[l] & 0xffffU, f, ftz) ? 1U : 0U); });
+            lanes(c, [&](unsigned l) {
+                sink(l, compare_float_bits(op, a[l] & 0xffffU, b[l] & 0xffffU, f, ftz) ? 1U : 0U);
+            });
         }
         return;
     }
     const bool ok = detail::dispatch_integer(t, [&]<class T>(T) {
-        lanes(c, [&](unsigned l) { sink(l, compare_int<T>(op, static_cast<T>(a[l]), static_cast<T>(b[l])) ? 1U : 0U); });
+        lanes(c,
+              [&](unsigned l) { sink(l, compare_int<T>(op, static_cast<T>(a[l]), static_cast<T>(b[l])) ? 1U : 0U); });
     });
     if (!ok) unsupported(c);
 }
@@ -112,8 +118,7 @@ inline void compare(const Context& c) {
 }
 
 inline void select(const Context& c) {
-    const detail::Source a = source(c, 0), b = source(c, 1),
-                         cc = source(c, 2);
+    const detail::Source a = source(c, 0), b = source(c, 1), cc = source(c, 2);
     std::uint64_t* dst = dst_row(c);
     // Immediates are sign-extended to 64 bits; registers keep their values zero-extended from the type.
     const std::uint64_t mask = c.d.type == ir::ScalarType::pred ? 1U : low_mask(size_bytes(c.d.type) * 8);

@@ -92,8 +92,8 @@ struct LaunchState {
     unsigned threads_per_cta = 0;
     std::uint64_t shared_bytes = 0;
     std::uint64_t console_bytes = 0; // bytes this launch appended to the Device's console
-    bool console_full = false;       // console_limit_per_launch was reached
-    std::uint64_t zero = 0;          // the value of an absent address base or operand, shared by all lanes (mask 0)
+    bool console_full = false; // console_limit_per_launch was reached
+    std::uint64_t zero = 0; // the value of an absent address base or operand, shared by all lanes (mask 0)
     detail::GridWorkspace workspace; // a cooperative launch's grid workspace (address 0 otherwise)
     bool reads_grid_workspace = false; // the kernel reads %envreg1 or %envreg2
     std::vector<std::array<std::uint64_t, 4>> texel_scratch; // tex/suld results per lane before they are written
@@ -153,10 +153,7 @@ inline std::uint64_t* dst_row(const Context& c) {
     return c.w.row(c.d.dst);
 }
 
-template <class F>
-inline void lanes(const Context& c, F&& f) {
-    detail::for_each_lane(c.exec, c.launch.width, f);
-}
+template <class F> inline void lanes(const Context& c, F&& f) { detail::for_each_lane(c.exec, c.launch.width, f); }
 
 } // namespace semantics
 

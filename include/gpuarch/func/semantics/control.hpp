@@ -96,8 +96,7 @@ inline bool barrier(const Context& c) {
     const unsigned first = static_cast<unsigned>(c.exec.find_first());
     const detail::Source a = source(c, 0);
     const std::uint64_t id = a[first] & 0xffffffffU;
-    if (id >= barrier_count)
-        fault(c, static_cast<int>(first), "barrier id " + std::to_string(id) + " is not in 0..15");
+    if (id >= barrier_count) fault(c, static_cast<int>(first), "barrier id " + std::to_string(id) + " is not in 0..15");
     const bool reduction = d.inst->barrier == ir::BarrierMode::red_popc ||
                            d.inst->barrier == ir::BarrierMode::red_and || d.inst->barrier == ir::BarrierMode::red_or;
     const unsigned value_sources = d.num_sources - (reduction ? 1U : 0U);
@@ -105,8 +104,7 @@ inline bool barrier(const Context& c) {
     if (value_sources >= 2) {
         const detail::Source b = source(c, 1);
         expected = static_cast<std::uint32_t>(b[first]);
-        if (expected == 0)
-            fault(c, static_cast<int>(first), "barrier thread count is 0");
+        if (expected == 0) fault(c, static_cast<int>(first), "barrier thread count is 0");
     } else if (d.inst->barrier == ir::BarrierMode::arrive) {
         fault(c, static_cast<int>(first), "bar.arrive needs a thread count");
     }
@@ -117,8 +115,8 @@ inline bool barrier(const Context& c) {
         s.pc = c.pc;
     } else if (s.expected_threads != expected) {
         fault(c, static_cast<int>(first),
-              "barrier " + std::to_string(id) + " is used with thread counts " +
-                  std::to_string(s.expected_threads) + " and " + std::to_string(expected) + " at once");
+              "barrier " + std::to_string(id) + " is used with thread counts " + std::to_string(s.expected_threads) +
+                  " and " + std::to_string(expected) + " at once");
     }
     ++s.arrived_warps;
     s.arrived_threads += detail::count_lanes(c.w.valid, c.launch.width);
@@ -132,8 +130,8 @@ inline bool barrier(const Context& c) {
         c.w.reduction_lanes = c.exec;
     }
     if (d.inst->barrier != ir::BarrierMode::arrive) c.w.barrier = static_cast<int>(id);
-    const bool complete = s.expected_threads == 0 ? s.arrived_warps >= c.cta.live_warps
-                                                  : s.arrived_threads >= s.expected_threads;
+    const bool complete =
+        s.expected_threads == 0 ? s.arrived_warps >= c.cta.live_warps : s.arrived_threads >= s.expected_threads;
     if (complete) release_barrier(c.launch, c.cta, static_cast<unsigned>(id));
     return complete;
 }
@@ -147,12 +145,14 @@ inline bool barrier(const Context& c) {
 // has no exit), so the return is executed by that entry with all its lanes: each lane's return value is read,
 // its frame restored, and the value written to the caller's return symbols; then the entry is popped.
 
-inline std::uint8_t* thread_local_bytes(const LaunchState& launch, CtaState& cta, const WarpState& w, unsigned lane, ir::SymbolId symbol) {
+inline std::uint8_t* thread_local_bytes(const LaunchState& launch, CtaState& cta, const WarpState& w, unsigned lane,
+                                        ir::SymbolId symbol) {
     return cta.local.data() + (std::uint64_t{w.first_thread} + lane) * cta.local_frame_bytes +
            launch.kernel->symbols[symbol].offset;
 }
 
-inline void call_out_of_line(const LaunchState& launch, CtaState& cta, WarpState& w, const DecodedInstruction& d, ir::Pc pc, const core::WarpMask& exec) {
+inline void call_out_of_line(const LaunchState& launch, CtaState& cta, WarpState& w, const DecodedInstruction& d,
+                             ir::Pc pc, const core::WarpMask& exec) {
     w.stack.back().pc = pc + 1;
     if (exec.none()) return;
     const auto link_index = static_cast<std::size_t>(d.inst->operands[1].imm_bits);
@@ -193,13 +193,15 @@ inline void call_out_of_line(const LaunchState& launch, CtaState& cta, WarpState
         for (std::size_t i = 0; i < link.args.size(); ++i) {
             const ir::SymbolId formal = frame.formal_args[i];
             const std::uint64_t size = launch.kernel->symbols[formal].size_bytes;
-            std::memcpy(thread_local_bytes(launch, cta, w, l, formal), thread_local_bytes(launch, cta, w, l, link.args[i]), size);
+            std::memcpy(thread_local_bytes(launch, cta, w, l, formal),
+                        thread_local_bytes(launch, cta, w, l, link.args[i]), size);
         }
     });
     w.stack.push_back(SimtEntry{frame.entry, ir::no_pc, exec});
 }
 
-inline void return_from_call(const LaunchState& launch, CtaState& cta, WarpState& w, const DecodedInstruction& d, ir::Pc pc, const core::WarpMask& exec) {
+inline void return_from_call(const LaunchState& launch, CtaState& cta, WarpState& w, const DecodedInstruction& d,
+                             ir::Pc pc, const core::WarpMask& exec) {
     const auto frame_index = static_cast<std::uint32_t>(d.inst->operands[0].imm_bits);
     const ir::CallFrame& frame = launch.kernel->call_frames.at(frame_index);
     std::vector<std::uint8_t> value;

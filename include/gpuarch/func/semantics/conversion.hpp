@@ -90,8 +90,9 @@ inline void convert(const Context& c) {
             if (src_signed) {
                 const std::int64_t v = sign_extend(raw, sbits);
                 const std::int64_t lo = dst_signed ? (dbits >= 64 ? INT64_MIN : -(std::int64_t{1} << (dbits - 1))) : 0;
-                const std::int64_t hi = dst_signed ? static_cast<std::int64_t>(low_mask(dbits - 1))
-                                                   : (dbits >= 64 ? INT64_MAX : static_cast<std::int64_t>(low_mask(dbits)));
+                const std::int64_t hi = dst_signed
+                                            ? static_cast<std::int64_t>(low_mask(dbits - 1))
+                                            : (dbits >= 64 ? INT64_MAX : static_cast<std::int64_t>(low_mask(dbits)));
                 r = static_cast<std::uint64_t>(std::clamp(v, lo, hi)) & low_mask(dbits);
                 if (!dst_signed && dbits >= 64 && v >= 0) r = static_cast<std::uint64_t>(v);
             } else {

@@ -31,21 +31,26 @@ namespace gpuarch::func::semantics {
 // Host bytes of [address, address + bytes) in generic space as lane `lane` sees it (its own local segment),
 // or nullptr when the range is not readable; never faults (printf and assert report their own errors).
 inline const std::uint8_t* generic_view(const Context& c, unsigned lane, std::uint64_t address, std::uint64_t bytes) {
-    const auto within = [&](std::uint64_t offset, std::uint64_t size) { return offset <= size && bytes <= size - offset; };
+    const auto within = [&](std::uint64_t offset, std::uint64_t size) {
+        return offset <= size && bytes <= size - offset;
+    };
     const std::uint64_t frame = c.cta.local_frame_bytes;
     const std::uint8_t* local = c.cta.local.data() + (std::uint64_t{c.w.first_thread} + lane) * frame;
-    for (const ir::StateSpace s : {ir::StateSpace::shared, ir::StateSpace::local, ir::StateSpace::constant,
-                                   ir::StateSpace::param}) {
+    for (const ir::StateSpace s :
+         {ir::StateSpace::shared, ir::StateSpace::local, ir::StateSpace::constant, ir::StateSpace::param}) {
         const std::uint64_t base = generic_window_base(s);
         if (address < base || address - base >= generic_window_bytes) continue;
         const std::uint64_t offset = address - base;
         switch (s) {
-        case ir::StateSpace::shared: return within(offset, c.cta.shared.size()) ? c.cta.shared.data() + offset : nullptr;
+        case ir::StateSpace::shared:
+            return within(offset, c.cta.shared.size()) ? c.cta.shared.data() + offset : nullptr;
         case ir::StateSpace::local: return within(offset, frame) ? local + offset : nullptr;
         case ir::StateSpace::constant:
-            return within(offset, c.launch.variables->constant.size()) ? c.launch.variables->constant.data() + offset : nullptr;
+            return within(offset, c.launch.variables->constant.size()) ? c.launch.variables->constant.data() + offset
+                                                                       : nullptr;
         default:
-            if (offset >= call_param_base) return within(offset - call_param_base, frame) ? local + offset - call_param_base : nullptr;
+            if (offset >= call_param_base)
+                return within(offset - call_param_base, frame) ? local + offset - call_param_base : nullptr;
             return within(offset, c.launch.params.size()) ? c.launch.params.data() + offset : nullptr;
         }
     }
@@ -67,8 +72,8 @@ inline void append_console(LaunchState& launch, const std::string& text) {
     if (text.size() > console_limit_per_launch - launch.console_bytes) {
         launch.console_full = true;
         launch.device->console() += "[gpuarch: device printf output of this launch exceeded " +
-                              std::to_string(console_limit_per_launch) +
-                              " bytes (CUDA's default printf FIFO size); later output is dropped]\n";
+                                    std::to_string(console_limit_per_launch) +
+                                    " bytes (CUDA's default printf FIFO size); later output is dropped]\n";
         return;
     }
     launch.console_bytes += text.size();
@@ -83,8 +88,8 @@ inline void device_printf(const Context& c) {
         const std::uint64_t args = detail::load_le(call_param(c, l, 1, 8), 8);
         PrintfResult r;
         try {
-            r = format_device_printf([&](std::uint64_t a, std::uint64_t n) { return generic_view(c, l, a, n); },
-                                     format, args);
+            r = format_device_printf([&](std::uint64_t a, std::uint64_t n) { return generic_view(c, l, a, n); }, format,
+                                     args);
         } catch (const PrintfFault& f) {
             fault(c, static_cast<int>(l), f.message, f.address, KernelErrorKind::illegal_address);
         }

@@ -15,7 +15,8 @@ namespace gpuarch::func::semantics {
 
 // Applies a two-operand element function to each lane, per 16-bit half for packed types.
 template <class F>
-inline void elementwise2(const Context& c, const detail::Source& a, const detail::Source& b, std::uint64_t* dst, F&& f) {
+inline void elementwise2(const Context& c, const detail::Source& a, const detail::Source& b, std::uint64_t* dst,
+                         F&& f) {
     if (is_packed_half(c.d.type)) {
         lanes(c, [&](unsigned l) {
             const std::uint64_t lo = f(a[l] & 0xffffU, b[l] & 0xffffU);
@@ -27,8 +28,7 @@ inline void elementwise2(const Context& c, const detail::Source& a, const detail
         lanes(c, [&](unsigned l) { dst[l] = f(a[l] & mask, b[l] & mask); });
     }
 }
-template <class F>
-inline void elementwise1(const Context& c, const detail::Source& a, std::uint64_t* dst, F&& f) {
+template <class F> inline void elementwise1(const Context& c, const detail::Source& a, std::uint64_t* dst, F&& f) {
     if (is_packed_half(c.d.type)) {
         lanes(c, [&](unsigned l) {
             const std::uint64_t lo = f(a[l] & 0xffffU), hi = f((a[l] >> 16) & 0xffffU);
@@ -71,12 +71,10 @@ inline void float_binary(const Context& c, Arith op) {
     });
 }
 
-
 inline void fma(const Context& c) {
     const ir::Instruction& i = *c.d.inst;
     if (!is_float(c.d.type)) unsupported(c);
-    const detail::Source a = source(c, 0), b = source(c, 1),
-                         cc = source(c, 2);
+    const detail::Source a = source(c, 0), b = source(c, 1), cc = source(c, 2);
     std::uint64_t* dst = dst_row(c);
     const FloatFormat f = format_of(c.d.type);
     const RoundMode m = round_mode(i.rounding);
@@ -92,8 +90,7 @@ inline void fma(const Context& c) {
     if (is_packed_half(c.d.type)) {
         lanes(c, [&](unsigned l) {
             const std::uint64_t lo = element(a[l] & 0xffffU, b[l] & 0xffffU, cc[l] & 0xffffU);
-            const std::uint64_t hi =
-                element((a[l] >> 16) & 0xffffU, (b[l] >> 16) & 0xffffU, (cc[l] >> 16) & 0xffffU);
+            const std::uint64_t hi = element((a[l] >> 16) & 0xffffU, (b[l] >> 16) & 0xffffU, (cc[l] >> 16) & 0xffffU);
             dst[l] = (lo & 0xffffU) | ((hi & 0xffffU) << 16);
         });
     } else {
@@ -114,8 +111,7 @@ inline void special_function(const Context& c) {
         const RoundMode m = round_mode(i.rounding);
         if (i.op == ir::Opcode::rcp)
             elementwise1(c, a, dst, [&](std::uint64_t x) { return float_arith(Arith::div, f.one(), x, f, m, ftz); });
-        else
-            elementwise1(c, a, dst, [&](std::uint64_t x) { return float_sqrt(x, f, m, ftz); });
+        else elementwise1(c, a, dst, [&](std::uint64_t x) { return float_sqrt(x, f, m, ftz); });
         return;
     }
     Approx fn = Approx::rcp;

@@ -14,15 +14,13 @@
 
 namespace gpuarch::func::detail {
 
-template <class T>
-constexpr std::uint64_t to_bits(T v) {
+template <class T> constexpr std::uint64_t to_bits(T v) {
     if constexpr (std::is_same_v<T, bool>) return v ? 1 : 0;
     else return static_cast<std::uint64_t>(static_cast<std::make_unsigned_t<T>>(v));
 }
 
 // Calls f(T{}) with T the C++ integer type of an integer or bit-size PTX type; false for other types.
-template <class F>
-bool dispatch_integer(ir::ScalarType t, F&& f) {
+template <class F> bool dispatch_integer(ir::ScalarType t, F&& f) {
     using T = ir::ScalarType;
     switch (t) {
     case T::b8:
@@ -43,8 +41,7 @@ bool dispatch_integer(ir::ScalarType t, F&& f) {
 
 // Applies a per-lane function to every set lane of `mask` among the first `width` lanes; a full 64-lane word
 // (or the whole of a 32-lane warp) runs as a plain counted loop.
-template <class F>
-inline void for_each_lane(const core::WarpMask& mask, unsigned width, F&& f) {
+template <class F> inline void for_each_lane(const core::WarpMask& mask, unsigned width, F&& f) {
     const unsigned words = (width + 63) / 64;
     for (unsigned w = 0; w < words; ++w) {
         std::uint64_t bits = mask.word(w);

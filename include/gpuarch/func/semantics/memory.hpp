@@ -16,26 +16,26 @@
 namespace gpuarch::func::semantics {
 
 template <class Describe>
-inline std::uint8_t* local_bytes(const Context& c, unsigned lane, std::uint64_t offset, unsigned bytes, std::uint64_t address,
-                                 Describe&& describe) {
+inline std::uint8_t* local_bytes(const Context& c, unsigned lane, std::uint64_t offset, unsigned bytes,
+                                 std::uint64_t address, Describe&& describe) {
     const std::uint64_t frame = c.cta.local_frame_bytes;
     if (offset > frame || bytes > frame - offset)
         fault(c, static_cast<int>(lane),
-              "out-of-bounds " + describe() + ": each thread has " + std::to_string(frame) +
-                  " bytes of local memory",
+              "out-of-bounds " + describe() + ": each thread has " + std::to_string(frame) + " bytes of local memory",
               address, KernelErrorKind::illegal_address);
     return c.cta.local.data() + (std::uint64_t{c.w.first_thread} + lane) * frame + offset;
 }
 
 // resolve's full path: generic windows, every state space, and the fault messages.
-[[gnu::noinline]] inline std::uint8_t* resolve_checked(const Context& c, unsigned lane, std::uint64_t address, unsigned bytes,
-                                                       bool write, ir::StateSpace& space, std::uint64_t& space_address) {
+[[gnu::noinline]] inline std::uint8_t* resolve_checked(const Context& c, unsigned lane, std::uint64_t address,
+                                                       unsigned bytes, bool write, ir::StateSpace& space,
+                                                       std::uint64_t& space_address) {
     space = c.d.space;
     space_address = address;
     if (space == ir::StateSpace::generic) {
         space = ir::StateSpace::global;
-        for (ir::StateSpace s : {ir::StateSpace::shared, ir::StateSpace::local, ir::StateSpace::constant,
-                                 ir::StateSpace::param}) {
+        for (ir::StateSpace s :
+             {ir::StateSpace::shared, ir::StateSpace::local, ir::StateSpace::constant, ir::StateSpace::param}) {
             const std::uint64_t base = generic_window_base(s);
             if (address >= base && address - base < generic_window_bytes) {
                 space = s;
@@ -52,9 +52,8 @@ inline std::uint8_t* local_bytes(const Context& c, unsigned lane, std::uint64_t 
         return std::string(ir::name(space)) + " " + what + " of " + std::to_string(bytes) + " bytes";
     };
     if (space_address % bytes != 0)
-        fault(c, static_cast<int>(lane), "misaligned " + describe() +
-                                                             " (the address must be a multiple of " +
-                                                             std::to_string(bytes) + ")",
+        fault(c, static_cast<int>(lane),
+              "misaligned " + describe() + " (the address must be a multiple of " + std::to_string(bytes) + ")",
               address, KernelErrorKind::misaligned_address);
     auto in_bounds = [&](std::uint64_t size) { return space_address <= size && bytes <= size - space_address; };
     switch (space) {
@@ -73,11 +72,11 @@ inline std::uint8_t* local_bytes(const Context& c, unsigned lane, std::uint64_t 
                       " bytes of shared memory",
                   address, KernelErrorKind::illegal_address);
         return c.cta.shared.data() + space_address;
-    case ir::StateSpace::local:
-        return local_bytes(c, lane, space_address, bytes, address, describe);
+    case ir::StateSpace::local: return local_bytes(c, lane, space_address, bytes, address, describe);
     case ir::StateSpace::constant:
-        if (write) fault(c, static_cast<int>(lane), describe() + ": constant memory is read-only", address,
-                         KernelErrorKind::illegal_address);
+        if (write)
+            fault(c, static_cast<int>(lane), describe() + ": constant memory is read-only", address,
+                  KernelErrorKind::illegal_address);
         if (!in_bounds(c.launch.variables->constant.size()))
             fault(c, static_cast<int>(lane),
                   "out-of-bounds " + describe() + ": the module has " +
@@ -87,8 +86,9 @@ inline std::uint8_t* local_bytes(const Context& c, unsigned lane, std::uint64_t 
     case ir::StateSpace::param:
         if (space_address >= call_param_base)
             return local_bytes(c, lane, space_address - call_param_base, bytes, address, describe);
-        if (write) fault(c, static_cast<int>(lane), describe() + ": kernel parameters are read-only", address,
-                         KernelErrorKind::illegal_address);
+        if (write)
+            fault(c, static_cast<int>(lane), describe() + ": kernel parameters are read-only", address,
+                  KernelErrorKind::illegal_address);
         if (!in_bounds(c.launch.params.size()))
             fault(c, static_cast<int>(lane),
                   "out-of-bounds " + describe() + ": the kernel has " + std::to_string(c.launch.params.size()) +
@@ -119,7 +119,8 @@ inline std::uint8_t* resolve(const Context& c, unsigned lane, std::uint64_t addr
         } else if (space == ir::StateSpace::param && !write) {
             // Kernel parameters (a call's .param storage lives at call_param_base and up: the full path).
             const std::uint64_t size = c.launch.params.size();
-            if (address <= size && bytes <= size - address && address < call_param_base) return c.launch.params.data() + address;
+            if (address <= size && bytes <= size - address && address < call_param_base)
+                return c.launch.params.data() + address;
         }
     }
     return resolve_checked(c, lane, address, bytes, write, space, space_address);
@@ -169,8 +170,8 @@ inline bool shared_load_lanes(const Context& c, StepResult* out, const detail::S
 // the general path does not overwrite (destination lanes and recorded addresses only), when some lane is not:
 // the general path then faults on it exactly as before.
 template <bool Record>
-inline bool load_shared_words_directly(const Context& c, StepResult* out, const detail::Source& base, std::uint64_t* dst,
-                                  unsigned element, bool is_signed, unsigned reg_bits) {
+inline bool load_shared_words_directly(const Context& c, StepResult* out, const detail::Source& base,
+                                       std::uint64_t* dst, unsigned element, bool is_signed, unsigned reg_bits) {
     const std::uint64_t size = c.cta.shared.size();
     if (c.d.elements != 1 || size < element || (element & (element - 1)) != 0) return false;
     // A destination that is also the address register: lanes written before a faulting lane would change the
@@ -182,8 +183,8 @@ inline bool load_shared_words_directly(const Context& c, StepResult* out, const 
     return shared_load_lanes<Record, 0>(c, out, base, dst, element, is_signed, reg_bits);
 }
 
-inline std::uint64_t atomic_update(const Context& c, ir::AtomOp op, std::uint64_t old, std::uint64_t b, std::uint64_t cv,
-                                   bool ftz_f32) {
+inline std::uint64_t atomic_update(const Context& c, ir::AtomOp op, std::uint64_t old, std::uint64_t b,
+                                   std::uint64_t cv, bool ftz_f32) {
     const ir::ScalarType t = c.d.type;
     const unsigned bits = size_bytes(t) * 8;
     const std::uint64_t mask = low_mask(bits);
@@ -207,9 +208,10 @@ inline std::uint64_t atomic_update(const Context& c, ir::AtomOp op, std::uint64_
         if (is_float(t)) {
             const FloatFormat f = format_of(t);
             if (is_packed_half(t)) {
-                const std::uint64_t lo = float_arith(Arith::add, old & 0xffffU, b & 0xffffU, f, RoundMode::nearest_even, false);
-                const std::uint64_t hi =
-                    float_arith(Arith::add, (old >> 16) & 0xffffU, (b >> 16) & 0xffffU, f, RoundMode::nearest_even, false);
+                const std::uint64_t lo =
+                    float_arith(Arith::add, old & 0xffffU, b & 0xffffU, f, RoundMode::nearest_even, false);
+                const std::uint64_t hi = float_arith(Arith::add, (old >> 16) & 0xffffU, (b >> 16) & 0xffffU, f,
+                                                     RoundMode::nearest_even, false);
                 return lo | (hi << 16);
             }
             const bool ftz = t == ir::ScalarType::f32 && ftz_f32;
@@ -232,8 +234,7 @@ inline std::uint64_t atomic_update(const Context& c, ir::AtomOp op, std::uint64_
     unsupported(c);
 }
 
-template <bool Record>
-inline void memory(const Context& c, StepResult* out) {
+template <bool Record> inline void memory(const Context& c, StepResult* out) {
     const DecodedInstruction& d = c.d;
     const unsigned element = d.element_bytes, count = d.elements;
     const unsigned bytes = element * count;
@@ -263,17 +264,19 @@ inline void memory(const Context& c, StepResult* out) {
         const unsigned reg_bits = std::max<unsigned>(d.dst_bits, ebits);
         if (d.dst_count == 0) {
             std::uint64_t* dst = dst_row(c);
-            if (d.space == ir::StateSpace::shared && load_shared_words_directly<Record>(c, out, base, dst, element,
-                                                                                   is_signed, reg_bits))
+            if (d.space == ir::StateSpace::shared &&
+                load_shared_words_directly<Record>(c, out, base, dst, element, is_signed, reg_bits))
                 return;
             lanes(c, [&](unsigned l) {
-                const std::uint8_t* p = resolve(c, l, (base[l] + offset) & address_mask, bytes, false, space, space_address);
+                const std::uint8_t* p =
+                    resolve(c, l, (base[l] + offset) & address_mask, bytes, false, space, space_address);
                 record(l, space, space_address);
                 dst[l] = detail::extend(detail::load_le(p, element), ebits, is_signed, reg_bits);
             });
         } else {
             lanes(c, [&](unsigned l) {
-                const std::uint8_t* p = resolve(c, l, (base[l] + offset) & address_mask, bytes, false, space, space_address);
+                const std::uint8_t* p =
+                    resolve(c, l, (base[l] + offset) & address_mask, bytes, false, space, space_address);
                 record(l, space, space_address);
                 for (unsigned e = 0; e < count && e < d.dst_count; ++e) {
                     if (d.dst_vector[e] == ir::no_reg) continue;
@@ -328,8 +331,7 @@ inline void memory(const Context& c, StepResult* out) {
 // cp.async.wait_group or wait_all completes, as the PTX ISA requires (docs/ptx.md, "Asynchronous copies").
 // Both addresses must be aligned to cp-size and in bounds; a src-size above cp-size is an error (the PTX ISA
 // leaves it undefined). With Record, the lanes that read at least one byte are the global load timing sees.
-template <bool Record>
-inline void async_copy(const Context& c, StepResult* out) {
+template <bool Record> inline void async_copy(const Context& c, StepResult* out) {
     const DecodedInstruction& d = c.d;
     const unsigned size = static_cast<unsigned>(d.sources[0].imm);
     const detail::Source src = d.address_base == ir::no_reg ? detail::Source{&c.launch.zero, 0U, false}
@@ -397,8 +399,7 @@ inline void async_copy(const Context& c, StepResult* out) {
 // thread's local frame is dropped as well (as are const and param addresses, which no data cache holds). The
 // access takes the space of its first accessing lane; lanes of a generic prefetch that fall in the other space
 // (global and local addresses in one warp) are not timed (docs/ptx.md, "Prefetch").
-template <bool Record>
-inline void prefetch(const Context& c, StepResult* out) {
+template <bool Record> inline void prefetch(const Context& c, StepResult* out) {
     if constexpr (Record) {
         const DecodedInstruction& d = c.d;
         const detail::Source base = d.address_base == ir::no_reg ? detail::Source{&c.launch.zero, 0U, false}
@@ -410,8 +411,8 @@ inline void prefetch(const Context& c, StepResult* out) {
             ir::StateSpace space = d.space;
             if (space == ir::StateSpace::generic) {
                 space = ir::StateSpace::global;
-                for (ir::StateSpace s : {ir::StateSpace::shared, ir::StateSpace::local, ir::StateSpace::constant,
-                                         ir::StateSpace::param}) {
+                for (ir::StateSpace s :
+                     {ir::StateSpace::shared, ir::StateSpace::local, ir::StateSpace::constant, ir::StateSpace::param}) {
                     const std::uint64_t window = generic_window_base(s);
                     if (address >= window && address - window < generic_window_bytes) {
                         space = s;
@@ -422,7 +423,8 @@ inline void prefetch(const Context& c, StepResult* out) {
             }
             bool cached = false;
             if (space == ir::StateSpace::global) cached = c.launch.device->translate(address, 1) != nullptr;
-            else if (space == ir::StateSpace::local) cached = d.op == ir::Opcode::prefetch && address < c.cta.local_frame_bytes;
+            else if (space == ir::StateSpace::local)
+                cached = d.op == ir::Opcode::prefetch && address < c.cta.local_frame_bytes;
             if (!cached) return;
             if (first == ir::StateSpace::none) first = space;
             if (space != first) return;

@@ -11,14 +11,21 @@
 namespace gpuarch::func::semantics {
 
 // Writes special register `r`'s value for each of the warp's lanes into `row`.
-inline void fill_special(const LaunchState& launch, const CtaState& cta, const WarpState& w, ir::SpecialReg r, std::uint64_t* row) {
+inline void fill_special(const LaunchState& launch, const CtaState& cta, const WarpState& w, ir::SpecialReg r,
+                         std::uint64_t* row) {
     using S = ir::SpecialReg;
     const unsigned n = launch.width;
     auto fill = [&](std::uint64_t v) { std::fill(row, row + n, v); };
     switch (r) {
-    case S::tid_x: for (unsigned l = 0; l < n; ++l) row[l] = w.tid_x[l]; break;
-    case S::tid_y: for (unsigned l = 0; l < n; ++l) row[l] = w.tid_y[l]; break;
-    case S::tid_z: for (unsigned l = 0; l < n; ++l) row[l] = w.tid_z[l]; break;
+    case S::tid_x:
+        for (unsigned l = 0; l < n; ++l) row[l] = w.tid_x[l];
+        break;
+    case S::tid_y:
+        for (unsigned l = 0; l < n; ++l) row[l] = w.tid_y[l];
+        break;
+    case S::tid_z:
+        for (unsigned l = 0; l < n; ++l) row[l] = w.tid_z[l];
+        break;
     case S::ntid_x: fill(launch.config.block.x); break;
     case S::ntid_y: fill(launch.config.block.y); break;
     case S::ntid_z: fill(launch.config.block.z); break;
@@ -28,17 +35,27 @@ inline void fill_special(const LaunchState& launch, const CtaState& cta, const W
     case S::nctaid_x: fill(launch.config.grid.x); break;
     case S::nctaid_y: fill(launch.config.grid.y); break;
     case S::nctaid_z: fill(launch.config.grid.z); break;
-    case S::laneid: for (unsigned l = 0; l < n; ++l) row[l] = l & 31U; break;
+    case S::laneid:
+        for (unsigned l = 0; l < n; ++l) row[l] = l & 31U;
+        break;
     // %warpid: the 32-thread warp of the thread within its CTA, so %warpid * 32 + %laneid is the thread's
     // linear index on every warp width.
-    case S::warpid: for (unsigned l = 0; l < n; ++l) row[l] = (w.first_thread + l) / 32; break;
+    case S::warpid:
+        for (unsigned l = 0; l < n; ++l) row[l] = (w.first_thread + l) / 32;
+        break;
     case S::nwarpid: fill((launch.threads_per_cta + 31) / 32); break;
     case S::smid: fill(cta.sm_id); break;
     case S::nsmid: fill(launch.options.num_sms); break;
     case S::gridid: fill(0); break;
-    case S::lanemask_eq: for (unsigned l = 0; l < n; ++l) row[l] = std::uint64_t{1} << (l & 31U); break;
-    case S::lanemask_lt: for (unsigned l = 0; l < n; ++l) row[l] = (std::uint64_t{1} << (l & 31U)) - 1; break;
-    case S::lanemask_le: for (unsigned l = 0; l < n; ++l) row[l] = (std::uint64_t{2} << (l & 31U)) - 1; break;
+    case S::lanemask_eq:
+        for (unsigned l = 0; l < n; ++l) row[l] = std::uint64_t{1} << (l & 31U);
+        break;
+    case S::lanemask_lt:
+        for (unsigned l = 0; l < n; ++l) row[l] = (std::uint64_t{1} << (l & 31U)) - 1;
+        break;
+    case S::lanemask_le:
+        for (unsigned l = 0; l < n; ++l) row[l] = (std::uint64_t{2} << (l & 31U)) - 1;
+        break;
     case S::lanemask_gt:
         for (unsigned l = 0; l < n; ++l) row[l] = ~((std::uint64_t{2} << (l & 31U)) - 1) & 0xffffffffU;
         break;

@@ -32,8 +32,7 @@ inline std::string handle_text(std::uint64_t handle) {
     return text.str();
 }
 
-template <bool Record>
-inline void texture_fetch(const Context& c, StepResult* out) {
+template <bool Record> inline void texture_fetch(const Context& c, StepResult* out) {
     const ir::Instruction& i = *c.d.inst;
     const ir::Operand& coords = i.operands[2];
     const std::uint64_t* handles = c.w.row(i.operands[1].reg);
@@ -52,8 +51,9 @@ inline void texture_fetch(const Context& c, StepResult* out) {
         const auto read = [&](std::uint64_t address, std::uint64_t bytes) -> const std::uint8_t* {
             const std::uint8_t* p = c.launch.device->translate(address, bytes);
             if (p == nullptr)
-                object_fault(c, l, "tex through texture object " + handle_text(h) + " reads a texel outside its memory: " +
-                                       c.launch.device->describe_fault(address, bytes));
+                object_fault(c, l,
+                             "tex through texture object " + handle_text(h) + " reads a texel outside its memory: " +
+                                 c.launch.device->describe_fault(address, bytes));
             return p;
         };
         TexFetch f;
@@ -96,8 +96,7 @@ inline void texture_fetch(const Context& c, StepResult* out) {
 // suld.b / sust.b (PTX ISA 9.0, Secs. 9.7.10.7-8): x is a byte offset into the row, y and z are element
 // coordinates; an access must lie within one row and be aligned to its size. Out of range: .trap faults, .clamp
 // moves to the nearest in-range access of the same size, .zero loads zeros and drops stores.
-template <bool Record>
-inline void surface_access(const Context& c, StepResult* out) {
+template <bool Record> inline void surface_access(const Context& c, StepResult* out) {
     const ir::Instruction& i = *c.d.inst;
     const bool store = i.op == ir::Opcode::sust;
     const std::uint64_t* handles = c.w.row(i.operands[store ? 0 : 1].reg);
@@ -112,23 +111,28 @@ inline void surface_access(const Context& c, StepResult* out) {
     lanes(c, [&](unsigned l) {
         const std::uint64_t h = handles[l];
         const SurfaceObject* s = table.surface(h);
-        if (s == nullptr) object_fault(c, l, std::string(what) + " through " + table.describe(h, TextureTable::Kind::surface));
+        if (s == nullptr)
+            object_fault(c, l, std::string(what) + " through " + table.describe(h, TextureTable::Kind::surface));
         const CudaArray* a = table.array(s->array);
         if (a == nullptr)
-            object_fault(c, l, std::string(what) + " through surface object " + handle_text(h) + ": its " +
-                                   table.describe(s->array, TextureTable::Kind::array));
+            object_fault(c, l,
+                         std::string(what) + " through surface object " + handle_text(h) + ": its " +
+                             table.describe(s->array, TextureTable::Kind::array));
         if (a->dims != dims)
-            object_fault(c, l, std::string(what) + "." + std::string(ir::name(i.geometry)) + " through surface object " +
-                                   handle_text(h) + ", whose CUDA array is " + std::to_string(a->dims) + "D",
+            object_fault(c, l,
+                         std::string(what) + "." + std::string(ir::name(i.geometry)) + " through surface object " +
+                             handle_text(h) + ", whose CUDA array is " + std::to_string(a->dims) + "D",
                          KernelErrorKind::illegal_instruction);
         std::array<std::int64_t, 3> at{0, 0, 0};
         for (unsigned d = 0; d < dims; ++d) at[d] = static_cast<std::int32_t>(c.w.row(coords.vector[d])[l]);
         const std::int64_t row_bytes = static_cast<std::int64_t>(a->row_bytes());
-        const std::array<std::int64_t, 3> limit{row_bytes - bytes, std::int64_t{a->height} - 1, std::int64_t{a->depth} - 1};
+        const std::array<std::int64_t, 3> limit{row_bytes - bytes, std::int64_t{a->height} - 1,
+                                                std::int64_t{a->depth} - 1};
         if (at[0] % bytes != 0)
-            object_fault(c, l, std::string(what) + " of " + std::to_string(bytes) + " bytes at byte x = " +
-                                   std::to_string(at[0]) + " through surface object " + handle_text(h) +
-                                   " is misaligned (x must be a multiple of the access size)",
+            object_fault(c, l,
+                         std::string(what) + " of " + std::to_string(bytes) +
+                             " bytes at byte x = " + std::to_string(at[0]) + " through surface object " +
+                             handle_text(h) + " is misaligned (x must be a multiple of the access size)",
                          KernelErrorKind::misaligned_address);
         bool inside = true;
         for (unsigned d = 0; d < 3; ++d) inside = inside && at[d] >= 0 && at[d] <= limit[d];
@@ -149,7 +153,8 @@ inline void surface_access(const Context& c, StepResult* out) {
             for (unsigned d = 1; d < 3; ++d) at[d] = std::clamp<std::int64_t>(at[d], 0, limit[d]);
         }
         const std::uint64_t address = a->data + static_cast<std::uint64_t>(at[2]) * a->slice_bytes() +
-                                      static_cast<std::uint64_t>(at[1]) * a->row_bytes() + static_cast<std::uint64_t>(at[0]);
+                                      static_cast<std::uint64_t>(at[1]) * a->row_bytes() +
+                                      static_cast<std::uint64_t>(at[0]);
         std::uint8_t* p = c.launch.device->translate(address, bytes);
         if (p == nullptr) object_fault(c, l, std::string(what) + ": the surface's CUDA array memory is gone");
         if (store) {
@@ -158,7 +163,8 @@ inline void surface_access(const Context& c, StepResult* out) {
                 std::memcpy(p + e * element, &v, element); // little-endian host: the low bytes
             }
         } else {
-            for (unsigned e = 0; e < count; ++e) c.launch.texel_scratch[l][e] = detail::load_le(p + e * element, element);
+            for (unsigned e = 0; e < count; ++e)
+                c.launch.texel_scratch[l][e] = detail::load_le(p + e * element, element);
         }
         if constexpr (Record) {
             accessed.set(l);

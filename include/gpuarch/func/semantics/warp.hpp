@@ -12,7 +12,6 @@ namespace gpuarch::func::semantics {
 
 // ---- warp-level intrinsics (per aligned 32-lane group) ---------------------------------------------------
 
-
 // activemask: each executing lane gets the mask of the executing lanes of its 32-lane group.
 inline void activemask(const Context& c) {
     std::uint64_t* dst = dst_row(c);
@@ -72,8 +71,7 @@ inline void reduce(const Context& c) {
 // shfl.sync (PTX ISA, shfl.sync pseudo-code): c packs the clamp value (bits 4:0) and the segment mask
 // (bits 12:8); a lane whose computed source is out of its segment reads its own value and gets p = false.
 inline void shuffle(const Context& c) {
-    const detail::Source a = source(c, 0), b = source(c, 1),
-                         cc = source(c, 2);
+    const detail::Source a = source(c, 0), b = source(c, 1), cc = source(c, 2);
     std::uint64_t* copy = c.cta.shuffle.data();
     for (unsigned l = 0; l < c.launch.width; ++l) copy[l] = a[l]; // every lane's value before any write
     std::uint64_t* dst = dst_row(c);
@@ -90,10 +88,22 @@ inline void shuffle(const Context& c) {
         int j = lane;
         bool valid = false;
         switch (mode) {
-        case ir::ShflMode::up: j = lane - bval; valid = j >= max_lane; break;
-        case ir::ShflMode::down: j = lane + bval; valid = j <= max_lane; break;
-        case ir::ShflMode::bfly: j = lane ^ bval; valid = j <= max_lane; break;
-        case ir::ShflMode::idx: j = min_lane | (bval & ~segmask); valid = j <= max_lane; break;
+        case ir::ShflMode::up:
+            j = lane - bval;
+            valid = j >= max_lane;
+            break;
+        case ir::ShflMode::down:
+            j = lane + bval;
+            valid = j <= max_lane;
+            break;
+        case ir::ShflMode::bfly:
+            j = lane ^ bval;
+            valid = j <= max_lane;
+            break;
+        case ir::ShflMode::idx:
+            j = min_lane | (bval & ~segmask);
+            valid = j <= max_lane;
+            break;
         case ir::ShflMode::none: unsupported(c);
         }
         if (!valid) j = lane;

@@ -29,14 +29,14 @@ protected:
         bool any() const { return is_extern || is_visible || is_weak || is_common; }
     };
 
-
     void parse_pragma() {
         next();
         const Token& s = peek();
         if (s.kind != TokenKind::string) fail(s, "expected a string after .pragma, found " + describe(s));
         next();
         while (accept_punct(',')) {
-            if (peek().kind != TokenKind::string) fail(peek(), "expected a string in .pragma list, found " + describe(peek()));
+            if (peek().kind != TokenKind::string)
+                fail(peek(), "expected a string in .pragma list, found " + describe(peek()));
             next();
         }
         expect_punct(';', "after .pragma");
@@ -177,7 +177,8 @@ protected:
         next();
         if (++target.count > target.capacity)
             fail(target.name, "too many initializers for '" + std::string(variable) + "' (" +
-                                  std::to_string(target.count) + " for " + std::to_string(target.capacity) + " elements)");
+                                  std::to_string(target.count) + " for " + std::to_string(target.capacity) +
+                                  " elements)");
         encode_initializer(value, target.type, target.bytes);
     }
 
@@ -212,8 +213,7 @@ protected:
             decimal = true;
             return true;
         }
-        default:
-            return false;
+        default: return false;
         }
     }
 
@@ -235,7 +235,8 @@ protected:
             if (v.kind != RawOperand::Kind::integer && size < ((v.kind == RawOperand::Kind::f32) ? 4U : 8U))
                 fail(*v.at, "floating-point bit pattern does not fit in ." + std::string(ir::name(type)));
             if (v.kind == RawOperand::Kind::integer && !fits_integer(bits, size))
-                fail(*v.at, "initializer " + std::string(v.at->text) + " does not fit in ." + std::string(ir::name(type)));
+                fail(*v.at,
+                     "initializer " + std::string(v.at->text) + " does not fit in ." + std::string(ir::name(type)));
         }
         for (unsigned i = 0; i < size; ++i) bytes.push_back(static_cast<std::uint8_t>(bits >> (8 * i)));
     }
@@ -284,11 +285,13 @@ protected:
             symbol.size_bytes = symbol.element_count * ir::size_bytes(dt.type);
             if (count == 0) {
                 if (!(space == ir::StateSpace::shared && linkage.is_extern))
-                    fail(name_token, "an array without a size is only allowed for .extern .shared (dynamic shared memory)");
+                    fail(name_token,
+                         "an array without a size is only allowed for .extern .shared (dynamic shared memory)");
             }
             if (linkage.is_extern && !(space == ir::StateSpace::shared && count == 0))
-                fail(name_token, "external variable '" + name +
-                                     "' is defined in another module (separate compilation and linking are not supported)");
+                fail(name_token,
+                     "external variable '" + name +
+                         "' is defined in another module (separate compilation and linking are not supported)");
             if (count != 0) account_variable(name_token, symbol, module_scope);
             if (module_scope) declare_global(name_token, std::move(symbol));
             else declare_local_symbol(name_token, std::move(symbol));

@@ -120,7 +120,8 @@ protected:
             for (const auto& p : inputs)
                 if (returns.count(p.name) != 0) fail(name_token, "duplicate parameter '" + p.name + "'");
             if (f.body.params.empty()) f.body.params = std::move(inputs); // no second copy of a long list
-            else for (auto& p : inputs) f.body.params.push_back(std::move(p));
+            else
+                for (auto& p : inputs) f.body.params.push_back(std::move(p));
         }
         // Performance-tuning directives (entries) and .noreturn (functions).
         while (peek().kind == TokenKind::directive) {
@@ -133,7 +134,8 @@ protected:
                 for (int i = 0; i < 3; ++i) {
                     const Token& v = peek();
                     dims[static_cast<std::size_t>(i)] = parse_u32("thread count");
-                    if (dims[static_cast<std::size_t>(i)] == 0) fail(v, std::string(d.text) + " values must be positive");
+                    if (dims[static_cast<std::size_t>(i)] == 0)
+                        fail(v, std::string(d.text) + " values must be positive");
                     if (!accept_punct(',')) break;
                 }
                 auto& slot = d.text == ".maxntid" ? dir.maxntid : dir.reqntid;
@@ -170,7 +172,8 @@ protected:
             return;
         }
         if (linkage.is_extern) fail(name_token, "an .extern function cannot have a body");
-        if (!peek().is_punct('{')) fail(peek(), "expected '{' or ';' after the header of '" + name + "', found " + describe(peek()));
+        if (!peek().is_punct('{'))
+            fail(peek(), "expected '{' or ';' after the header of '" + name + "', found " + describe(peek()));
         std::size_t index = functions_.size();
         if (existing != function_index_.end()) {
             Function& old = functions_[existing->second];
@@ -253,8 +256,9 @@ protected:
         bool needs_ret = code.empty();
         if (!code.empty()) {
             const ir::Instruction& last = code.back();
-            const bool terminates = last.guard.reg == ir::no_reg &&
-                                    (last.op == ir::Opcode::ret || last.op == ir::Opcode::exit || last.op == ir::Opcode::bra);
+            const bool terminates =
+                last.guard.reg == ir::no_reg &&
+                (last.op == ir::Opcode::ret || last.op == ir::Opcode::exit || last.op == ir::Opcode::bra);
             needs_ret = !terminates;
         }
         for (const auto& [name, pc] : labels_)
@@ -271,8 +275,9 @@ protected:
         }
         f.body.labels.reserve(labels_.size());
         for (const auto& [name, pc] : labels_) f.body.labels.emplace_back(name, pc);
-        std::sort(f.body.labels.begin(), f.body.labels.end(),
-                  [](const auto& a, const auto& b) { return a.second != b.second ? a.second < b.second : a.first < b.first; });
+        std::sort(f.body.labels.begin(), f.body.labels.end(), [](const auto& a, const auto& b) {
+            return a.second != b.second ? a.second < b.second : a.first < b.first;
+        });
         function_ = nullptr;
     }
 

@@ -45,7 +45,8 @@ protected:
             std::size_t start = 0;
             for (std::size_t i = 0; i <= text.size(); ++i) {
                 if (i == text.size() || text[i] == '.') {
-                    parts.push_back(Part{text.substr(start, i - start), op_token.column + static_cast<std::uint32_t>(start)});
+                    parts.push_back(
+                        Part{text.substr(start, i - start), op_token.column + static_cast<std::uint32_t>(start)});
                     start = i + 1;
                 }
             }
@@ -79,7 +80,8 @@ protected:
             return;
         }
         std::vector<std::pair<ir::ScalarType, Part>> types;
-        for (std::size_t i = first_modifier; i < parts.size(); ++i) apply_modifier(inst, op_token, head, parts[i], types);
+        for (std::size_t i = first_modifier; i < parts.size(); ++i)
+            apply_modifier(inst, op_token, head, parts[i], types);
         finish_modifiers(inst, op_token, head, types);
 
         std::vector<RawOperand> raw;
@@ -89,7 +91,9 @@ protected:
             } while (accept_punct(','));
         }
         const Token& semi = peek();
-        if (!semi.is_punct(';')) fail(semi, "expected ',' or ';' after an operand of '" + std::string(op_token.text) + "', found " + describe(semi));
+        if (!semi.is_punct(';'))
+            fail(semi, "expected ',' or ';' after an operand of '" + std::string(op_token.text) + "', found " +
+                           describe(semi));
         next();
         if (inst.op == ir::Opcode::vabsdiff4)
             for (const RawOperand& r : raw)
@@ -128,9 +132,10 @@ protected:
         const std::string opname(op_token.text);
         std::size_t i = 1;
         const auto part = [&]() -> const Part& {
-            if (i >= parts.size()) fail(op_token, "'" + opname + "' is incomplete: it needs " +
-                                                      (is_tex ? "a geometry, .v4, a result type and a coordinate type"
-                                                              : ".b, a geometry, an element type and .trap, .clamp or .zero"));
+            if (i >= parts.size())
+                fail(op_token, "'" + opname + "' is incomplete: it needs " +
+                                   (is_tex ? "a geometry, .v4, a result type and a coordinate type"
+                                           : ".b, a geometry, an element type and .trap, .clamp or .zero"));
             return parts[i];
         };
         if (is_tex) {
@@ -143,27 +148,38 @@ protected:
                 ++i; // .base: level 0, the default
             }
         } else {
-            if (part().text == "p") fail_part(op_token, part(), "formatted surface access (" + std::string(ir::name(inst.op)) + ".p) is not supported; " + std::string(ir::name(inst.op)) + ".b is");
-            if (part().text != "b") fail_part(op_token, part(), "expected .b after '" + std::string(ir::name(inst.op)) + "'");
+            if (part().text == "p")
+                fail_part(op_token, part(),
+                          "formatted surface access (" + std::string(ir::name(inst.op)) + ".p) is not supported; " +
+                              std::string(ir::name(inst.op)) + ".b is");
+            if (part().text != "b")
+                fail_part(op_token, part(), "expected .b after '" + std::string(ir::name(inst.op)) + "'");
             ++i;
         }
         {
             const Part& g = part();
             static constexpr std::pair<std::string_view, TexGeometry> geometries[] = {
-                {"1d", TexGeometry::d1}, {"2d", TexGeometry::d2}, {"3d", TexGeometry::d3}, {"a1d", TexGeometry::a1d},
-                {"a2d", TexGeometry::a2d}, {"cube", TexGeometry::cube}, {"acube", TexGeometry::acube}};
+                {"1d", TexGeometry::d1},      {"2d", TexGeometry::d2},   {"3d", TexGeometry::d3},
+                {"a1d", TexGeometry::a1d},    {"a2d", TexGeometry::a2d}, {"cube", TexGeometry::cube},
+                {"acube", TexGeometry::acube}};
             for (const auto& [text, geometry] : geometries)
                 if (g.text == text) inst.geometry = geometry;
-            if (g.text == "2dms" || g.text == "a2dms") fail_part(op_token, g, "multisample textures (." + std::string(g.text) + ") are not supported");
-            if (inst.geometry == TexGeometry::none) fail_part(op_token, g, "expected a geometry (.1d, .2d, .3d, .a1d, .a2d, .cube, .acube), found ." + std::string(g.text));
+            if (g.text == "2dms" || g.text == "a2dms")
+                fail_part(op_token, g, "multisample textures (." + std::string(g.text) + ") are not supported");
+            if (inst.geometry == TexGeometry::none)
+                fail_part(op_token, g,
+                          "expected a geometry (.1d, .2d, .3d, .a1d, .a2d, .cube, .acube), found ." +
+                              std::string(g.text));
             if (!is_tex && (inst.geometry == TexGeometry::cube || inst.geometry == TexGeometry::acube))
-                fail_part(op_token, g, "." + std::string(g.text) + " is not a surface geometry (PTX ISA 9.0, Sec. 9.7.10.7)");
+                fail_part(op_token, g,
+                          "." + std::string(g.text) + " is not a surface geometry (PTX ISA 9.0, Sec. 9.7.10.7)");
             if (!is_tex && (inst.geometry == TexGeometry::a1d || inst.geometry == TexGeometry::a2d))
                 fail_part(op_token, g, "layered surfaces (." + std::string(g.text) + ") are not supported");
             ++i;
         }
         if (part().text == "v4" || part().text == "v2") {
-            if (is_tex && part().text == "v2") fail_part(op_token, part(), "tex.v2 (half-precision results) is not supported; tex.v4 is");
+            if (is_tex && part().text == "v2")
+                fail_part(op_token, part(), "tex.v2 (half-precision results) is not supported; tex.v4 is");
             inst.vector_width = part().text == "v4" ? 4 : 2;
             ++i;
         } else if (is_tex) {
@@ -178,11 +194,11 @@ protected:
             return *found;
         };
         if (is_tex) {
-            inst.type = type_part({ScalarType::f32, ScalarType::s32, ScalarType::u32}, "a result type (.f32, .s32, .u32)");
+            inst.type =
+                type_part({ScalarType::f32, ScalarType::s32, ScalarType::u32}, "a result type (.f32, .s32, .u32)");
             if (inst.geometry == TexGeometry::cube || inst.geometry == TexGeometry::acube)
                 inst.src_type = type_part({ScalarType::f32}, "the coordinate type .f32 (a cube map reads a direction)");
-            else
-                inst.src_type = type_part({ScalarType::f32, ScalarType::s32}, "a coordinate type (.f32, .s32)");
+            else inst.src_type = type_part({ScalarType::f32, ScalarType::s32}, "a coordinate type (.f32, .s32)");
         } else {
             inst.type = type_part({ScalarType::b8, ScalarType::b16, ScalarType::b32, ScalarType::b64},
                                   "an element type (.b8, .b16, .b32, .b64)");
@@ -195,19 +211,25 @@ protected:
             else fail_part(op_token, m, "expected .trap, .clamp or .zero, found ." + std::string(m.text));
             ++i;
         }
-        if (i < parts.size()) fail_part(op_token, parts[i], "unsupported modifier '." + std::string(parts[i].text) + "' on '" + std::string(ir::name(inst.op)) + "'");
+        if (i < parts.size())
+            fail_part(op_token, parts[i],
+                      "unsupported modifier '." + std::string(parts[i].text) + "' on '" +
+                          std::string(ir::name(inst.op)) + "'");
 
         const auto coordinate_count = [&]() -> unsigned {
             switch (inst.geometry) {
             case TexGeometry::d1: return 1;
-            case TexGeometry::d2: case TexGeometry::a1d: return 2;
+            case TexGeometry::d2:
+            case TexGeometry::a1d: return 2;
             default: return 4;
             }
         };
         const auto data_vector = [&](std::size_t index, bool is_dest) {
             RawOperand raw = parse_raw_operand();
-            if (raw.kind != RawOperand::Kind::vector) fail(*raw.at, operand_label(op_token, index) + " must be a vector {...}");
-            return convert_vector(inst, op_token, raw, RoleSpec{is_dest ? Role::dst_data : Role::src_data, inst.type}, index, is_dest);
+            if (raw.kind != RawOperand::Kind::vector)
+                fail(*raw.at, operand_label(op_token, index) + " must be a vector {...}");
+            return convert_vector(inst, op_token, raw, RoleSpec{is_dest ? Role::dst_data : Role::src_data, inst.type},
+                                  index, is_dest);
         };
         // [object, {coordinates}] fills two operands.
         const auto object_and_coordinates = [&](std::size_t index) {
@@ -229,7 +251,8 @@ protected:
             RawOperand raw = parse_raw_operand();
             if (raw.count != coordinate_count())
                 fail(open, "." + std::string(ir::name(inst.geometry)) + " takes " + std::to_string(coordinate_count()) +
-                               " coordinate" + (coordinate_count() == 1 ? "" : "s") + ", found " + std::to_string(raw.count));
+                               " coordinate" + (coordinate_count() == 1 ? "" : "s") + ", found " +
+                               std::to_string(raw.count));
             ir::Operand c;
             c.kind = ir::OperandKind::vector;
             c.vector_count = raw.count;
@@ -283,8 +306,9 @@ protected:
     void parse_cp_async(ir::Instruction& inst, const Token& op_token, const std::vector<Part>& parts) {
         const auto finish = [&](ir::Opcode op, std::size_t modifiers) {
             if (parts.size() > modifiers)
-                fail_part(op_token, parts[modifiers], "unsupported modifier '." + std::string(parts[modifiers].text) +
-                                                          "' on '" + std::string(ir::name(op)) + "'");
+                fail_part(op_token, parts[modifiers],
+                          "unsupported modifier '." + std::string(parts[modifiers].text) + "' on '" +
+                              std::string(ir::name(op)) + "'");
             inst.op = op;
         };
         const std::string_view kind = parts.size() > 2 ? parts[2].text : std::string_view();
@@ -320,7 +344,8 @@ protected:
             if (m == "ca" || m == "cg") {
                 set_once(inst.cache_level, m == "ca" ? ir::CacheLevel::L1 : ir::CacheLevel::L2, op_token, part);
             } else if (m == "shared" || m == "shared::cta") {
-                if (global) fail_part(op_token, part, "cp.async names the destination space before the source: .shared.global");
+                if (global)
+                    fail_part(op_token, part, "cp.async names the destination space before the source: .shared.global");
                 set_flag(shared, op_token, part);
             } else if (m == "global") {
                 set_flag(global, op_token, part);
@@ -329,33 +354,43 @@ protected:
             } else if (m == "L2::cache_hint") {
                 fail_part(op_token, part, "cache-policy operands (.L2::cache_hint) are not supported");
             } else if (m == "shared::cluster") {
-                fail_part(op_token, part, "cp.async to another CTA's shared memory (.shared::cluster, sm_90) is not supported");
+                fail_part(op_token, part,
+                          "cp.async to another CTA's shared memory (.shared::cluster, sm_90) is not supported");
             } else {
                 fail_part(op_token, part, "unsupported modifier '." + std::string(m) + "' on 'cp.async'");
             }
         }
-        if (inst.cache_level == ir::CacheLevel::none) fail(op_token, "'" + std::string(op_token.text) + "' needs .ca or .cg");
-        if (!shared || !global) fail(op_token, "'" + std::string(op_token.text) + "' needs .shared.global (shared destination, global source)");
+        if (inst.cache_level == ir::CacheLevel::none)
+            fail(op_token, "'" + std::string(op_token.text) + "' needs .ca or .cg");
+        if (!shared || !global)
+            fail(op_token,
+                 "'" + std::string(op_token.text) + "' needs .shared.global (shared destination, global source)");
         std::vector<RawOperand> raw;
         do {
             raw.push_back(parse_raw_operand());
         } while (accept_punct(','));
         const Token& semi = peek();
         if (!semi.is_punct(';'))
-            fail(semi, "expected ',' or ';' after an operand of '" + std::string(op_token.text) + "', found " + describe(semi));
+            fail(semi, "expected ',' or ';' after an operand of '" + std::string(op_token.text) + "', found " +
+                           describe(semi));
         next();
         if (raw.size() < 3 || raw.size() > 4)
             fail(raw.size() > 4 ? *raw[4].at : op_token,
-                 "'" + std::string(op_token.text) + "' expects 3 or 4 operands ([dst], [src], cp-size[, src-size or "
-                 "ignore-src]), found " + std::to_string(raw.size()));
+                 "'" + std::string(op_token.text) +
+                     "' expects 3 or 4 operands ([dst], [src], cp-size[, src-size or "
+                     "ignore-src]), found " +
+                     std::to_string(raw.size()));
         inst.space = ir::StateSpace::shared;
         inst.operands[0] = convert_address(inst, op_token, raw[0], 0);
         inst.space = ir::StateSpace::global;
         inst.operands[1] = convert_address(inst, op_token, raw[1], 1);
-        if (raw[2].kind != RawOperand::Kind::integer) fail(*raw[2].at, operand_label(op_token, 2) + " (cp-size) must be 4, 8 or 16");
+        if (raw[2].kind != RawOperand::Kind::integer)
+            fail(*raw[2].at, operand_label(op_token, 2) + " (cp-size) must be 4, 8 or 16");
         const std::uint64_t size = raw[2].bits;
-        if (size != 4 && size != 8 && size != 16) fail(*raw[2].at, operand_label(op_token, 2) + " (cp-size) must be 4, 8 or 16");
-        if (inst.cache_level == ir::CacheLevel::L2 && size != 16) fail(*raw[2].at, "cp.async.cg copies 16 bytes (cp-size 16)");
+        if (size != 4 && size != 8 && size != 16)
+            fail(*raw[2].at, operand_label(op_token, 2) + " (cp-size) must be 4, 8 or 16");
+        if (inst.cache_level == ir::CacheLevel::L2 && size != 16)
+            fail(*raw[2].at, "cp.async.cg copies 16 bytes (cp-size 16)");
         inst.operands[2].kind = ir::OperandKind::imm;
         inst.operands[2].imm_bits = size;
         inst.num_operands = 3;
@@ -380,7 +415,8 @@ protected:
     // ---- call
     void parse_call(ir::Instruction& inst, const Token& op_token, const std::vector<Part>& parts) {
         for (std::size_t i = 1; i < parts.size(); ++i)
-            if (parts[i].text != "uni") fail_part(op_token, parts[i], "unsupported modifier '." + std::string(parts[i].text) + "' on 'call'");
+            if (parts[i].text != "uni")
+                fail_part(op_token, parts[i], "unsupported modifier '." + std::string(parts[i].text) + "' on 'call'");
             else set_flag(inst.uni, op_token, parts[i]);
         CallSite site;
         site.line = op_token.line;
@@ -410,22 +446,24 @@ protected:
             // `call (r), %rd, (args), prototype;`: an indirect call (ptx/inliner.hpp dispatches it).
             const ir::ScalarType type = function_->body.registers[*target].type;
             if (ir::size_bytes(type) != 8 || ir::is_float(type))
-                fail(callee, "an indirect call's target '" + std::string(callee.text) + "' must be a 64-bit integer register");
+                fail(callee,
+                     "an indirect call's target '" + std::string(callee.text) + "' must be a 64-bit integer register");
             site.target = *target;
             if (accept_punct(',') && peek().is_punct('(')) parse_symbol_list(site.args, "argument");
             if (peek().is_punct(',')) next();
             const Token& proto = expect_word("the call's .callprototype label");
             auto p = prototypes_.find(proto.text);
             if (p == prototypes_.end())
-                fail(proto, "'" + std::string(proto.text) +
-                                "' is not a .callprototype declared before this call in the function (.calltargets lists "
-                                "are not supported)");
+                fail(proto,
+                     "'" + std::string(proto.text) +
+                         "' is not a .callprototype declared before this call in the function (.calltargets lists "
+                         "are not supported)");
             site.prototype = p->second;
             if (site.prototype.returns.size() != site.returns.size() || site.prototype.args.size() != site.args.size())
                 fail(proto, "the indirect call passes " + std::to_string(site.args.size()) + " argument(s) and " +
                                 std::to_string(site.returns.size()) + " return value(s); its prototype '" +
-                                std::string(proto.text) + "' has " + std::to_string(site.prototype.args.size()) + " and " +
-                                std::to_string(site.prototype.returns.size()));
+                                std::string(proto.text) + "' has " + std::to_string(site.prototype.args.size()) +
+                                " and " + std::to_string(site.prototype.returns.size()));
             return add_call(inst, std::move(site));
         }
         if (callee.text.front() == '%') fail(callee, "undeclared register '" + std::string(callee.text) + "'");

@@ -38,9 +38,9 @@ protected:
     }
 
     // A field two modifiers would both set (.rn.rz, .global.shared) is a conflict, whichever they are.
-    template <class T>
-    void set_once(T& field, T value, const Token& op_token, const Part& part) const {
-        if (field != T{}) fail_part(op_token, part, "duplicate or conflicting modifier '." + std::string(part.text) + "'");
+    template <class T> void set_once(T& field, T value, const Token& op_token, const Part& part) const {
+        if (field != T{})
+            fail_part(op_token, part, "duplicate or conflicting modifier '." + std::string(part.text) + "'");
         field = value;
     }
     void set_flag(bool& flag, const Token& op_token, const Part& part) const {
@@ -74,11 +74,11 @@ protected:
         }
         if (op == Opcode::cvt)
             if (auto r = lookup_name(m, all_integer_roundings)) return set_once(inst.rounding, *r, op_token, part);
-        if (m == "ftz" && one_of(op, {Opcode::add, Opcode::sub, Opcode::mul, Opcode::mad, Opcode::fma, Opcode::div,
-                                      Opcode::rcp, Opcode::sqrt, Opcode::rsqrt, Opcode::sin, Opcode::cos,
-                                      Opcode::lg2, Opcode::ex2, Opcode::abs, Opcode::neg, Opcode::min, Opcode::max,
-                                      Opcode::setp, Opcode::set, Opcode::cvt, Opcode::slct, Opcode::tanh,
-                                      Opcode::testp}))
+        if (m == "ftz" &&
+            one_of(op, {Opcode::add, Opcode::sub,  Opcode::mul,   Opcode::mad,  Opcode::fma,  Opcode::div,
+                        Opcode::rcp, Opcode::sqrt, Opcode::rsqrt, Opcode::sin,  Opcode::cos,  Opcode::lg2,
+                        Opcode::ex2, Opcode::abs,  Opcode::neg,   Opcode::min,  Opcode::max,  Opcode::setp,
+                        Opcode::set, Opcode::cvt,  Opcode::slct,  Opcode::tanh, Opcode::testp}))
             return set_flag(inst.ftz, op_token, part);
         if (m == "sat" && one_of(op, {Opcode::add, Opcode::sub, Opcode::mul, Opcode::mad, Opcode::fma, Opcode::cvt}))
             return set_flag(inst.sat, op_token, part);
@@ -118,19 +118,33 @@ protected:
         if (one_of(op, {Opcode::ld, Opcode::st})) {
             // Cache operators and eviction hints only steer the caches; values are unaffected, and the timing
             // model decides caching itself. Accepted and ignored (docs/ptx.md).
-            static constexpr std::string_view ignored[] = {
-                "ca", "cg", "cs", "lu", "cv", "wb", "wt", "L1::evict_normal", "L1::evict_unchanged",
-                "L1::evict_first", "L1::evict_last", "L1::no_allocate", "L2::64B", "L2::128B", "L2::256B"};
+            static constexpr std::string_view ignored[] = {"ca",
+                                                           "cg",
+                                                           "cs",
+                                                           "lu",
+                                                           "cv",
+                                                           "wb",
+                                                           "wt",
+                                                           "L1::evict_normal",
+                                                           "L1::evict_unchanged",
+                                                           "L1::evict_first",
+                                                           "L1::evict_last",
+                                                           "L1::no_allocate",
+                                                           "L2::64B",
+                                                           "L2::128B",
+                                                           "L2::256B"};
             for (std::string_view s : ignored)
                 if (m == s) return;
             if (m == "v2" || m == "v4") {
-                if (inst.vector_width != 1) fail_part(op_token, part, "duplicate vector modifier '." + std::string(m) + "'");
+                if (inst.vector_width != 1)
+                    fail_part(op_token, part, "duplicate vector modifier '." + std::string(m) + "'");
                 inst.vector_width = m == "v2" ? 2 : 4;
                 return;
             }
             if (m == "v8") fail_part(op_token, part, ".v8 vectors are not supported");
             if (m == "nc" && op == Opcode::ld) return set_flag(inst.non_coherent, op_token, part);
-            if (m == "L2::cache_hint") fail_part(op_token, part, "cache-policy operands (.L2::cache_hint) are not supported");
+            if (m == "L2::cache_hint")
+                fail_part(op_token, part, "cache-policy operands (.L2::cache_hint) are not supported");
         }
         if (one_of(op, {Opcode::atom, Opcode::red})) {
             if (auto a = lookup_name(m, all_atom_ops)) return set_once(inst.atom_op, *a, op_token, part);
@@ -155,7 +169,8 @@ protected:
             if (m == "sync") return set_flag(inst.uni, op_token, part); // `uni` marks "seen .sync" until checked
             if (auto a = lookup_name(m, all_atom_ops)) return set_once(inst.atom_op, *a, op_token, part);
             if (m == "abs" || m == "NaN")
-                fail_part(op_token, part, "'." + std::string(m) + "' belongs to redux.sync on .f32 (sm_100a), which is not supported");
+                fail_part(op_token, part,
+                          "'." + std::string(m) + "' belongs to redux.sync on .f32 (sm_100a), which is not supported");
         }
         if (op == Opcode::dp2a) {
             if (m == "lo") return set_once(inst.mul_mode, ir::MulMode::lo, op_token, part);
@@ -176,7 +191,7 @@ protected:
             if (m == "red") return set_flag(inst.uni, op_token, part); // `uni` marks "seen .red" until checked
             if (m == "popc" || m == "and" || m == "or") {
                 if (!inst.uni) fail_part(op_token, part, "'." + std::string(m) + "' must follow .red");
-                const auto mode = m == "popc" ? ir::BarrierMode::red_popc
+                const auto mode = m == "popc"  ? ir::BarrierMode::red_popc
                                   : m == "and" ? ir::BarrierMode::red_and
                                                : ir::BarrierMode::red_or;
                 return set_once(inst.barrier, mode, op_token, part);
@@ -223,7 +238,8 @@ protected:
         if (word.types.size() == n) return;
         if (word.types.size() > n)
             fail_part(word.token, word.types[n].second, "'" + opname(word) + "' has too many type modifiers");
-        fail_word(word, "'" + opname(word) + "' needs " + (n == 1 ? std::string("a type") : std::to_string(n) + " types"));
+        fail_word(word,
+                  "'" + opname(word) + "' needs " + (n == 1 ? std::string("a type") : std::to_string(n) + " types"));
     }
     // A type error points at the type modifier at position `which`.
     void require_type(const OpcodeWord& word, bool ok, std::size_t which = 0) const {
@@ -261,7 +277,8 @@ protected:
         if (types.size() == 2) inst.src_type = types[1].first;
         if (inst.ftz) require(word, rule.ftz.contains(inst.type), ".ftz needs an .f32 or .f16 type");
         if (rule.type_count != OpcodeRule::types_by_family)
-            for (std::size_t k = 0; k < rule.type_count; ++k) require_type(word, rule.allowed[k].contains(types[k].first), k);
+            for (std::size_t k = 0; k < rule.type_count; ++k)
+                require_type(word, rule.allowed[k].contains(types[k].first), k);
         if (!has_required(inst, rule.required)) require(word, false, std::string(rule.required_message));
         switch (rule.family) {
         case Family::arithmetic: return check_arithmetic(inst, word);
@@ -283,8 +300,10 @@ protected:
         const bool is_int = is_integer_type(t);
         const bool float_rounding = inst.rounding != ir::Rounding::none;
         switch (inst.op) {
-        case ir::Opcode::add: case ir::Opcode::sub:
-            if (inst.carry_out) require(word, type_sets::integers_32_64.contains(t), ".cc needs a 32- or 64-bit integer type");
+        case ir::Opcode::add:
+        case ir::Opcode::sub:
+            if (inst.carry_out)
+                require(word, type_sets::integers_32_64.contains(t), ".cc needs a 32- or 64-bit integer type");
             if (inst.sat)
                 require(word, t == ScalarType::s32 || t == ScalarType::f32 || ir::is_half_type(t),
                         ".sat needs .s32, .f32 or a half type");
@@ -325,7 +344,8 @@ protected:
             require(word, (inst.approx ? 1 : 0) + (inst.full ? 1 : 0) + (float_rounding ? 1 : 0) <= 1,
                     ".approx, .full and rounding modifiers are mutually exclusive");
             break;
-        case ir::Opcode::min: case ir::Opcode::max:
+        case ir::Opcode::min:
+        case ir::Opcode::max:
             if (inst.propagate_nan)
                 require(word, t == ScalarType::f32 || ir::is_half_type(t), ".NaN needs .f32 or a half type");
             break;
@@ -360,7 +380,8 @@ protected:
         if (is_bit_type(compared))
             require(word, inst.cmp == ir::CompareOp::eq || inst.cmp == ir::CompareOp::ne,
                     "bit-size types compare only with .eq/.ne");
-        if (inst.ftz) require(word, compared == ScalarType::f32 || ir::is_half_type(compared), ".ftz needs an .f32 comparison");
+        if (inst.ftz)
+            require(word, compared == ScalarType::f32 || ir::is_half_type(compared), ".ftz needs an .f32 comparison");
     }
 
     // cvt: which rounding a conversion takes depends on its two sides (PTX ISA 9.0, Sec. 9.7.9.21).
@@ -373,7 +394,9 @@ protected:
         const bool float_rounding = inst.rounding != ir::Rounding::none;
         const bool integer_rounding = inst.rounding >= ir::Rounding::rni;
         const bool float_rounding_only = float_rounding && !integer_rounding;
-        const auto float_bits = [](ScalarType x) { return x == ScalarType::f64 ? 64U : x == ScalarType::f32 ? 32U : 16U; };
+        const auto float_bits = [](ScalarType x) {
+            return x == ScalarType::f64 ? 64U : x == ScalarType::f32 ? 32U : 16U;
+        };
         if (d == ScalarType::f16x2 || d == ScalarType::bf16x2) {
             require(word, s == ScalarType::f32, "packing to ." + std::string(ir::name(d)) + " converts from .f32");
             require(word, float_rounding_only, "needs a floating-point rounding modifier");
@@ -382,14 +405,17 @@ protected:
         } else if (d_float && s_float) {
             const bool narrowing = float_bits(d) < float_bits(s) || (d != s && float_bits(d) == float_bits(s));
             if (d == s) {
-                require(word, !float_rounding_only, "a same-type float cvt takes an integer rounding (.rni/.rzi/.rmi/.rpi) or none");
+                require(word, !float_rounding_only,
+                        "a same-type float cvt takes an integer rounding (.rni/.rzi/.rmi/.rpi) or none");
             } else if (narrowing) {
-                require(word, float_rounding_only, "a narrowing float conversion needs a floating-point rounding modifier");
+                require(word, float_rounding_only,
+                        "a narrowing float conversion needs a floating-point rounding modifier");
             } else {
                 require(word, !float_rounding, "a widening float conversion takes no rounding modifier");
             }
         } else if (d_float && !s_float) {
-            require(word, float_rounding_only, "an integer-to-float conversion needs a floating-point rounding modifier");
+            require(word, float_rounding_only,
+                    "an integer-to-float conversion needs a floating-point rounding modifier");
         } else if (!d_float && s_float) {
             require(word, integer_rounding,
                     "a float-to-integer conversion needs an integer rounding modifier (.rni, .rzi, .rmi, .rpi)");
@@ -411,7 +437,8 @@ protected:
         else
             require(word, inst.approx ? (inst.ftz && !float_rounding) : float_rounding,
                     ".f64 needs a rounding modifier (or .approx.ftz for rcp)");
-        if (inst.op == ir::Opcode::sqrt && inst.type == ir::ScalarType::f64) require(word, !inst.approx, "sqrt.approx needs .f32");
+        if (inst.op == ir::Opcode::sqrt && inst.type == ir::ScalarType::f64)
+            require(word, !inst.approx, "sqrt.approx needs .f32");
     }
 
     void check_memory(const ir::Instruction& inst, const OpcodeWord& word) const {
@@ -420,15 +447,20 @@ protected:
         using ir::StateSpace;
         const ScalarType t = inst.type;
         switch (inst.op) {
-        case ir::Opcode::ld: case ir::Opcode::st: {
+        case ir::Opcode::ld:
+        case ir::Opcode::st: {
             const bool ld = inst.op == ir::Opcode::ld;
             if (inst.non_coherent) require(word, inst.space == StateSpace::global, ".nc needs .global");
             if (!ld) require(word, inst.space != StateSpace::constant, "cannot store to the .const space");
             if (ld)
-                require(word, inst.order != MemOrder::release && inst.order != MemOrder::acq_rel && inst.order != MemOrder::sc,
+                require(word,
+                        inst.order != MemOrder::release && inst.order != MemOrder::acq_rel &&
+                            inst.order != MemOrder::sc,
                         "ld takes .weak, .volatile, .relaxed or .acquire");
             else
-                require(word, inst.order != MemOrder::acquire && inst.order != MemOrder::acq_rel && inst.order != MemOrder::sc,
+                require(word,
+                        inst.order != MemOrder::acquire && inst.order != MemOrder::acq_rel &&
+                            inst.order != MemOrder::sc,
                         "st takes .weak, .volatile, .relaxed or .release");
             const bool scoped_order =
                 inst.order == MemOrder::relaxed || inst.order == MemOrder::acquire || inst.order == MemOrder::release;
@@ -437,30 +469,38 @@ protected:
             require(word, inst.vector_width == 1 || t != ScalarType::b128, "vectors of .b128 are not supported");
             break;
         }
-        case ir::Opcode::atom: case ir::Opcode::red:
+        case ir::Opcode::atom:
+        case ir::Opcode::red:
             require(word, inst.atom_op != ir::AtomOp::none, "needs an operation (.add, .min, .cas, ...)");
-            require(word, inst.space == StateSpace::none || inst.space == StateSpace::global || inst.space == StateSpace::shared,
+            require(word,
+                    inst.space == StateSpace::none || inst.space == StateSpace::global ||
+                        inst.space == StateSpace::shared,
                     "atomics need .global, .shared or no (generic) space");
-            require(word, inst.order == MemOrder::none || inst.order == MemOrder::relaxed || inst.order == MemOrder::acquire ||
-                              inst.order == MemOrder::release || inst.order == MemOrder::acq_rel,
+            require(word,
+                    inst.order == MemOrder::none || inst.order == MemOrder::relaxed ||
+                        inst.order == MemOrder::acquire || inst.order == MemOrder::release ||
+                        inst.order == MemOrder::acq_rel,
                     "atomics take .relaxed, .acquire, .release or .acq_rel");
             if (inst.op == ir::Opcode::red)
-                require(word, inst.atom_op != ir::AtomOp::cas && inst.atom_op != ir::AtomOp::exch, "red has no .cas or .exch");
+                require(word, inst.atom_op != ir::AtomOp::cas && inst.atom_op != ir::AtomOp::exch,
+                        "red has no .cas or .exch");
             require_type(word, atomic_types(inst.atom_op).contains(t));
             break;
         case ir::Opcode::prefetch:
-            require(word, inst.space == StateSpace::none || inst.space == StateSpace::global || inst.space == StateSpace::local,
+            require(word,
+                    inst.space == StateSpace::none || inst.space == StateSpace::global ||
+                        inst.space == StateSpace::local,
                     "prefetch takes .global, .local or no state space (generic)");
             require(word, inst.cache_level != ir::CacheLevel::none, "needs a cache level (.L1 or .L2)");
-            if (inst.cache_level == ir::CacheLevel::L2_evict_last || inst.cache_level == ir::CacheLevel::L2_evict_normal)
+            if (inst.cache_level == ir::CacheLevel::L2_evict_last ||
+                inst.cache_level == ir::CacheLevel::L2_evict_normal)
                 require(word, inst.space == StateSpace::global, "an L2 eviction priority needs prefetch.global");
             break;
         case ir::Opcode::prefetchu:
             require(word, inst.space == StateSpace::none, "prefetchu takes a generic address and no state space");
             require(word, inst.cache_level == ir::CacheLevel::L1, "prefetchu needs .L1");
             break;
-        default:
-            break;
+        default: break;
         }
     }
 
@@ -469,10 +509,15 @@ protected:
         using ir::ScalarType;
         switch (op) {
         case ir::AtomOp::add:
-            return TypeSet{ScalarType::u32, ScalarType::s32, ScalarType::u64, ScalarType::f32, ScalarType::f64} | type_sets::halves;
-        case ir::AtomOp::min: case ir::AtomOp::max: return type_sets::integers_32_64;
-        case ir::AtomOp::inc: case ir::AtomOp::dec: return TypeSet{ScalarType::u32};
-        case ir::AtomOp::and_: case ir::AtomOp::or_: case ir::AtomOp::xor_: return type_sets::bits_32_64;
+            return TypeSet{ScalarType::u32, ScalarType::s32, ScalarType::u64, ScalarType::f32, ScalarType::f64} |
+                   type_sets::halves;
+        case ir::AtomOp::min:
+        case ir::AtomOp::max: return type_sets::integers_32_64;
+        case ir::AtomOp::inc:
+        case ir::AtomOp::dec: return TypeSet{ScalarType::u32};
+        case ir::AtomOp::and_:
+        case ir::AtomOp::or_:
+        case ir::AtomOp::xor_: return type_sets::bits_32_64;
         case ir::AtomOp::cas: return TypeSet{ScalarType::b32, ScalarType::b64, ScalarType::b16};
         case ir::AtomOp::exch: return type_sets::bits_32_64;
         case ir::AtomOp::none: break;
@@ -515,7 +560,8 @@ protected:
                     "membar needs .cta, .gl or .sys");
             break;
         case ir::Opcode::fence:
-            require(word, inst.order == ir::MemOrder::sc || inst.order == ir::MemOrder::acq_rel, "fence needs .sc or .acq_rel");
+            require(word, inst.order == ir::MemOrder::sc || inst.order == ir::MemOrder::acq_rel,
+                    "fence needs .sc or .acq_rel");
             require(word, inst.scope != ir::Scope::none, "fence needs a scope (.cta, .gpu, .sys)");
             break;
         case ir::Opcode::shfl:
@@ -534,23 +580,25 @@ protected:
         case ir::Opcode::match:
             require(word, inst.uni, "needs .sync");
             inst.uni = false;
-            require(word, inst.vote_mode == ir::VoteMode::any || inst.vote_mode == ir::VoteMode::all, "needs .any or .all");
+            require(word, inst.vote_mode == ir::VoteMode::any || inst.vote_mode == ir::VoteMode::all,
+                    "needs .any or .all");
             require_type(word, type_sets::bits_32_64.contains(t));
             break;
         case ir::Opcode::redux:
             require(word, inst.uni, "needs .sync (redux.sync)");
             inst.uni = false;
             switch (inst.atom_op) {
-            case ir::AtomOp::add: case ir::AtomOp::min: case ir::AtomOp::max:
+            case ir::AtomOp::add:
+            case ir::AtomOp::min:
+            case ir::AtomOp::max:
                 if (t == ScalarType::f32)
                     fail_part(word.token, word.types[0].second, "redux.sync on .f32 (sm_100a) is not supported");
                 require_type(word, type_sets::u32_s32.contains(t));
                 break;
-            case ir::AtomOp::and_: case ir::AtomOp::or_: case ir::AtomOp::xor_:
-                require_type(word, t == ScalarType::b32);
-                break;
-            default:
-                require(word, false, "needs .add, .min, .max, .and, .or or .xor");
+            case ir::AtomOp::and_:
+            case ir::AtomOp::or_:
+            case ir::AtomOp::xor_: require_type(word, t == ScalarType::b32); break;
+            default: require(word, false, "needs .add, .min, .max, .and, .or or .xor");
             }
             break;
         default: // activemask: its row says it all
@@ -570,23 +618,28 @@ protected:
         }
         inst.src_type = word.types[0].first;
         inst.b_type = word.types[1].first;
-        inst.type = inst.src_type == ScalarType::u32 && inst.b_type == ScalarType::u32 ? ScalarType::u32 : ScalarType::s32;
+        inst.type =
+            inst.src_type == ScalarType::u32 && inst.b_type == ScalarType::u32 ? ScalarType::u32 : ScalarType::s32;
     }
 
     void reject_not_generic(const ir::Instruction& inst, const OpcodeWord& word) const {
         switch (inst.op) {
-        case ir::Opcode::vprintf: case ir::Opcode::assertfail: // made by the inliner from a call, never parsed by name
-            fail_word(word, "'" + opname(word) + "' is a device-runtime function: call it (call.uni (r), vprintf, (a, b);)");
-        case ir::Opcode::tex: case ir::Opcode::suld: case ir::Opcode::sust: // parse_texture reads these
+        case ir::Opcode::vprintf:
+        case ir::Opcode::assertfail: // made by the inliner from a call, never parsed by name
+            fail_word(word,
+                      "'" + opname(word) + "' is a device-runtime function: call it (call.uni (r), vprintf, (a, b);)");
+        case ir::Opcode::tex:
+        case ir::Opcode::suld:
+        case ir::Opcode::sust: // parse_texture reads these
             fail_word(word, "internal error: '" + opname(word) + "' reached the generic modifier rules");
         // made by the inliner (malloc, free) or by parse_cp_async, never parsed here
-        case ir::Opcode::device_malloc: case ir::Opcode::device_free:
-            fail_word(word, "'" + opname(word) + "' is a device-runtime function: call it (call.uni (r), malloc, (a);)");
-        default:
-            fail_word(word, "internal error: '" + opname(word) + "' reached the generic modifier checks");
+        case ir::Opcode::device_malloc:
+        case ir::Opcode::device_free:
+            fail_word(word,
+                      "'" + opname(word) + "' is a device-runtime function: call it (call.uni (r), malloc, (a);)");
+        default: fail_word(word, "internal error: '" + opname(word) + "' reached the generic modifier checks");
         }
     }
 };
 
 } // namespace gpuarch::ptx::detail
-

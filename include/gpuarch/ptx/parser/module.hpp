@@ -54,13 +54,12 @@ private:
             release();
             const Token& t = peek();
             if (t.kind == TokenKind::end) break;
-            if (t.kind != TokenKind::directive)
-                fail(t, "expected a directive at module scope, found " + describe(t));
+            if (t.kind != TokenKind::directive) fail(t, "expected a directive at module scope, found " + describe(t));
             const std::string_view d = t.text;
-            if (linkage.any() && d != ".entry" && d != ".func" && d != ".global" && d != ".const" &&
-                d != ".shared" && d != ".visible" && d != ".extern" && d != ".weak" && d != ".common")
-                fail(t, "linking directive " + std::string(linkage.first->text) + " must precede a variable or function, not " +
-                            std::string(d));
+            if (linkage.any() && d != ".entry" && d != ".func" && d != ".global" && d != ".const" && d != ".shared" &&
+                d != ".visible" && d != ".extern" && d != ".weak" && d != ".common")
+                fail(t, "linking directive " + std::string(linkage.first->text) +
+                            " must precede a variable or function, not " + std::string(d));
             if (d == ".version") {
                 next();
                 const Token& v = peek();
@@ -89,7 +88,7 @@ private:
             } else if (d == ".visible" || d == ".extern" || d == ".weak" || d == ".common") {
                 next();
                 if (!linkage.first) linkage.first = t;
-                bool& flag = d == ".visible" ? linkage.is_visible
+                bool& flag = d == ".visible"  ? linkage.is_visible
                              : d == ".extern" ? linkage.is_extern
                              : d == ".weak"   ? linkage.is_weak
                                               : linkage.is_common;
@@ -101,7 +100,8 @@ private:
             } else if (d == ".global" || d == ".const" || d == ".shared") {
                 parse_variables(linkage, /*module_scope=*/true);
             } else if (d == ".local") {
-                fail(t, "module-scope .local variables are not supported (deprecated in PTX; declare them in a function)");
+                fail(t,
+                     "module-scope .local variables are not supported (deprecated in PTX; declare them in a function)");
             } else if (d == ".tex" || d == ".texref" || d == ".surfref" || d == ".samplerref") {
                 fail(t, "texture and surface declarations (" + std::string(d) + ") are not supported");
             } else if (d == ".alias") {

@@ -41,8 +41,8 @@ private:
 namespace type_sets {
 using ir::ScalarType;
 inline constexpr TypeSet any = TypeSet::every();
-inline constexpr TypeSet integers = {ScalarType::u8,  ScalarType::u16, ScalarType::u32, ScalarType::u64,
-                                     ScalarType::s8,  ScalarType::s16, ScalarType::s32, ScalarType::s64};
+inline constexpr TypeSet integers = {ScalarType::u8, ScalarType::u16, ScalarType::u32, ScalarType::u64,
+                                     ScalarType::s8, ScalarType::s16, ScalarType::s32, ScalarType::s64};
 inline constexpr TypeSet integers_16_to_64 = {ScalarType::u16, ScalarType::u32, ScalarType::u64,
                                               ScalarType::s16, ScalarType::s32, ScalarType::s64};
 inline constexpr TypeSet signed_16_to_64 = {ScalarType::s16, ScalarType::s32, ScalarType::s64};
@@ -65,27 +65,27 @@ inline constexpr TypeSet ftz_with_f64 = ftz_default | TypeSet{ScalarType::f64};
 // The instruction families of finish_modifiers: each has one check function in ModifierParser for the rules an
 // OpcodeRule row cannot state.
 enum class Family : std::uint8_t {
-    arithmetic,      // add sub mul mad mul24 mad24 madc addc subc fma div rem abs neg min max sad
-    logic,           // popc clz brev bfe bfind bfi prmt lop3 shf and or xor not cnot shl shr
-    comparison,      // setp set selp slct
-    conversion,      // cvt cvta mov
-    special,         // rcp sqrt rsqrt sin cos lg2 ex2 tanh copysign testp
-    memory,          // ld st atom red prefetch prefetchu
+    arithmetic, // add sub mul mad mul24 mad24 madc addc subc fma div rem abs neg min max sad
+    logic, // popc clz brev bfe bfind bfi prmt lop3 shf and or xor not cnot shl shr
+    comparison, // setp set selp slct
+    conversion, // cvt cvta mov
+    special, // rcp sqrt rsqrt sin cos lg2 ex2 tanh copysign testp
+    memory, // ld st atom red prefetch prefetchu
     synchronization, // bar barrier bar.warp.sync membar fence shfl vote match redux activemask
-    control,         // bra call ret exit trap nanosleep
-    video,           // dp4a dp2a vabsdiff4
-    not_generic,     // read by parse_call, parse_texture or parse_cp_async, or made by the inliner
+    control, // bra call ret exit trap nanosleep
+    video, // dp4a dp2a vabsdiff4
+    not_generic, // read by parse_call, parse_texture or parse_cp_async, or made by the inliner
 };
 
 // A modifier an opcode cannot go without, checked right after its types.
 enum class Required : std::uint8_t {
     none,
     float_rounding, // .rn, .rz, .rm or .rp
-    lo_or_hi,       // .lo or .hi
-    approx,         // .approx
-    compare_op,     // .eq, .lt, ...
-    state_space,    // .global, .shared, ...
-    test_kind,      // .finite, .infinite, ...
+    lo_or_hi, // .lo or .hi
+    approx, // .approx
+    compare_op, // .eq, .lt, ...
+    state_space, // .global, .shared, ...
+    test_kind, // .finite, .infinite, ...
 };
 
 // What finish_modifiers checks for one opcode, in this order: the number of type modifiers, .ftz against the
@@ -115,12 +115,35 @@ inline constexpr OpcodeRule opcode_rules[] = {
     {ir::Opcode::sub, Family::arithmetic, 1, {type_sets::integers_16_to_64 | type_sets::f32_f64 | type_sets::halves}},
     {ir::Opcode::mul, Family::arithmetic, 1, {type_sets::integers_16_to_64 | type_sets::f32_f64 | type_sets::halves}},
     {ir::Opcode::mad, Family::arithmetic, 1, {type_sets::integers_16_to_64 | type_sets::f32_f64}},
-    {ir::Opcode::mul24, Family::arithmetic, 1, {type_sets::u32_s32}, type_sets::ftz_default, Required::lo_or_hi, "needs .lo or .hi"},
-    {ir::Opcode::mad24, Family::arithmetic, 1, {type_sets::u32_s32}, type_sets::ftz_default, Required::lo_or_hi, "needs .lo or .hi"},
-    {ir::Opcode::madc, Family::arithmetic, 1, {type_sets::integers_32_64}, type_sets::ftz_default, Required::lo_or_hi, "needs .lo or .hi"},
+    {ir::Opcode::mul24,
+     Family::arithmetic,
+     1,
+     {type_sets::u32_s32},
+     type_sets::ftz_default,
+     Required::lo_or_hi,
+     "needs .lo or .hi"},
+    {ir::Opcode::mad24,
+     Family::arithmetic,
+     1,
+     {type_sets::u32_s32},
+     type_sets::ftz_default,
+     Required::lo_or_hi,
+     "needs .lo or .hi"},
+    {ir::Opcode::madc,
+     Family::arithmetic,
+     1,
+     {type_sets::integers_32_64},
+     type_sets::ftz_default,
+     Required::lo_or_hi,
+     "needs .lo or .hi"},
     {ir::Opcode::addc, Family::arithmetic, 1, {type_sets::integers_32_64}},
     {ir::Opcode::subc, Family::arithmetic, 1, {type_sets::integers_32_64}},
-    {ir::Opcode::fma, Family::arithmetic, 1, {type_sets::f32_f64 | type_sets::halves}, type_sets::ftz_default, Required::float_rounding,
+    {ir::Opcode::fma,
+     Family::arithmetic,
+     1,
+     {type_sets::f32_f64 | type_sets::halves},
+     type_sets::ftz_default,
+     Required::float_rounding,
      "fma needs a rounding modifier (.rn, .rz, .rm or .rp)"},
     {ir::Opcode::div, Family::arithmetic, 1, {type_sets::integers_16_to_64 | type_sets::f32_f64}},
     {ir::Opcode::rem, Family::arithmetic, 1, {type_sets::integers_16_to_64}},
@@ -147,31 +170,91 @@ inline constexpr OpcodeRule opcode_rules[] = {
     {ir::Opcode::shl, Family::logic, 1, {type_sets::bits_16_to_64}},
     {ir::Opcode::shr, Family::logic, 1, {type_sets::bits_16_to_64 | type_sets::integers_16_to_64}},
     // comparison and selection
-    {ir::Opcode::setp, Family::comparison, 1, {type_sets::comparable}, type_sets::ftz_default, Required::compare_op,
+    {ir::Opcode::setp,
+     Family::comparison,
+     1,
+     {type_sets::comparable},
+     type_sets::ftz_default,
+     Required::compare_op,
      "needs a comparison (.eq, .lt, ...)"},
-    {ir::Opcode::set, Family::comparison, 2, {TypeSet{ir::ScalarType::u32, ir::ScalarType::s32, ir::ScalarType::f32},
-     type_sets::comparable}, type_sets::any, Required::compare_op, "needs a comparison (.eq, .lt, ...)"},
+    {ir::Opcode::set,
+     Family::comparison,
+     2,
+     {TypeSet{ir::ScalarType::u32, ir::ScalarType::s32, ir::ScalarType::f32}, type_sets::comparable},
+     type_sets::any,
+     Required::compare_op,
+     "needs a comparison (.eq, .lt, ...)"},
     {ir::Opcode::selp, Family::comparison, 1, {type_sets::selectable}},
-    {ir::Opcode::slct, Family::comparison, 2, {type_sets::selectable, TypeSet{ir::ScalarType::s32, ir::ScalarType::f32}},
+    {ir::Opcode::slct,
+     Family::comparison,
+     2,
+     {type_sets::selectable, TypeSet{ir::ScalarType::s32, ir::ScalarType::f32}},
      type_sets::any},
     // conversion and movement
     {ir::Opcode::cvt, Family::conversion, 2, {type_sets::convertible, type_sets::convertible}, type_sets::any},
-    {ir::Opcode::cvta, Family::conversion, 1, {TypeSet{ir::ScalarType::u32, ir::ScalarType::u64}}, type_sets::ftz_default,
-     Required::state_space, "cvta needs a state space (.global, .shared, .local, .const, .param)"},
-    {ir::Opcode::mov, Family::conversion, 1, {type_sets::any.without({ir::ScalarType::b8, ir::ScalarType::u8, ir::ScalarType::s8})}},
+    {ir::Opcode::cvta,
+     Family::conversion,
+     1,
+     {TypeSet{ir::ScalarType::u32, ir::ScalarType::u64}},
+     type_sets::ftz_default,
+     Required::state_space,
+     "cvta needs a state space (.global, .shared, .local, .const, .param)"},
+    {ir::Opcode::mov,
+     Family::conversion,
+     1,
+     {type_sets::any.without({ir::ScalarType::b8, ir::ScalarType::u8, ir::ScalarType::s8})}},
     // floating-point special functions
     {ir::Opcode::rcp, Family::special, 1, {type_sets::f32_f64}, type_sets::ftz_with_f64},
     {ir::Opcode::sqrt, Family::special, 1, {type_sets::f32_f64}},
-    {ir::Opcode::rsqrt, Family::special, 1, {type_sets::f32_f64}, type_sets::ftz_with_f64, Required::approx, "rsqrt needs .approx"},
-    {ir::Opcode::sin, Family::special, 1, {TypeSet{ir::ScalarType::f32}}, type_sets::ftz_default, Required::approx, "needs .approx"},
-    {ir::Opcode::cos, Family::special, 1, {TypeSet{ir::ScalarType::f32}}, type_sets::ftz_default, Required::approx, "needs .approx"},
-    {ir::Opcode::lg2, Family::special, 1, {TypeSet{ir::ScalarType::f32}}, type_sets::ftz_default, Required::approx, "needs .approx"},
-    {ir::Opcode::ex2, Family::special, 1, {TypeSet{ir::ScalarType::f32} | type_sets::halves}, type_sets::ftz_default,
-     Required::approx, "needs .approx"},
-    {ir::Opcode::tanh, Family::special, 1, {TypeSet{ir::ScalarType::f32} | type_sets::halves}, type_sets::ftz_default,
-     Required::approx, "needs .approx"},
+    {ir::Opcode::rsqrt,
+     Family::special,
+     1,
+     {type_sets::f32_f64},
+     type_sets::ftz_with_f64,
+     Required::approx,
+     "rsqrt needs .approx"},
+    {ir::Opcode::sin,
+     Family::special,
+     1,
+     {TypeSet{ir::ScalarType::f32}},
+     type_sets::ftz_default,
+     Required::approx,
+     "needs .approx"},
+    {ir::Opcode::cos,
+     Family::special,
+     1,
+     {TypeSet{ir::ScalarType::f32}},
+     type_sets::ftz_default,
+     Required::approx,
+     "needs .approx"},
+    {ir::Opcode::lg2,
+     Family::special,
+     1,
+     {TypeSet{ir::ScalarType::f32}},
+     type_sets::ftz_default,
+     Required::approx,
+     "needs .approx"},
+    {ir::Opcode::ex2,
+     Family::special,
+     1,
+     {TypeSet{ir::ScalarType::f32} | type_sets::halves},
+     type_sets::ftz_default,
+     Required::approx,
+     "needs .approx"},
+    {ir::Opcode::tanh,
+     Family::special,
+     1,
+     {TypeSet{ir::ScalarType::f32} | type_sets::halves},
+     type_sets::ftz_default,
+     Required::approx,
+     "needs .approx"},
     {ir::Opcode::copysign, Family::special, 1, {type_sets::f32_f64}},
-    {ir::Opcode::testp, Family::special, 1, {type_sets::f32_f64}, type_sets::ftz_default, Required::test_kind,
+    {ir::Opcode::testp,
+     Family::special,
+     1,
+     {type_sets::f32_f64},
+     type_sets::ftz_default,
+     Required::test_kind,
      "testp needs a test (.finite, .infinite, ...)"},
     // memory
     {ir::Opcode::ld, Family::memory, 1, {type_sets::any.without({ir::ScalarType::pred})}},
@@ -200,7 +283,12 @@ inline constexpr OpcodeRule opcode_rules[] = {
     // integer video and dot-product instructions (PTX ISA 9.0, Secs. 9.7.1.23/24 and 9.7.16.2): every type
     // modifier is .u32 or .s32
     {ir::Opcode::dp4a, Family::video, 2, {type_sets::u32_s32, type_sets::u32_s32}},
-    {ir::Opcode::dp2a, Family::video, 2, {type_sets::u32_s32, type_sets::u32_s32}, type_sets::ftz_default, Required::lo_or_hi,
+    {ir::Opcode::dp2a,
+     Family::video,
+     2,
+     {type_sets::u32_s32, type_sets::u32_s32},
+     type_sets::ftz_default,
+     Required::lo_or_hi,
      "dp2a needs .lo or .hi"},
     {ir::Opcode::vabsdiff4, Family::video, 3, {type_sets::u32_s32, type_sets::u32_s32, type_sets::u32_s32}},
     // read by parse_call, parse_texture and parse_cp_async, or made by the inliner

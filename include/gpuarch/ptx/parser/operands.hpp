@@ -122,10 +122,19 @@ protected:
         const ScalarType u32 = ScalarType::u32, b32 = ScalarType::b32, pr = ScalarType::pred;
         const auto wide = [](ScalarType x) { return double_width(x); };
         switch (inst.op) {
-        case Opcode::add: case Opcode::sub: case Opcode::div: case Opcode::rem: case Opcode::min: case Opcode::max:
-        case Opcode::and_: case Opcode::or_: case Opcode::xor_: case Opcode::copysign: case Opcode::mul24:
-        case Opcode::addc: case Opcode::subc:
-            return {{Role::dst, t}, {Role::src, t}, {Role::src, t}};
+        case Opcode::add:
+        case Opcode::sub:
+        case Opcode::div:
+        case Opcode::rem:
+        case Opcode::min:
+        case Opcode::max:
+        case Opcode::and_:
+        case Opcode::or_:
+        case Opcode::xor_:
+        case Opcode::copysign:
+        case Opcode::mul24:
+        case Opcode::addc:
+        case Opcode::subc: return {{Role::dst, t}, {Role::src, t}, {Role::src, t}};
         case Opcode::mul:
             if (inst.mul_mode == ir::MulMode::wide) return {{Role::dst, wide(t)}, {Role::src, t}, {Role::src, t}};
             return {{Role::dst, t}, {Role::src, t}, {Role::src, t}};
@@ -133,28 +142,34 @@ protected:
             if (inst.mul_mode == ir::MulMode::wide)
                 return {{Role::dst, wide(t)}, {Role::src, t}, {Role::src, t}, {Role::src, wide(t)}};
             return {{Role::dst, t}, {Role::src, t}, {Role::src, t}, {Role::src, t}};
-        case Opcode::fma: case Opcode::mad24: case Opcode::madc:
-            return {{Role::dst, t}, {Role::src, t}, {Role::src, t}, {Role::src, t}};
-        case Opcode::abs: case Opcode::neg: case Opcode::not_: case Opcode::cnot: case Opcode::brev: case Opcode::rcp:
-        case Opcode::sqrt: case Opcode::rsqrt: case Opcode::sin: case Opcode::cos: case Opcode::lg2: case Opcode::ex2:
-        case Opcode::tanh:
-            return {{Role::dst, t}, {Role::src, t}};
-        case Opcode::popc: case Opcode::clz: case Opcode::bfind:
-            return {{Role::dst, u32}, {Role::src, t}};
-        case Opcode::testp:
-            return {{Role::dst, pr}, {Role::src, t}};
-        case Opcode::bfe:
-            return {{Role::dst, t}, {Role::src, t}, {Role::src, u32}, {Role::src, u32}};
-        case Opcode::bfi:
-            return {{Role::dst, t}, {Role::src, t}, {Role::src, t}, {Role::src, u32}, {Role::src, u32}};
-        case Opcode::prmt:
-            return {{Role::dst, b32}, {Role::src, b32}, {Role::src, b32}, {Role::src, b32}};
+        case Opcode::fma:
+        case Opcode::mad24:
+        case Opcode::madc: return {{Role::dst, t}, {Role::src, t}, {Role::src, t}, {Role::src, t}};
+        case Opcode::abs:
+        case Opcode::neg:
+        case Opcode::not_:
+        case Opcode::cnot:
+        case Opcode::brev:
+        case Opcode::rcp:
+        case Opcode::sqrt:
+        case Opcode::rsqrt:
+        case Opcode::sin:
+        case Opcode::cos:
+        case Opcode::lg2:
+        case Opcode::ex2:
+        case Opcode::tanh: return {{Role::dst, t}, {Role::src, t}};
+        case Opcode::popc:
+        case Opcode::clz:
+        case Opcode::bfind: return {{Role::dst, u32}, {Role::src, t}};
+        case Opcode::testp: return {{Role::dst, pr}, {Role::src, t}};
+        case Opcode::bfe: return {{Role::dst, t}, {Role::src, t}, {Role::src, u32}, {Role::src, u32}};
+        case Opcode::bfi: return {{Role::dst, t}, {Role::src, t}, {Role::src, t}, {Role::src, u32}, {Role::src, u32}};
+        case Opcode::prmt: return {{Role::dst, b32}, {Role::src, b32}, {Role::src, b32}, {Role::src, b32}};
         case Opcode::lop3:
             return {{Role::dst, b32}, {Role::src, b32}, {Role::src, b32}, {Role::src, b32}, {Role::imm, b32}};
-        case Opcode::shf:
-            return {{Role::dst, b32}, {Role::src, b32}, {Role::src, b32}, {Role::src, u32}};
-        case Opcode::shl: case Opcode::shr:
-            return {{Role::dst, t}, {Role::src, t}, {Role::src, u32}};
+        case Opcode::shf: return {{Role::dst, b32}, {Role::src, b32}, {Role::src, b32}, {Role::src, u32}};
+        case Opcode::shl:
+        case Opcode::shr: return {{Role::dst, t}, {Role::src, t}, {Role::src, u32}};
         case Opcode::setp:
             if (inst.bool_op != ir::BoolOp::none)
                 return {{Role::dst_pair, pr}, {Role::src, t}, {Role::src, t}, {Role::pred, pr}};
@@ -163,28 +178,21 @@ protected:
             if (inst.bool_op != ir::BoolOp::none)
                 return {{Role::dst, t}, {Role::src, inst.src_type}, {Role::src, inst.src_type}, {Role::pred, pr}};
             return {{Role::dst, t}, {Role::src, inst.src_type}, {Role::src, inst.src_type}};
-        case Opcode::selp:
-            return {{Role::dst, t}, {Role::src, t}, {Role::src, t}, {Role::sel_pred, pr}};
-        case Opcode::slct:
-            return {{Role::dst, t}, {Role::src, t}, {Role::src, t}, {Role::src, inst.src_type}};
+        case Opcode::selp: return {{Role::dst, t}, {Role::src, t}, {Role::src, t}, {Role::sel_pred, pr}};
+        case Opcode::slct: return {{Role::dst, t}, {Role::src, t}, {Role::src, t}, {Role::src, inst.src_type}};
         case Opcode::cvt:
             if (t == ScalarType::f16x2 || t == ScalarType::bf16x2)
                 return {{Role::dst, t}, {Role::src, inst.src_type}, {Role::src, inst.src_type}};
             return {{Role::dst, t}, {Role::src, inst.src_type}};
-        case Opcode::cvta:
-            return {{Role::dst, t}, {Role::src_addr, t}};
-        case Opcode::mov:
-            return {{Role::dst_data, t}, {Role::src_data, t}};
-        case Opcode::ld:
-            return {{Role::dst_data, t}, {Role::address, t}};
-        case Opcode::st:
-            return {{Role::address, t}, {Role::src_data, t}};
+        case Opcode::cvta: return {{Role::dst, t}, {Role::src_addr, t}};
+        case Opcode::mov: return {{Role::dst_data, t}, {Role::src_data, t}};
+        case Opcode::ld: return {{Role::dst_data, t}, {Role::address, t}};
+        case Opcode::st: return {{Role::address, t}, {Role::src_data, t}};
         case Opcode::atom:
             if (inst.atom_op == ir::AtomOp::cas)
                 return {{Role::dst, t}, {Role::address, t}, {Role::src, t}, {Role::src, t}};
             return {{Role::dst, t}, {Role::address, t}, {Role::src, t}};
-        case Opcode::red:
-            return {{Role::address, t}, {Role::src, t}};
+        case Opcode::red: return {{Role::address, t}, {Role::src, t}};
         case Opcode::bar:
             if (inst.barrier == ir::BarrierMode::sync)
                 return raw.size() >= 2 ? std::vector<RoleSpec>{{Role::src, u32}, {Role::src, u32}}
@@ -192,35 +200,42 @@ protected:
             if (inst.barrier == ir::BarrierMode::arrive) return {{Role::src, u32}, {Role::src, u32}};
             if (raw.size() >= 4) return {{Role::dst, t}, {Role::src, u32}, {Role::src, u32}, {Role::pred, pr}};
             return {{Role::dst, t}, {Role::src, u32}, {Role::pred, pr}};
-        case Opcode::bar_warp_sync: case Opcode::nanosleep:
-            return {{Role::src, u32}};
-        case Opcode::membar: case Opcode::fence: case Opcode::ret: case Opcode::exit: case Opcode::trap:
-            return {};
+        case Opcode::bar_warp_sync:
+        case Opcode::nanosleep: return {{Role::src, u32}};
+        case Opcode::membar:
+        case Opcode::fence:
+        case Opcode::ret:
+        case Opcode::exit:
+        case Opcode::trap: return {};
         case Opcode::shfl:
             return {{Role::dst_pair, b32}, {Role::src, b32}, {Role::src, u32}, {Role::src, u32}, {Role::src, u32}};
-        case Opcode::vote:
-            return {{Role::dst, t}, {Role::pred, pr}, {Role::src, u32}};
+        case Opcode::vote: return {{Role::dst, t}, {Role::pred, pr}, {Role::src, u32}};
         case Opcode::match:
             if (inst.vote_mode == ir::VoteMode::all) return {{Role::dst_pair, b32}, {Role::src, t}, {Role::src, u32}};
             return {{Role::dst, b32}, {Role::src, t}, {Role::src, u32}};
-        case Opcode::activemask:
-            return {{Role::dst, b32}};
-        case Opcode::bra:
-            return {{Role::label, ScalarType::none}};
-        case Opcode::dp4a: case Opcode::dp2a: case Opcode::vabsdiff4:
+        case Opcode::activemask: return {{Role::dst, b32}};
+        case Opcode::bra: return {{Role::label, ScalarType::none}};
+        case Opcode::dp4a:
+        case Opcode::dp2a:
+        case Opcode::vabsdiff4:
             return {{Role::dst, t}, {Role::src, inst.src_type}, {Role::src, inst.b_type}, {Role::src, t}};
-        case Opcode::sad:
-            return {{Role::dst, t}, {Role::src, t}, {Role::src, t}, {Role::src, t}};
-        case Opcode::redux:
-            return {{Role::dst, t}, {Role::src, t}, {Role::src, u32}};
-        case Opcode::prefetch: case Opcode::prefetchu:
-            return {{Role::address, ScalarType::none}};
-        case Opcode::call: case Opcode::vprintf: case Opcode::assertfail:
-        case Opcode::tex: case Opcode::suld: case Opcode::sust:
+        case Opcode::sad: return {{Role::dst, t}, {Role::src, t}, {Role::src, t}, {Role::src, t}};
+        case Opcode::redux: return {{Role::dst, t}, {Role::src, t}, {Role::src, u32}};
+        case Opcode::prefetch:
+        case Opcode::prefetchu: return {{Role::address, ScalarType::none}};
+        case Opcode::call:
+        case Opcode::vprintf:
+        case Opcode::assertfail:
+        case Opcode::tex:
+        case Opcode::suld:
+        case Opcode::sust:
         // operands set by the inliner (malloc, free) or by parse_cp_async
-        case Opcode::device_malloc: case Opcode::device_free: case Opcode::cp_async:
-        case Opcode::cp_async_commit_group: case Opcode::cp_async_wait_group: case Opcode::cp_async_wait_all:
-            break;
+        case Opcode::device_malloc:
+        case Opcode::device_free:
+        case Opcode::cp_async:
+        case Opcode::cp_async_commit_group:
+        case Opcode::cp_async_wait_group:
+        case Opcode::cp_async_wait_all: break;
         }
         fail(op_token, "internal error: no operand roles for '" + std::string(op_token.text) + "'");
     }
@@ -241,12 +256,13 @@ protected:
         const ir::ScalarType have = register_type(reg);
         const bool relaxed = relaxed_sizes(inst.op) && !(inst.op == ir::Opcode::cvt && ir::is_float(want));
         if (!register_fits(want, have, relaxed, is_dest))
-            fail(reg_token, operand_label(op_token, index) + ": register " + std::string(reg_token.text) + " has type ." +
-                                std::string(ir::name(have)) + ", which does not fit ." + std::string(ir::name(want)));
+            fail(reg_token, operand_label(op_token, index) + ": register " + std::string(reg_token.text) +
+                                " has type ." + std::string(ir::name(have)) + ", which does not fit ." +
+                                std::string(ir::name(want)));
     }
 
-    ir::Operand convert_operand(ir::Instruction& inst, const Token& op_token, const RawOperand& raw, const RoleSpec& spec,
-                                std::size_t index) {
+    ir::Operand convert_operand(ir::Instruction& inst, const Token& op_token, const RawOperand& raw,
+                                const RoleSpec& spec, std::size_t index) {
         using Kind = RawOperand::Kind;
         ir::Operand out;
         const std::string where = operand_label(op_token, index);
@@ -296,21 +312,21 @@ protected:
         }
         case Role::imm:
             if (raw.kind != Kind::integer) return bad("an integer constant");
-            if (raw.bits > 0xff) fail(*raw.at, where + ": lookup table " + std::string(raw.at->text) + " is out of range 0..255");
+            if (raw.bits > 0xff)
+                fail(*raw.at, where + ": lookup table " + std::string(raw.at->text) + " is out of range 0..255");
             out.kind = ir::OperandKind::imm;
             out.imm_bits = raw.bits;
             return out;
-        case Role::address:
-            return convert_address(inst, op_token, raw, index);
+        case Role::address: return convert_address(inst, op_token, raw, index);
         case Role::dst_data:
         case Role::src_data:
         case Role::src_addr:
-        case Role::src:
-            break;
+        case Role::src: break;
         }
         const bool is_dest = spec.role == Role::dst_data;
         if (raw.kind == Kind::vector) {
-            if (spec.role != Role::dst_data && spec.role != Role::src_data) return bad("a register or constant, not a vector");
+            if (spec.role != Role::dst_data && spec.role != Role::src_data)
+                return bad("a register or constant, not a vector");
             return convert_vector(inst, op_token, raw, spec, index, is_dest);
         }
         if (raw.kind == Kind::sink) {
@@ -318,7 +334,8 @@ protected:
             out.kind = ir::OperandKind::sink;
             return out;
         }
-        if (raw.kind == Kind::pair || raw.kind == Kind::address) return bad(is_dest ? "a register" : "a register or constant");
+        if (raw.kind == Kind::pair || raw.kind == Kind::address)
+            return bad(is_dest ? "a register" : "a register or constant");
         if (raw.kind == Kind::integer || raw.kind == Kind::f32 || raw.kind == Kind::f64) {
             if (is_dest) return bad("a register");
             if (spec.role == Role::src_addr) return bad("a register or variable");
@@ -337,13 +354,16 @@ protected:
             check_register_type(inst, op_token, *raw.name, out.reg, spec.type, index, is_dest);
             return out;
         }
-        if (is_dest) fail(*raw.name, find_symbol(name) ? where + " must be a register, not the variable '" + std::string(name) + "'"
-                                                        : "undeclared register '" + std::string(name) + "'");
+        if (is_dest)
+            fail(*raw.name, find_symbol(name)
+                                ? where + " must be a register, not the variable '" + std::string(name) + "'"
+                                : "undeclared register '" + std::string(name) + "'");
         if (auto special = find_special(name)) {
             if (raw.offset != 0 || raw.negated) return bad("a plain special register");
             const unsigned size = ir::size_bytes(*special);
             const unsigned want = ir::size_bytes(spec.type);
-            if (spec.type == ir::ScalarType::pred || ir::is_float(spec.type) || (size != want && !(inst.op == ir::Opcode::cvt && want <= size)))
+            if (spec.type == ir::ScalarType::pred || ir::is_float(spec.type) ||
+                (size != want && !(inst.op == ir::Opcode::cvt && want <= size)))
                 fail(*raw.name, where + ": special register " + std::string(name) + " is " + std::to_string(size * 8) +
                                     "-bit and does not fit ." + std::string(ir::name(spec.type)));
             out.kind = ir::OperandKind::special;
@@ -354,13 +374,14 @@ protected:
             if (name == "%tid" || name == "%ntid" || name == "%ctaid" || name == "%nctaid")
                 fail(*raw.name, "special register " + std::string(name) + " needs a component (.x, .y or .z)");
             if (name.substr(0, 7) == "%envreg")
-                fail(*raw.name, "unsupported special register '" + std::string(name) +
-                                    "': its value is driver-defined; only %envreg1 and %envreg2 (the cooperative-groups "
-                                    "grid workspace) are modelled");
+                fail(*raw.name,
+                     "unsupported special register '" + std::string(name) +
+                         "': its value is driver-defined; only %envreg1 and %envreg2 (the cooperative-groups "
+                         "grid workspace) are modelled");
             fail(*raw.name, "unsupported special register '" + std::string(name) + "'");
         }
-        if (const auto f = function_index_.find(name);
-            f != function_index_.end() && !find_symbol(name) && inst.op == ir::Opcode::mov && spec.role == Role::src_data) {
+        if (const auto f = function_index_.find(name); f != function_index_.end() && !find_symbol(name) &&
+                                                       inst.op == ir::Opcode::mov && spec.role == Role::src_data) {
             // `mov.u64 %rd, f;`: the function's address (ptx::function_address), a possible indirect-call target.
             if (functions_[f->second].is_entry)
                 fail(*raw.name, "the address of the kernel '" + std::string(name) +
@@ -375,18 +396,24 @@ protected:
             return out;
         }
         if (auto sym = find_symbol(name)) {
-            const bool takes_address = (inst.op == ir::Opcode::mov && spec.role == Role::src_data) || spec.role == Role::src_addr;
+            const bool takes_address =
+                (inst.op == ir::Opcode::mov && spec.role == Role::src_data) || spec.role == Role::src_addr;
             if (!takes_address)
-                fail(*raw.name, where + ": the variable '" + std::string(name) + "' can only be used in an address "
-                                "([" + std::string(name) + "]) or as the source of mov/cvta");
+                fail(*raw.name, where + ": the variable '" + std::string(name) +
+                                    "' can only be used in an address "
+                                    "([" +
+                                    std::string(name) + "]) or as the source of mov/cvta");
             if (!is_integer_type(spec.type) && !is_bit_type(spec.type))
                 fail(*raw.name, where + ": a variable address needs an integer type");
-            if (ir::size_bytes(spec.type) < 4) fail(*raw.name, where + ": a variable address needs a 32- or 64-bit type");
+            if (ir::size_bytes(spec.type) < 4)
+                fail(*raw.name, where + ": a variable address needs a 32- or 64-bit type");
             if (spec.role == Role::src_addr) {
-                if (inst.to_space) fail(*raw.name, where + ": cvta.to converts a generic address register, not a variable");
+                if (inst.to_space)
+                    fail(*raw.name, where + ": cvta.to converts a generic address register, not a variable");
                 if (sym->space != inst.space)
-                    fail(*raw.name, where + ": '" + std::string(name) + "' is in ." + std::string(ir::name(sym->space)) +
-                                        ", not ." + std::string(ir::name(inst.space)));
+                    fail(*raw.name, where + ": '" + std::string(name) + "' is in ." +
+                                        std::string(ir::name(sym->space)) + ", not ." +
+                                        std::string(ir::name(inst.space)));
             }
             out.kind = ir::OperandKind::symbol;
             out.symbol_scope = sym->scope;
@@ -395,14 +422,16 @@ protected:
             return out;
         }
         if (function_index_.count(std::string(name)) != 0)
-            fail(*raw.name, "taking the address of function '" + std::string(name) + "' is not supported (no indirect calls)");
+            fail(*raw.name,
+                 "taking the address of function '" + std::string(name) + "' is not supported (no indirect calls)");
         if (labels_.count(name) != 0 || name.front() == '$')
             fail(*raw.name, where + ": label '" + std::string(name) + "' cannot be used as a value");
         if (name.front() == '%') fail(*raw.name, "undeclared register '" + std::string(name) + "'");
         fail(*raw.name, "undeclared identifier '" + std::string(name) + "'");
     }
 
-    ir::Operand convert_immediate(const Token& op_token, const RawOperand& raw, ir::ScalarType type, std::size_t index) const {
+    ir::Operand convert_immediate(const Token& op_token, const RawOperand& raw, ir::ScalarType type,
+                                  std::size_t index) const {
         using Kind = RawOperand::Kind;
         const std::string where = operand_label(op_token, index);
         ir::Operand out;
@@ -433,20 +462,21 @@ protected:
         if (raw.kind == Kind::f32 || raw.kind == Kind::f64) {
             const unsigned literal_size = raw.kind == Kind::f32 ? 4U : 8U;
             if (literal_size > size)
-                fail(*raw.at, where + ": a " + std::to_string(literal_size * 8) + "-bit floating-point bit pattern does not fit ." +
-                                  std::string(ir::name(type)));
+                fail(*raw.at, where + ": a " + std::to_string(literal_size * 8) +
+                                  "-bit floating-point bit pattern does not fit ." + std::string(ir::name(type)));
             out.imm_type = raw.kind == Kind::f32 ? ir::ImmType::f32 : ir::ImmType::f64;
             out.imm_bits = raw.bits;
             return out;
         }
         if (!fits_integer(raw.bits, size))
-            fail(*raw.at, where + ": constant " + std::string(raw.at->text) + " does not fit ." + std::string(ir::name(type)));
+            fail(*raw.at,
+                 where + ": constant " + std::string(raw.at->text) + " does not fit ." + std::string(ir::name(type)));
         out.imm_bits = raw.bits;
         return out;
     }
 
-    ir::Operand convert_vector(ir::Instruction& inst, const Token& op_token, const RawOperand& raw, const RoleSpec& spec,
-                               std::size_t index, bool is_dest) {
+    ir::Operand convert_vector(ir::Instruction& inst, const Token& op_token, const RawOperand& raw,
+                               const RoleSpec& spec, std::size_t index, bool is_dest) {
         const std::string where = operand_label(op_token, index);
         ir::Operand out;
         out.kind = ir::OperandKind::vector;
@@ -486,7 +516,8 @@ protected:
             }
         }
         if (is_mov) {
-            if (!is_bit_type(spec.type)) fail(*raw.at, where + ": packing and unpacking need a .b16/.b32/.b64/.b128 mov");
+            if (!is_bit_type(spec.type))
+                fail(*raw.at, where + ": packing and unpacking need a .b16/.b32/.b64/.b128 mov");
             if (constants != 0) {
                 // Constant elements take the register elements' width, or an equal share when all are constant.
                 if (element_size == 0) element_size = ir::size_bytes(spec.type) / raw.count;
@@ -509,12 +540,14 @@ protected:
             }
             if (total != ir::size_bytes(spec.type))
                 fail(*raw.at, where + ": the elements hold " + std::to_string(total * 8) + " bits but ." +
-                                  std::string(ir::name(spec.type)) + " has " + std::to_string(ir::size_bytes(spec.type) * 8));
+                                  std::string(ir::name(spec.type)) + " has " +
+                                  std::to_string(ir::size_bytes(spec.type) * 8));
         }
         return out;
     }
 
-    ir::Operand convert_address(ir::Instruction& inst, const Token& op_token, const RawOperand& raw, std::size_t index) {
+    ir::Operand convert_address(ir::Instruction& inst, const Token& op_token, const RawOperand& raw,
+                                std::size_t index) {
         const std::string where = operand_label(op_token, index);
         if (raw.kind != RawOperand::Kind::address) fail(*raw.at, where + " must be an address [...]");
         ir::Operand out;
@@ -524,7 +557,8 @@ protected:
         const std::string_view name = raw.name->text;
         if (auto reg = find_register(name)) {
             const ir::ScalarType type = register_type(*reg);
-            if (!(is_integer_type(type) || is_bit_type(type)) || (ir::size_bytes(type) != 4 && ir::size_bytes(type) != 8))
+            if (!(is_integer_type(type) || is_bit_type(type)) ||
+                (ir::size_bytes(type) != 4 && ir::size_bytes(type) != 8))
                 fail(*raw.name, where + ": address register " + std::string(name) + " must be a 32- or 64-bit integer");
             out.reg = *reg;
             return out;
@@ -538,7 +572,8 @@ protected:
         const ir::StateSpace s = inst.space;
         if (s == ir::StateSpace::none) {
             if (sym->space == ir::StateSpace::param)
-                fail(*raw.name, where + ": parameter '" + std::string(name) + "' must be accessed with ld.param/st.param");
+                fail(*raw.name,
+                     where + ": parameter '" + std::string(name) + "' must be accessed with ld.param/st.param");
         } else if (s != sym->space) {
             fail(*raw.name, where + ": '" + std::string(name) + "' is in the ." + std::string(ir::name(sym->space)) +
                                 " space, not ." + std::string(ir::name(s)));
@@ -551,7 +586,8 @@ protected:
     }
 
     // Checks that need every operand: ld.param of a kernel param, address alignment of vectors etc.
-    void check_instruction(const ir::Instruction& inst, const Token& op_token, const std::vector<RawOperand>& raw) const {
+    void check_instruction(const ir::Instruction& inst, const Token& op_token,
+                           const std::vector<RawOperand>& raw) const {
         if (inst.op == ir::Opcode::setp && inst.operands[0].kind == ir::OperandKind::sink)
             fail(*raw[0].at, "setp needs a destination predicate");
         (void)op_token;

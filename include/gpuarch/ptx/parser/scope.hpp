@@ -24,8 +24,7 @@ struct TransparentHash {
     using is_transparent = void;
     std::size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
 };
-template <class V>
-using NameMap = std::unordered_map<std::string, V, TransparentHash, std::equal_to<>>;
+template <class V> using NameMap = std::unordered_map<std::string, V, TransparentHash, std::equal_to<>>;
 
 class ParseScope : public TokenStream {
 public:
@@ -46,8 +45,9 @@ protected:
                              std::string_view rule, std::string_view knob) {
             used = ir::align_up(used, ir::effective_alignment(s)) + s.size_bytes;
             if (base + used > limit)
-                fail(at, "'" + s.name + "' brings " + what + " to " + std::to_string(base + used) + " bytes, more than the " +
-                             std::to_string(limit) + " " + std::string(rule) + " (ptx::Limits::" + std::string(knob) + ")");
+                fail(at, "'" + s.name + "' brings " + what + " to " + std::to_string(base + used) +
+                             " bytes, more than the " + std::to_string(limit) + " " + std::string(rule) +
+                             " (ptx::Limits::" + std::string(knob) + ")");
         };
         const std::string function = function_ ? "'" + function_->body.name + "'" : std::string();
         switch (s.space) {
@@ -73,15 +73,15 @@ protected:
             add(module_global_bytes_, 0, limits_.max_global_bytes, "the module's .global variables", "bytes allowed",
                 "max_global_bytes");
             break;
-        default:
-            break;
+        default: break;
         }
     }
 
     // Called at each instruction's first token, before it is read.
     void count_instruction(const Token& at) {
         if (function_->body.code.size() >= limits_.max_function_instructions)
-            fail(at, "'" + function_->body.name + "' has more than " + std::to_string(limits_.max_function_instructions) +
+            fail(at, "'" + function_->body.name + "' has more than " +
+                         std::to_string(limits_.max_function_instructions) +
                          " instructions (ptx::Limits::max_function_instructions)");
         if (++module_instructions_ > limits_.max_module_instructions)
             fail(at, "the module has more than " + std::to_string(limits_.max_module_instructions) +
@@ -94,11 +94,13 @@ protected:
         for (const ir::Kernel& k : module_.kernels) {
             const auto found = function_index_.find(k.name);
             const std::uint32_t column = found != function_index_.end() ? functions_[found->second].column : 0;
-            const auto check = [&](std::uint64_t used, std::uint64_t limit, std::string_view what, std::string_view knob) {
+            const auto check = [&](std::uint64_t used, std::uint64_t limit, std::string_view what,
+                                   std::string_view knob) {
                 if (used > limit)
-                    fail_at(k.line, column, "kernel '" + k.name + "' needs " + std::to_string(used) + " bytes of " +
-                                                std::string(what) + ", more than the " + std::to_string(limit) +
-                                                " CUDA allows (ptx::Limits::" + std::string(knob) + ")");
+                    fail_at(k.line, column,
+                            "kernel '" + k.name + "' needs " + std::to_string(used) + " bytes of " + std::string(what) +
+                                ", more than the " + std::to_string(limit) +
+                                " CUDA allows (ptx::Limits::" + std::string(knob) + ")");
             };
             check(k.local_bytes, limits_.max_local_bytes_per_thread, "local memory per thread after inlining",
                   "max_local_bytes_per_thread");
@@ -141,7 +143,8 @@ protected:
         for (auto it = symbol_scopes_.rbegin(); it != symbol_scopes_.rend(); ++it) {
             auto found = it->find(name);
             if (found != it->end())
-                return SymbolRef{ir::SymbolScope::kernel_local, found->second, function_->body.symbols[found->second].space};
+                return SymbolRef{ir::SymbolScope::kernel_local, found->second,
+                                 function_->body.symbols[found->second].space};
         }
         if (auto found = param_index_.find(name); found != param_index_.end())
             return SymbolRef{ir::SymbolScope::kernel_param, found->second, ir::StateSpace::param};

@@ -31,10 +31,11 @@ public:
         const std::string_view head = text.substr(0, static_cast<std::size_t>(limit));
         const std::size_t last_newline = head.rfind('\n');
         const auto line = static_cast<std::uint32_t>(1 + std::count(head.begin(), head.end(), '\n'));
-        const auto column = static_cast<std::uint32_t>(last_newline == std::string_view::npos ? head.size() + 1
-                                                                                              : head.size() - last_newline);
-        fail_at(line, column, "the input is longer than " + std::to_string(limit) +
-                                  " bytes (ptx::Limits::max_file_bytes); this is its first byte past the limit");
+        const auto column = static_cast<std::uint32_t>(
+            last_newline == std::string_view::npos ? head.size() + 1 : head.size() - last_newline);
+        fail_at(line, column,
+                "the input is longer than " + std::to_string(limit) +
+                    " bytes (ptx::Limits::max_file_bytes); this is its first byte past the limit");
     }
 
 protected:
@@ -93,16 +94,19 @@ protected:
         return next();
     }
     const Token& expect_word(std::string_view what) {
-        if (peek().kind != TokenKind::word) fail(peek(), "expected " + std::string(what) + ", found " + describe(peek()));
+        if (peek().kind != TokenKind::word)
+            fail(peek(), "expected " + std::string(what) + ", found " + describe(peek()));
         return next();
     }
     // A non-negative integer literal that fits in 32 bits.
     std::uint32_t parse_u32(std::string_view what) {
         const Token& t = peek();
-        if (t.kind != TokenKind::integer) fail(t, "expected " + std::string(what) + " (an integer), found " + describe(t));
+        if (t.kind != TokenKind::integer)
+            fail(t, "expected " + std::string(what) + " (an integer), found " + describe(t));
         next();
         const auto value = integer_literal_bits(t.text);
-        if (!value || *value > 0xffffffffULL) fail(t, std::string(what) + " " + std::string(t.text) + " is out of range");
+        if (!value || *value > 0xffffffffULL)
+            fail(t, std::string(what) + " " + std::string(t.text) + " is out of range");
         return static_cast<std::uint32_t>(*value);
     }
     std::uint32_t parse_alignment() {

@@ -8,8 +8,7 @@
 
 namespace gpuarch::timing::detail {
 
-template <class Limits>
-class Occupancy {
+template <class Limits> class Occupancy {
 public:
     bool can_accept(const CtaShape& shape) const {
         return resident_ctas_ < Limits::max_ctas && used_warps_ + shape.warps <= Limits::max_warps &&

@@ -15,13 +15,11 @@
 
 namespace gpuarch::timing::detail {
 
-template <class Record>
-class RecordPool {
+template <class Record> class RecordPool {
 public:
     // A free record's index (its generation bumped), or a new one constructed from `args`. Not yet alive: the caller
     // fills it and sets `alive`.
-    template <class... Args>
-    std::uint32_t allocate(Args&&... args) {
+    template <class... Args> std::uint32_t allocate(Args&&... args) {
         if (!free_.empty()) {
             const std::uint32_t r = free_.back();
             free_.pop_back();

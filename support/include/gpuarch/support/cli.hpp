@@ -90,8 +90,7 @@ inline std::optional<int> parse(CLI::App& app, int argc, char** argv) {
 
 // `--size small|large` into any enum with `small` and `large` (kernels::Size; a template so that this header
 // needs no corpus header).
-template <class Size>
-CLI::Option* add_size(CLI::App& app, Size& size, std::string_view what = "kernel inputs") {
+template <class Size> CLI::Option* add_size(CLI::App& app, Size& size, std::string_view what = "kernel inputs") {
     const std::string default_name = size == Size::large ? "large" : "small";
     return app
         .add_option_function<std::string>(

@@ -28,7 +28,8 @@ inline std::string format_duration(double seconds) {
     if (seconds < 0) return "--:--";
     const auto total = static_cast<unsigned long long>(seconds + 0.5);
     char text[64];
-    if (total >= 3600) std::snprintf(text, sizeof text, "%llu:%02llu:%02llu", total / 3600, total / 60 % 60, total % 60);
+    if (total >= 3600)
+        std::snprintf(text, sizeof text, "%llu:%02llu:%02llu", total / 3600, total / 60 % 60, total % 60);
     else std::snprintf(text, sizeof text, "%02llu:%02llu", total / 60, total % 60);
     return text;
 }

@@ -34,8 +34,9 @@ inline std::string top_stalls(const RunRow& row, std::size_t count = 3) {
 
 inline void print_table(std::ostream& os, const std::vector<RunRow>& rows) {
     os << std::left << std::setw(18) << "kernel" << std::setw(18) << "machine" << std::setw(13) << "scheduler"
-       << std::right << std::setw(11) << "cycles" << std::setw(9) << "IPC" << "  " << std::left << std::setw(6)
-       << "check" << "top stall reasons\n";
+       << std::right << std::setw(11) << "cycles" << std::setw(9) << "IPC"
+       << "  " << std::left << std::setw(6) << "check"
+       << "top stall reasons\n";
     for (const auto& r : rows) {
         char ipc[32];
         std::snprintf(ipc, sizeof ipc, "%.2f", r.ipc());
@@ -58,7 +59,8 @@ inline std::string to_json(const RunRow& r) {
 
 inline void print_json(std::ostream& os, const std::vector<RunRow>& rows) {
     os << "[\n";
-    for (std::size_t i = 0; i < rows.size(); ++i) os << "  " << to_json(rows[i]) << (i + 1 < rows.size() ? ",\n" : "\n");
+    for (std::size_t i = 0; i < rows.size(); ++i)
+        os << "  " << to_json(rows[i]) << (i + 1 < rows.size() ? ",\n" : "\n");
     os << "]\n";
 }
 

@@ -25,15 +25,15 @@
 namespace gpuarch::examples::repro {
 
 struct Row {
-    std::string item;   // what is compared, with the paper's figure / table / section
-    std::string paper;  // as published
-    std::string ours;   // as computed by this run
+    std::string item; // what is compared, with the paper's figure / table / section
+    std::string paper; // as published
+    std::string ours; // as computed by this run
     std::string config; // the machine, policies and inputs that produced `ours`
-    std::string note;   // why they differ, where it is short enough for a table cell
+    std::string note; // why they differ, where it is short enough for a table cell
 };
 
 struct Plot {
-    std::string file;  // PNG name (no directory); tools/repro decides where it goes
+    std::string file; // PNG name (no directory); tools/repro decides where it goes
     std::string title;
     std::string kind = "bar"; // "bar" (grouped bars per label) or "line" (one line per series over the labels)
     std::string ylabel;
@@ -43,14 +43,15 @@ struct Plot {
 
 struct Report {
     std::string experiment; // "narasiman", "oaws", ...
-    std::string paper;      // "Narasiman 2010"
+    std::string paper; // "Narasiman 2010"
     std::string title;
     std::vector<Row> rows;
     std::string tables_markdown;
     std::vector<Plot> plots;
 
     void add(std::string item, std::string paper_value, std::string ours, std::string config, std::string note = "") {
-        rows.push_back(Row{std::move(item), std::move(paper_value), std::move(ours), std::move(config), std::move(note)});
+        rows.push_back(
+            Row{std::move(item), std::move(paper_value), std::move(ours), std::move(config), std::move(note)});
     }
 
     // Writes the JSON file; throws std::runtime_error when it cannot be written (a study then exits non-zero).

@@ -33,7 +33,8 @@ RunRow run_on_gpu(std::string_view machine, std::string_view scheduler, std::str
         auto config = Machine::template config<GpuType>();
         if (knobs.mshr_entries != 0) config.l1.mshr_entries = knobs.mshr_entries;
         if (knobs.allocate_on_fill)
-            config.l1.allocation = *knobs.allocate_on_fill ? mem::AllocationPolicy::on_fill : mem::AllocationPolicy::on_miss;
+            config.l1.allocation =
+                *knobs.allocate_on_fill ? mem::AllocationPolicy::on_fill : mem::AllocationPolicy::on_miss;
         if (knobs.tick_idle_memory) config.memory.skip_idle = false;
         auto gpu = std::make_unique<GpuType>(config);
         row.variant = gpu->description(); // names the knobs RunKnobs and the preset override
@@ -70,7 +71,8 @@ RunRow run_machine(std::string_view machine, std::string_view scheduler, std::st
     boost::mp11::mp_for_each<boost::mp11::mp_iota_c<n>>([&](auto i) {
         if (boost::mp11::mp_at_c<Schedulers, decltype(i)::value>::name == scheduler) index = decltype(i)::value;
     });
-    if (index == n) throw Error("machine '" + std::string(machine) + "' has no scheduler named '" + std::string(scheduler) + "'");
+    if (index == n)
+        throw Error("machine '" + std::string(machine) + "' has no scheduler named '" + std::string(scheduler) + "'");
     return boost::mp11::mp_with_index<n>(index, [&](auto i) {
         using Scheduler = boost::mp11::mp_at_c<Schedulers, decltype(i)::value>;
         using GpuType = typename Machine::template gpu<Scheduler>;
@@ -78,8 +80,7 @@ RunRow run_machine(std::string_view machine, std::string_view scheduler, std::st
     });
 }
 
-template <class Schedulers>
-std::vector<std::string> names_of() {
+template <class Schedulers> std::vector<std::string> names_of() {
     std::vector<std::string> out;
     boost::mp11::mp_for_each<boost::mp11::mp_transform<std::type_identity, Schedulers>>(
         [&](auto t) { out.emplace_back(decltype(t)::type::name); });

@@ -24,8 +24,8 @@ struct SettingKey {
     std::string_view key;
     Type type;
     std::string_view default_value; // as text; "" = the machine preset's value
-    std::string_view choices;       // Type::choice: the valid values, '|'-separated; machine, scheduler and
-                                    // register_file are checked against the registry instead
+    std::string_view choices; // Type::choice: the valid values, '|'-separated; machine, scheduler and
+        // register_file are checked against the registry instead
     std::string_view help;
 };
 

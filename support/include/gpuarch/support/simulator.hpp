@@ -23,7 +23,7 @@ namespace gpuarch::support {
 
 // What a CUDA program's device queries report: the simulated machine's real parameters.
 struct MachineInfo {
-    std::string name;        // run-time name ("kepler")
+    std::string name; // run-time name ("kepler")
     std::string description; // e.g. "Kepler K20X-like (Gong 2020 Table 4.1)"
     unsigned sms = 0;
     unsigned warp_size = 0;

@@ -36,11 +36,11 @@ using GK104SM = SM<frontend::KeplerGK104Frontend, Scheduler, RegisterFile, exec:
 
 // One row of Lai 2013 Table 4.1 (thread-instructions per shader cycle per SM, GTX680, assembly approach).
 struct Table41Row {
-    std::string_view entry;       // kernel in kepler_table41.ptx
-    std::string_view sass;        // the instruction as Lai prints it
+    std::string_view entry; // kernel in kepler_table41.ptx
+    std::string_view sass; // the instruction as Lai prints it
     std::vector<unsigned> sources; // source registers of the first of the four instructions per round
     double measured;
-    bool integer_multiply;        // bound by the integer-multiply unit, not by the banks
+    bool integer_multiply; // bound by the integer-multiply unit, not by the banks
 };
 
 // Lai 2013 Table 4.1, every row, in the thesis's order (left column "dest = source", right column "other").
@@ -85,39 +85,37 @@ inline constexpr unsigned math_per_iteration = 256;
 inline constexpr unsigned registers_per_thread = 32;
 
 struct MeasurePlan {
-    unsigned iterations = 4;    // 1024 math instructions per thread
+    unsigned iterations = 4; // 1024 math instructions per thread
     unsigned blocks_before = 8; // past the GTO start-up transient
     unsigned blocks_after = 10; // one more wave of two resident blocks
 };
 
 struct Measurement {
-    double math_per_cycle = 0.0;  // Lai's metric: math thread-instructions per cycle per SM
-    double ipc = 0.0;             // every thread-instruction (loop overhead included), same window
+    double math_per_cycle = 0.0; // Lai's metric: math thread-instructions per cycle per SM
+    double ipc = 0.0; // every thread-instruction (loop overhead included), same window
     std::uint64_t cycles_before = 0, cycles_after = 0;
     std::uint64_t dual_issues = 0; // in the larger launch
     std::uint64_t bank_conflict_cycles = 0;
 };
 
-template <class SMType>
-LaunchResult run_table41_kernel(std::string_view entry, unsigned blocks, unsigned iterations) {
+template <class SMType> LaunchResult run_table41_kernel(std::string_view entry, unsigned blocks, unsigned iterations) {
     func::Device device;
     GPU<SMType, 1> gpu;
     TimingOptions options;
     options.registers_per_thread = registers_per_thread;
-    return gpu.launch(device, table41_module(), entry,
-                      func::LaunchConfig{{blocks, 1, 1}, {threads_per_block, 1, 1}, 0}, func::Args(iterations), options);
+    return gpu.launch(device, table41_module(), entry, func::LaunchConfig{{blocks, 1, 1}, {threads_per_block, 1, 1}, 0},
+                      func::Args(iterations), options);
 }
 
-template <class SMType = GK104SM<>>
-Measurement measure(std::string_view entry, MeasurePlan plan = {}) {
+template <class SMType = GK104SM<>> Measurement measure(std::string_view entry, MeasurePlan plan = {}) {
     const LaunchResult before = run_table41_kernel<SMType>(entry, plan.blocks_before, plan.iterations);
     const LaunchResult after = run_table41_kernel<SMType>(entry, plan.blocks_after, plan.iterations);
     Measurement m;
     m.cycles_before = before.cycles;
     m.cycles_after = after.cycles;
     const double cycles = static_cast<double>(after.cycles - before.cycles);
-    const double math = double(plan.blocks_after - plan.blocks_before) * threads_per_block * plan.iterations *
-                        math_per_iteration;
+    const double math =
+        double(plan.blocks_after - plan.blocks_before) * threads_per_block * plan.iterations * math_per_iteration;
     m.math_per_cycle = math / cycles;
     m.ipc = static_cast<double>(after.thread_instructions - before.thread_instructions) / cycles;
     m.dual_issues = after.stats.counter("sm.dual_issues");
