@@ -78,11 +78,12 @@ struct TimingOptions {
     // private part of its fetch stage (functional steps that touch only its own CTAs, SM::cycle_fetch_private)
     // run in parallel, then the rest of the fetch stages (from each SM's first step that touches the shared
     // Device: global and generic memory accesses) serially in SM index order, then the memory system. Results are
-    // bit-identical to one thread. 0 = the environment variable GPUARCH_HOST_THREADS when set, else the host's
-    // hardware threads (on when more than one core is present). detail::AdaptiveTick then runs a cycle in parallel
-    // only while that measured faster than serial, because the gain depends on the host: on an idle 2-core host
-    // (docs/performance.md) hotspot ran up to 1.3x faster in parallel while bfs and nw, with little work per
-    // cycle, lost to the per-cycle barrier; with the other core busy a barrier can cost tens of microseconds.
+    // bit-identical to one thread. 0 = the environment variable GPUARCH_HOST_THREADS when set, else one thread.
+    // With more than one, detail::AdaptiveTick runs a cycle in parallel only while that measured faster than
+    // serial. Off by default because it rarely wins and a busy host makes it lose badly (docs/performance.md,
+    // "When to turn parallel ticking on"): on an idle 2-core host only hotspot gained (up to 1.38x) while bfs and
+    // nw, with little work per cycle, lost to the per-cycle barrier, and with every core busy a barrier can cost
+    // tens of microseconds, which the adaptive probes did not always notice (a 5x slower `kepler --json`).
     unsigned host_threads = 0;
     // A cooperative launch (cudaLaunchCooperativeKernel; see func::LaunchOptions::cooperative): the grid must be
     // resident at once, CTAs per SM (the variant's occupancy for this kernel) x SMs, else the launch is refused
@@ -278,8 +279,8 @@ private:
     std::chrono::steady_clock::time_point epoch_start_ = std::chrono::steady_clock::now();
 };
 
-// Host threads for a launch: TimingOptions::host_threads, else GPUARCH_HOST_THREADS, else the host's hardware
-// threads. Never more than the SM count.
+// Host threads for a launch: TimingOptions::host_threads, else GPUARCH_HOST_THREADS, else one. Never more than the
+// SM count.
 inline unsigned host_threads_for(unsigned requested, unsigned sms) {
     unsigned n = requested;
     if (n == 0) {
@@ -290,9 +291,7 @@ inline unsigned host_threads_for(unsigned requested, unsigned sms) {
                 throw Error("GPUARCH_HOST_THREADS must be a positive integer (got '" + std::string(env) + "')");
             n = static_cast<unsigned>(std::min<unsigned long>(v, sms));
         } else {
-            // On when more than one core is present: AdaptiveTick runs a cycle in parallel only while
-            // that measured faster, so a busy host loses a probe epoch now and then, not every cycle.
-            n = std::max(1U, std::thread::hardware_concurrency());
+            n = 1;
         }
     }
     return std::max(1U, std::min(n, sms));

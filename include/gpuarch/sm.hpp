@@ -460,6 +460,24 @@ private:
     static std::uint64_t token_of(const InFlight& rec) { return RecordPool::token_of(rec); }
     // The live record a token names, or nullptr when that instruction already retired.
     InFlight* record(std::uint64_t token) { return records_.find(token); }
+    // The record of an instruction that slot `slot` (its policy: Policy) reports on by token. The SM hands each
+    // token to the register file and the L1 while the instruction is in flight, and they report it until it
+    // retires, so a token that names no live record is the policy's bug: the SM stops with the policy's name
+    // instead of reading a record that another instruction may now use. One compare per report, in every build
+    // type. (Exec completions are not checked: a memory instruction's unit may finish after the L1 retired it.)
+    template <class Policy>
+    InFlight& reported_record(std::uint64_t token, std::string_view slot, std::string_view event) {
+        InFlight* rec = records_.find(token);
+        if (rec == nullptr) [[unlikely]]
+            throw_stale_token(token, slot, Policy::name, event);
+        return *rec;
+    }
+    [[noreturn]] void throw_stale_token(std::uint64_t token, std::string_view slot, std::string_view policy,
+                                        std::string_view event) const {
+        throw Error(std::string(slot) + " policy '" + std::string(policy) + "' of SM " + std::to_string(id_) + " " +
+                    std::string(event) + " token " + std::to_string(token) + " at cycle " + std::to_string(now_) +
+                    ", which names no instruction in flight; a slot reports only the tokens of instructions it holds");
+    }
 
     Hazard hazard(unsigned w, const ir::Instruction& inst) const { return scoreboard_.hazard(w, inst); }
     // Warp w's head instruction's hazard, cached in its WarpState until the head or the scoreboard changes.

@@ -22,8 +22,8 @@ const std::vector<SettingKey>& setting_keys() {
         {"functional", Type::boolean, "false", "",
          "execute kernels on the functional engine only (no timing; cycles are reported as 0)"},
         {"host_threads", Type::unsigned_integer, "1", "",
-         "host threads that tick the SMs (0: one per core, chosen per epoch by measured speed); results are "
-         "identical for every value"},
+         "host threads that tick the SMs (0: GPUARCH_HOST_THREADS, else 1; more than 1 ticks in parallel where "
+         "measured faster, docs/performance.md); results are identical for every value"},
         {"placement", Type::choice, "round_robin", "round_robin|clustered",
          "CTA placement: round-robin (GPGPU-Sim's default) or adjacent CTAs on one SM (Gong 2020 Ch. 6)"},
         {"registers", Type::choice, "auto", "auto|cubin|ptxas",

@@ -54,7 +54,8 @@ public:
     }
 
     bool try_dispatch(Core& sm, std::uint64_t token) {
-        InFlight& rec = *sm.record(token);
+        InFlight& rec =
+            sm.template reported_record<typename Core::RegisterFile>(token, "register file", "offered for dispatch");
         const unsigned s = sm.warps_[rec.warp].scheduler;
         if (!sm.exec_.can_dispatch(rec.unit, s, sm.now_)) return false;
         if (rec.is_memory) {

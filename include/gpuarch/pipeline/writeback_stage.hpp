@@ -29,7 +29,10 @@ public:
         complete(sm, token);
     }
 
-    void on_memory_done(Core& sm, std::uint64_t token) { complete(sm, token); }
+    void on_memory_done(Core& sm, std::uint64_t token) {
+        sm.template reported_record<typename Core::L1>(token, "L1", "reported complete");
+        complete(sm, token);
+    }
 
     static timing::MemoryFeedback feedback(const mem::Completion& c, const InFlight& rec) {
         timing::MemoryFeedback fb;
@@ -108,7 +111,8 @@ public:
     }
 
     void on_written(Core& sm, std::uint64_t token) {
-        InFlight& rec = *sm.record(token);
+        InFlight& rec =
+            sm.template reported_record<typename Core::RegisterFile>(token, "register file", "reported written");
         const ir::Instruction& inst = *rec.result.instruction;
         WarpState& ws = sm.warps_[rec.warp];
         ws.head_hazard = Core::hazard_unknown;
