@@ -440,7 +440,8 @@ private:
     // turn (Southern Islands) and in-order fetch. Pinned cycle counts and statistics (tests/pinned) are unchanged.
     static constexpr bool quiet_cycle_replay =
         in_order_fetch && Frontend::issue_rule != timing::IssueRule::one_per_type_round_robin &&
-        timing::ReplaysQuietCycles<Scheduler, pipeline::PoolView<SM>> && timing::AcceptsEveryRead<RegisterFile>;
+        timing::ReplaysQuietCycles<Scheduler, pipeline::PoolView<SM>> && timing::AcceptsEveryRead<RegisterFile> &&
+        !timing::ScansEveryCycle<Scheduler>;
     // Event-driven issue and fetch (IssueStage's IssueMasks, FetchStage's masks): per scheduler, per warp slot.
     // A Scheduler that declares `scan_every_cycle` keeps the full per-cycle scans of the issue and fetch stages (the
     // reference the event-driven stages are tested against, tests/pinned/quiet_cycles.cpp).

@@ -1,4 +1,4 @@
-#include "variants.hpp"
+#include <gpuarch/support/variants.hpp>
 
 #include <gpuarch/core/error.hpp>
 

@@ -1,7 +1,7 @@
 // The Fermi machine's precompiled scheduler variants (one translation unit per machine keeps compile memory low).
-#include "run_machine.hpp"
+#include <gpuarch/support/run_machine.hpp>
 
-#include "../policies/memory_first.hpp"
+#include <policies/memory_first.hpp>
 
 #include <gpuarch/sched/gto.hpp>
 #include <gpuarch/sched/lrr.hpp>

@@ -1,5 +1,5 @@
 // The SouthernIslands machine's precompiled scheduler variants (one translation unit per machine keeps compile memory low).
-#include "run_machine.hpp"
+#include <gpuarch/support/run_machine.hpp>
 
 #include <gpuarch/sched/gto.hpp>
 #include <gpuarch/sched/lrr.hpp>

@@ -13,6 +13,7 @@
 #include <corpus/corpus.hpp>
 #include <gpuarch/machines.hpp>
 #include <gpuarch/sched/gto.hpp>
+#include <gpuarch/sched/locality_two_level.hpp>
 #include <gpuarch/sched/lrr.hpp>
 #include <gpuarch/sched/two_level.hpp>
 
@@ -21,7 +22,7 @@
 using namespace gpuarch;
 
 namespace {
-// Base's picks through a non-const select: the SM must then scan every cycle.
+// Base's picks through a non-const select that declares scan_every_cycle: the SM must then scan every cycle.
 template <class Base>
 struct FullScan : Base {
     static constexpr bool scan_every_cycle = true;
@@ -37,7 +38,7 @@ void check_replay_matches_full_scan(const char* machine, const char* kernel) {
     using Replaying = typename Machine::template gpu<Scheduler>;
     using Scanning = typename Machine::template gpu<FullScan<Scheduler>>;
     static_assert(Replaying::SMType::replays_quiet_cycles(), "the shipped variant replays quiet cycles");
-    static_assert(!Scanning::SMType::replays_quiet_cycles(), "a non-const select turns the replay off");
+    static_assert(!Scanning::SMType::replays_quiet_cycles(), "scan_every_cycle turns the replay off");
     const auto replayed = examples::run_on_gpu<Machine, Replaying>(machine, "replay", kernel, kernels::Size::small, {});
     const auto scanned = examples::run_on_gpu<Machine, Scanning>(machine, "scan", kernel, kernels::Size::small, {});
     INFO(machine << " " << kernel << ": " << replayed.message << scanned.message);
@@ -65,6 +66,16 @@ TEST_CASE("quiet-cycle replay gives the full scan's cycles and statistics (Fermi
     for (const char* kernel : kernels_checked) {
         check_replay_matches_full_scan<machines::Fermi, sched::GTO>("fermi", kernel);
         check_replay_matches_full_scan<machines::Fermi, sched::LRR>("fermi", kernel);
+    }
+}
+
+TEST_CASE("quiet-cycle replay of a scheduler with state that declares it quiet when nothing is ready gives the full "
+          "scan's cycles and statistics (Fermi and Kepler, TwoLevel<8>; Kepler, LocalityTwoLevel)") {
+    static_assert(timing::QuietWhenNothingReady<sched::TwoLevel<8>>);
+    for (const char* kernel : kernels_checked) {
+        check_replay_matches_full_scan<machines::Fermi, sched::TwoLevel<8>>("fermi", kernel);
+        check_replay_matches_full_scan<machines::Kepler, sched::TwoLevel<8>>("kepler", kernel);
+        check_replay_matches_full_scan<machines::Kepler, sched::LocalityTwoLevel<>>("kepler", kernel);
     }
 }
 

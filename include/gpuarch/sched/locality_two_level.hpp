@@ -51,6 +51,8 @@ template <unsigned RoundRobinGroups = 4> struct LocalityTwoLevel {
         else return std::string_view("LocalityTwoLevel<G>");
     }();
     static constexpr unsigned round_robin_groups = RoundRobinGroups;
+    // select moves the active group only to a ready warp (timing/hooks.hpp, QuietWhenNothingReady).
+    static constexpr bool select_changes_nothing_when_nothing_is_ready = true;
 
     explicit LocalityTwoLevel(const timing::SchedulerConfig& config)
         : pool_size_(config.pool_size), group_(config.pool_size, 0),

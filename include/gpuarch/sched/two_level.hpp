@@ -27,6 +27,8 @@ template <unsigned FetchGroup> struct TwoLevel {
         else return std::string_view("TwoLevel");
     }();
     static constexpr unsigned fetch_group = FetchGroup;
+    // select moves the active group only to a ready warp (timing/hooks.hpp, QuietWhenNothingReady).
+    static constexpr bool select_changes_nothing_when_nothing_is_ready = true;
 
     explicit TwoLevel(const timing::SchedulerConfig& config)
         : pool_size_(config.pool_size), groups_((config.pool_size + FetchGroup - 1) / FetchGroup),

@@ -70,17 +70,27 @@ concept ObservesLocality = requires(S s, unsigned slot, const LocalityEvent& eve
 };
 
 // ScansEveryCycle: `static constexpr bool scan_every_cycle` (any value) keeps the SM's full per-cycle scans of the
-// issue and fetch stages, the reference the event-driven stages are tested against (tests/pinned/quiet_cycles.cpp).
+// issue and fetch stages and turns quiet-cycle replay off: the reference the event-driven stages and the replay are
+// tested against (tests/pinned/quiet_cycles.cpp).
 template <class S>
 concept ScansEveryCycle = requires {
     S::scan_every_cycle;
 };
 
-// ReplaysQuietCycles: select is const, so a cycle in which no warp is ready leaves the scheduler as it was and the
-// SM may replay such cycles' statistics without asking it (sm.hpp, quiet_cycle_replay). Without it: asked every
-// cycle.
+// QuietWhenNothingReady: a scheduler with state (a non-const select) declares
+//     static constexpr bool select_changes_nothing_when_nothing_is_ready = true;
+// Contract: a select on a view where no slot is ready returns no_warp and leaves the scheduler, its statistics
+// included, exactly as it was; so its choices change only when something it observes changes. TwoLevel and
+// LocalityTwoLevel declare it (they move their active group only to a ready warp); a scheduler that counts every
+// cycle (CCWS, MASCAR, OAWS keep per-cycle statistics) must not.
+template <class S>
+concept QuietWhenNothingReady = S::select_changes_nothing_when_nothing_is_ready == true;
+
+// ReplaysQuietCycles: select is const, or the scheduler is QuietWhenNothingReady; either way a cycle in which no
+// warp is ready leaves the scheduler as it was, and the SM may replay such cycles' statistics without asking it
+// (sm.hpp, quiet_cycle_replay). Without it: asked every cycle.
 template <class S, class View>
-concept ReplaysQuietCycles = requires(const S s, const View& view) {
+concept ReplaysQuietCycles = QuietWhenNothingReady<S> || requires(const S s, const View& view) {
     s.select(view);
 };
 
