@@ -1,0 +1,68 @@
+#!/usr/bin/python3
+"""Simulation speed against GPGPU-Sim on the PolyBench-style workloads (workloads/polybench, our own CUDA programs):
+runs each program unchanged through gpuarch-run, one simulation at a time, on each machine with each scheduler,
+and prints thread-instructions per wall second beside GPGPU-Sim 4.2's rate for the same kind of program.
+
+GPGPU-Sim's rates (GTX480 configuration, GTO, thread-instructions per second, measured on this machine kind by the
+speed issue's author, one simulation at a time): atax 179K, bicg 53K, mvt 159K, gesummv 27K, gemm 406K, syrk 208K,
+2dconv 301K, fdtd-2d 332K, 2mm 292K, syr2k 145K. The goal: every program at least 100x, the geometric mean at least
+300x, for every scheduler. Our rate is gpu_tot_sim_insn over the run's whole wall time (process start, PTX parse
+and the program's own host work included), so it understates the simulator's own speed.
+
+usage: bench/gpgpusim_rates.py [--build DIR] [--out DIR] [--programs a,b] [--machines a,b] [--schedulers a,b]
+                               [--size small|paper] [--json FILE]
+Needs the workloads built (cmake --build build/default --target gpuarch-run gpuarch_workloads) and nvcc."""
+import argparse
+import json
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "scripts"))
+from workload_runs import gmean, run_workload  # noqa: E402
+
+GPGPUSIM_GTO_RATE = {"atax": 179e3, "bicg": 53e3, "mvt": 159e3, "gesummv": 27e3, "gemm": 406e3, "syrk": 208e3,
+                     "2dconv": 301e3, "fdtd2d": 332e3, "2mm": 292e3, "syr2k": 145e3}
+SCHEDULERS = ["lrr", "gto", "two_level", "two_level_active", "swl_2", "ccws", "oaws_dynamic", "mascar", "haws"]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--build", default="build/default")
+    ap.add_argument("--out", default="out/gpgpusim_rates")
+    ap.add_argument("--programs", default=",".join(GPGPUSIM_GTO_RATE))
+    ap.add_argument("--machines", default="gtx480,fermi")
+    ap.add_argument("--schedulers", default=",".join(SCHEDULERS))
+    ap.add_argument("--size", default="small", choices=["small", "paper"])
+    ap.add_argument("--json", help="also write every run as JSON to this file")
+    args = ap.parse_args()
+    os.environ["GPUARCH_HOST_THREADS"] = "1"
+    rows = []
+    for machine in args.machines.split(","):
+        for scheduler in args.schedulers.split(","):
+            for program in args.programs.split(","):
+                row = run_workload(args.build, program, machine, scheduler, args.size, args.out)
+                if row["passed"]:
+                    row["rate"] = row["insn"] / row["seconds"]
+                    row["vs_gpgpusim"] = row["rate"] / GPGPUSIM_GTO_RATE[program]
+                rows.append(row)
+                status = f"{row['rate'] / 1e6:.2f}M/s, {row['vs_gpgpusim']:.0f}x" if row["passed"] else "FAILED"
+                print(f"{program} {machine} {scheduler}: {status}", file=sys.stderr)
+    programs = args.programs.split(",")
+    print(f"thread-instructions per wall second / GPGPU-Sim's (size {args.size}; one host thread)\n")
+    print("| machine | scheduler | " + " | ".join(programs) + " | geomean | min |")
+    print("|---|---|" + "---|" * (len(programs) + 2))
+    for machine in args.machines.split(","):
+        for scheduler in args.schedulers.split(","):
+            mine = {r["program"]: r for r in rows if r["machine"] == machine and r["scheduler"] == scheduler}
+            cells = [f"{mine[p]['vs_gpgpusim']:.0f}x" if mine[p]["passed"] else "failed" for p in programs]
+            ratios = [mine[p]["vs_gpgpusim"] for p in programs if mine[p]["passed"]]
+            print(f"| {machine} | {scheduler} | " + " | ".join(cells) +
+                  f" | {gmean(ratios):.0f}x | {min(ratios) if ratios else 0:.0f}x |")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(rows, f, indent=1)
+    return 0 if all(r["passed"] for r in rows) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
