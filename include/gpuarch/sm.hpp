@@ -446,7 +446,12 @@ private:
     // A Scheduler that declares `scan_every_cycle` keeps the full per-cycle scans of the issue and fetch stages (the
     // reference the event-driven stages are tested against, tests/pinned/quiet_cycles.cpp).
     static constexpr bool scans_every_cycle = timing::ScansEveryCycle<SchedulerT>;
-    static constexpr bool event_driven_issue = quiet_cycle_replay && max_pool <= 64 && !scans_every_cycle;
+    // Event-driven issue does not need the scheduler's cooperation (select is still asked every cycle), so it applies
+    // to schedulers with state too: only the stall reasons must change through touched events alone (in-order fetch,
+    // no SIMD turn, a register file that accepts every read).
+    static constexpr bool event_driven_issue =
+        in_order_fetch && Frontend::issue_rule != timing::IssueRule::one_per_type_round_robin &&
+        timing::AcceptsEveryRead<RegisterFile> && max_pool <= 64 && !scans_every_cycle;
     static constexpr bool event_driven_fetch =
         in_order_fetch && max_pool <= 64 && !scans_every_cycle && detail::fetch_warps_per_scheduler<Frontend>() == 1;
 

@@ -12,10 +12,15 @@
 
 #include <corpus/corpus.hpp>
 #include <gpuarch/machines.hpp>
+#include <gpuarch/sched/ccws.hpp>
 #include <gpuarch/sched/gto.hpp>
 #include <gpuarch/sched/locality_two_level.hpp>
 #include <gpuarch/sched/lrr.hpp>
+#include <gpuarch/sched/mascar.hpp>
+#include <gpuarch/sched/oaws.hpp>
+#include <gpuarch/sched/swl.hpp>
 #include <gpuarch/sched/two_level.hpp>
+#include <gpuarch/sched/two_level_active.hpp>
 
 #include <string>
 
@@ -88,5 +93,16 @@ TEST_CASE("event-driven issue and fetch give the full scan's results (Fermi TwoL
         check_event_driven_matches_full_scan<machines::Fermi, sched::TwoLevel<8>>("fermi", kernel);
         check_event_driven_matches_full_scan<machines::Kepler, sched::LRR>("kepler", kernel);
         check_event_driven_matches_full_scan<machines::SouthernIslands, sched::GTO>("si", kernel);
+    }
+}
+
+TEST_CASE("event-driven issue gives the full scan's results for schedulers with state that are asked every cycle "
+          "(Fermi: OAWS, CCWS, MASCAR, SWL, TwoLevelActive)") {
+    for (const char* kernel : kernels_checked) {
+        check_event_driven_matches_full_scan<machines::Fermi, sched::OAWSDynamic<>>("fermi", kernel);
+        check_event_driven_matches_full_scan<machines::Fermi, sched::CCWS<>>("fermi", kernel);
+        check_event_driven_matches_full_scan<machines::Fermi, sched::MASCAR<>>("fermi", kernel);
+        check_event_driven_matches_full_scan<machines::Fermi, sched::SWL<2>>("fermi", kernel);
+        check_event_driven_matches_full_scan<machines::Fermi, sched::TwoLevelActive<6>>("fermi", kernel);
     }
 }

@@ -239,8 +239,9 @@ public:
     // re-evaluates only the dirty warps, then checks the structural limits (resources_block, which change every
     // cycle) of the warps whose own state lets them issue. Statistics and picks equal the full scan's:
     // tests/pinned/quiet_cycles.cpp compares full statistics tables against a scheduler that disables this.
-    // Only where quiet_cycle_replay holds (in-order fetch: a fetch policy changes warp state in its own transitions;
-    // no SIMD turn) and pools have at most 64 slots.
+    // Only where Core::event_driven_issue holds: in-order fetch (a fetch policy changes warp state in its own
+    // transitions), no SIMD turn, a register file that accepts every read, pools of at most 64 slots. The scheduler
+    // is asked every cycle either way, so schedulers with state use it too.
     static constexpr std::size_t unit_keys = timing::unit_kind_count * 2;
     static_assert(unit_keys <= 32, "IssueMasks::units_used holds one bit per unit key");
     static std::size_t unit_key(const InFlight& rec) {
