@@ -431,27 +431,28 @@ private:
     static constexpr unsigned fetch_warps_per_scheduler() { return detail::fetch_warps_per_scheduler<Frontend>(); }
     static std::size_t kind_index(timing::UnitKind k) { return static_cast<std::size_t>(k); }
 
+    // A Scheduler that declares `scan_every_cycle` keeps the full per-cycle scans of the issue and fetch stages and no
+    // quiet-cycle replay (the reference the fast paths are tested against, tests/pinned/quiet_cycles.cpp).
+    static constexpr bool scans_every_cycle = timing::ScansEveryCycle<SchedulerT>;
+    // Whether every warp's stall reason changes only through events that touch it: in-order fetch (a fetch policy
+    // changes warp state in its own transitions), no per-cycle SIMD turn (Southern Islands), a register file that
+    // accepts every read (IdealRF: no per-cycle port state). Both issue-stage shortcuts below rest on it.
+    static constexpr bool stall_reasons_change_only_by_events =
+        in_order_fetch && Frontend::issue_rule != timing::IssueRule::one_per_type_round_robin &&
+        timing::AcceptsEveryRead<RegisterFile> && !scans_every_cycle;
     // Quiet cycles. A cycle in which no scheduler issued leaves every warp's blocker() and every scheduler's outcome
     // unchanged until some event touches the SM's state: a completion, a write-back, a dispatch, an issue, a fetch, a
     // CTA start or a launch (each advances state_epoch_). Until then no warp is ready, so a scheduler that obeys the
     // readiness law picks none, and the cycle's statistics equal the last cycle's: they are replayed without
-    // scanning the pools (IssueStage::replay_quiet_cycle). Only where that argument holds: a const select (no state
-    // to advance), a register file that accepts every read (IdealRF: no per-cycle port state), no per-cycle SIMD
-    // turn (Southern Islands) and in-order fetch. Pinned cycle counts and statistics (tests/pinned) are unchanged.
+    // scanning the pools (IssueStage::replay_quiet_cycle). Only where that argument holds: the stall reasons change
+    // only by events, and select leaves the scheduler as it was when nothing is ready (a const select, or
+    // timing::QuietWhenNothingReady). Pinned cycle counts and statistics (tests/pinned) are unchanged.
     static constexpr bool quiet_cycle_replay =
-        in_order_fetch && Frontend::issue_rule != timing::IssueRule::one_per_type_round_robin &&
-        timing::ReplaysQuietCycles<Scheduler, pipeline::PoolView<SM>> && timing::AcceptsEveryRead<RegisterFile> &&
-        !timing::ScansEveryCycle<Scheduler>;
-    // Event-driven issue and fetch (IssueStage's IssueMasks, FetchStage's masks): per scheduler, per warp slot.
-    // A Scheduler that declares `scan_every_cycle` keeps the full per-cycle scans of the issue and fetch stages (the
-    // reference the event-driven stages are tested against, tests/pinned/quiet_cycles.cpp).
-    static constexpr bool scans_every_cycle = timing::ScansEveryCycle<SchedulerT>;
-    // Event-driven issue does not need the scheduler's cooperation (select is still asked every cycle), so it applies
-    // to schedulers with state too: only the stall reasons must change through touched events alone (in-order fetch,
-    // no SIMD turn, a register file that accepts every read).
-    static constexpr bool event_driven_issue =
-        in_order_fetch && Frontend::issue_rule != timing::IssueRule::one_per_type_round_robin &&
-        timing::AcceptsEveryRead<RegisterFile> && max_pool <= 64 && !scans_every_cycle;
+        stall_reasons_change_only_by_events && timing::ReplaysQuietCycles<Scheduler, pipeline::PoolView<SM>>;
+    // Event-driven issue (IssueStage's IssueMasks): per scheduler, per warp slot. It does not need the scheduler's
+    // cooperation (select is still asked every cycle), so it serves schedulers with state too.
+    static constexpr bool event_driven_issue = stall_reasons_change_only_by_events && max_pool <= 64;
+    // Event-driven fetch (FetchStage's masks).
     static constexpr bool event_driven_fetch =
         in_order_fetch && max_pool <= 64 && !scans_every_cycle && detail::fetch_warps_per_scheduler<Frontend>() == 1;
 
