@@ -8,14 +8,15 @@ import subprocess
 import time
 
 
-def run_workload(build, program, machine, scheduler, size, out_dir):
+def run_workload(build, program, machine, scheduler, size, out_dir, options=(), tag=""):
     """One run; returns a dict with `passed` and, when it passed, the GPGPU-Sim-named totals and a few of gpuarch's
-    own counters summed over the launches. Each program gets its own PTX cache under out_dir/cache."""
-    stats = os.path.join(out_dir, "runs", f"{program}.{machine}.{scheduler}.{size}.json")
+    own counters summed over the launches. Each program gets its own PTX cache under out_dir/cache. `options` go to
+    gpuarch-run (`--sample`), and `tag` names the run's statistics file apart from others of the same program."""
+    stats = os.path.join(out_dir, "runs", f"{program}.{machine}.{scheduler}.{size}{tag}.json")
     os.makedirs(os.path.dirname(stats), exist_ok=True)
     env = dict(os.environ, GPUARCH_CACHE_DIR=os.path.join(out_dir, "cache", program))
     cmd = [os.path.join(build, "tools", "gpuarch-run", "gpuarch-run"), "--machine", machine, "--scheduler",
-           scheduler, "--quiet", "--stats-format", "gpgpusim", "--stats", stats]
+           scheduler, "--quiet", "--stats-format", "gpgpusim", "--stats", stats, *options]
     if size == "paper":
         # The suites' standard inputs run longer than the per-launch safety limits (20 M cycles, 40 M warp
         # instructions) allow: lift them.
@@ -46,7 +47,8 @@ def run_workload(build, program, machine, scheduler, size, out_dir):
         warps = max(warps, ctas * -(-threads // info["warp_size"]))
     row.update(cycles=g["gpu_tot_sim_cycle"], insn=g["gpu_tot_sim_insn"], ipc=g["gpu_tot_ipc"],
                l1_miss_rate=g["L1D_total_cache_miss_rate"], l2_miss_rate=g["L2_total_cache_miss_rate"],
-               launches=len(doc["launches"]), warps_per_scheduler=warps / max(1, info["schedulers_per_sm"]),
+               launches=len(doc["launches"]), cycles_error=doc["totals"].get("cycles_error", 0.0),
+               sampled_launches=doc["totals"].get("sampled_launches", 0), warps_per_scheduler=warps / max(1, info["schedulers_per_sm"]),
                counters=counters)
     return row
 

@@ -32,9 +32,12 @@
 #include <gpuarch/core/error.hpp>
 #include <gpuarch/core_interface.hpp>
 #include <gpuarch/core/stats.hpp>
+#include <gpuarch/func/host.hpp>
 #include <gpuarch/func/kernel_execution.hpp>
 #include <gpuarch/mem/l1.hpp>
 #include <gpuarch/mem/memory_system.hpp>
+#include <gpuarch/sample/cta_sampler.hpp>
+#include <gpuarch/sample/ratio_estimate.hpp>
 #include <gpuarch/sm.hpp>
 
 namespace gpuarch {
@@ -90,6 +93,11 @@ struct TimingOptions {
     // with a KernelError of kind cooperative_too_large, as CUDA refuses it with
     // cudaErrorCooperativeLaunchTooLarge.
     bool cooperative = false;
+    // Sampled timing within the launch (sample/cta_sampler.hpp, docs/sampling.md): off by default, so every CTA
+    // runs in detail. On, a launch of many waves simulates the first two, the last and about `batches` waves
+    // spread between them in detail; the other CTAs run on the functional engine (their results land in memory as
+    // in a full run), and their cycles and statistics are extrapolated, each with a stated error (LaunchResult).
+    sample::CtaSamplingOptions cta_sampling;
 };
 
 struct LaunchResult {
@@ -100,7 +108,14 @@ struct LaunchResult {
     unsigned ctas = 0;
     unsigned resident_ctas_per_sm = 0; // occupancy limit for this launch
     core::StatsTable stats; // GPU-wide: every SM's counters summed, plus the memory system's
+    // Sampled timing (TimingOptions::cta_sampling): CTAs simulated in detail; the others ran on the functional
+    // engine and `cycles`, `stats` include their extrapolated share. The instruction counts are always exact.
+    std::uint64_t detailed_ctas = 0;
+    double cycles_error =
+        0; // stated error of `cycles` (a 95% interval's half-width, sample/ratio_estimate.hpp); 0: exact
+    core::StatsTable stats_error; // the same for every entry of `stats`; empty when exact
 
+    bool sampled() const { return detailed_ctas < ctas; }
     double ipc() const { return cycles == 0 ? 0.0 : double(thread_instructions) / double(cycles); }
     double warp_ipc() const { return cycles == 0 ? 0.0 : double(warp_instructions) / double(cycles); }
 };
@@ -392,7 +407,20 @@ public:
         }
         for (auto& sm : sms_) sm->bind(execution, shape);
         const std::uint64_t total_ctas = execution.cta_count();
+        // Sampled timing: the CTAs that run in detail, the batches measured between snapshots, and the thread
+        // instructions of the CTAs skipped (run on the functional engine) so far.
+        const sample::CtaSampler sampler(options.cta_sampling, std::uint64_t{per_sm} * NumSMs, total_ctas,
+                                         options.cooperative);
+        sample::BatchedStatistics batches;
+        struct Snapshot {
+            core::Cycle cycles = 0;
+            std::uint64_t thread_instructions = 0;
+            core::StatsTable stats;
+        };
+        std::optional<Snapshot> open_batch;
+        std::uint64_t detailed_ctas = 0, skipped_warp_instructions = 0, skipped_thread_instructions = 0;
         std::uint64_t next_cta = 0;
+        std::uint64_t ctas_done = 0, ctas_skipped = 0; // finished in detail; run functionally
         unsigned rr_sm = 0;
         std::vector<std::uint64_t> before_warp(NumSMs), before_thread(NumSMs);
         for (unsigned i = 0; i < NumSMs; ++i) {
@@ -422,6 +450,48 @@ public:
         // Clustered (Gong 2020 Sec. 6.3.2, Fig. 6.8) puts adjacent CTAs on one SM: at launch SM k gets CTAs
         // k*chunk ... (k+1)*chunk - 1, and later a freed slot takes the next CTA.
         const unsigned chunk = !clustered ? 1U : options.cluster_ctas != 0 ? options.cluster_ctas : balanced_chunk;
+        auto snapshot = [&] {
+            Snapshot now{cycle - start, 0, collect_stats()};
+            for (unsigned i = 0; i < NumSMs; ++i) now.thread_instructions += sms_[i]->thread_instructions();
+            return now;
+        };
+        auto measure = [&] {
+            if (sampler.closes_batch(next_cta) && open_batch) {
+                const Snapshot now = snapshot();
+                batches.add_batch(double(now.thread_instructions - open_batch->thread_instructions),
+                                  double(now.cycles - open_batch->cycles), now.stats.minus(open_batch->stats));
+                open_batch.reset();
+            }
+            if (sampler.opens_batch(next_cta)) open_batch = snapshot();
+        };
+        // Before `next_cta` is dispatched: batches open and close, and skipped CTAs run functionally.
+        auto sample_before_dispatch = [&] {
+            measure();
+            if (sampler.detailed(next_cta)) return;
+            const std::uint64_t resume = sampler.next_detailed(next_cta);
+            const std::uint64_t warp_before = execution.warp_instructions();
+            const std::uint64_t thread_before = execution.thread_instructions();
+            // Functional warming: the skipped CTAs' global accesses leave the L2 as they would (the L1s, a
+            // fraction of the L2's size, are left alone).
+            func::run_ctas(execution, next_cta, resume, sampler.wave_size(), [this](const func::StepResult& r) {
+                if (!r.is_memory) return;
+                const std::uint64_t line = memory_->config().partition.l2.geometry.line_bytes;
+                const bool write = r.is_store || r.is_atomic;
+                std::uint64_t last_line = ~std::uint64_t{0};
+                for (unsigned lane = 0; lane < r.width(); ++lane) {
+                    if (!r.accessed.test(lane) || r.lane_spaces[lane] != ir::StateSpace::global) continue;
+                    const std::uint64_t l = r.addresses[lane] / line;
+                    if (l == last_line) continue; // a warp's lanes mostly share lines
+                    last_line = l;
+                    memory_->warm(l * line, write);
+                }
+            });
+            skipped_warp_instructions += execution.warp_instructions() - warp_before;
+            skipped_thread_instructions += execution.thread_instructions() - thread_before;
+            ctas_skipped += resume - next_cta;
+            next_cta = resume;
+            measure();
+        };
         auto dispatch = [&] {
             bool placed = true;
             while (placed && next_cta < total_ctas) {
@@ -430,8 +500,14 @@ public:
                 for (unsigned k = 0; k < NumSMs && next_cta < total_ctas; ++k) {
                     const unsigned i = (first + k) % NumSMs;
                     unsigned taken = 0;
-                    for (; taken < chunk && next_cta < total_ctas && sms_[i]->can_accept_cta(); ++taken, ++next_cta)
+                    for (; taken < chunk && next_cta < total_ctas && sms_[i]->can_accept_cta(); ++taken, ++next_cta) {
+                        if (sampler.active()) {
+                            sample_before_dispatch();
+                            if (next_cta == total_ctas) break;
+                        }
                         sms_[i]->start_cta(next_cta, next_cta);
+                        ++detailed_ctas;
+                    }
                     if (taken == 0) continue;
                     rr_sm = (i + 1) % NumSMs;
                     placed = true;
@@ -509,7 +585,6 @@ public:
                 if (auto site = sm->running_site()) throw func::KernelError(what, *site, kind);
             throw func::KernelError("kernel '" + std::string(entry) + "': " + what, kind);
         };
-        std::uint64_t ctas_done = 0;
         core::Cycle livelock_window_start = cycle;
         bool livelock_digest_taken = false; // the device memory digest taken halfway through the window
         std::uint64_t livelock_digest = 0;
@@ -530,7 +605,7 @@ public:
             if (finished_any) dispatch();
             if (!busy) break;
             if (options.progress && (cycle - start) % options.progress_interval == 0)
-                options.progress(cycle - start, ctas_done, total_ctas);
+                options.progress(cycle - start, ctas_done + ctas_skipped, total_ctas);
             if (options.max_cycles != 0 && cycle - start >= options.max_cycles)
                 stop("the launch reached its limit of " + std::to_string(options.max_cycles) +
                          " cycles (TimingOptions::max_cycles; gpuarch-run: max_cycles = 0 lifts it); the kernel may "
@@ -592,6 +667,18 @@ public:
             result.thread_instructions += sms_[i]->thread_instructions() - before_thread[i];
         }
         result.stats = collect_stats().minus(stats_before);
+        result.detailed_ctas = detailed_ctas;
+        if (detailed_ctas < total_ctas) {
+            // Sampled: the skipped CTAs' share of cycles and statistics is extrapolated from the measured batches
+            // by their thread instructions, which the functional engine counted exactly.
+            result.warp_instructions += skipped_warp_instructions;
+            result.thread_instructions += skipped_thread_instructions;
+            const auto extra = batches.extrapolate(double(skipped_thread_instructions));
+            result.cycles += static_cast<core::Cycle>(extra.cycles + 0.5);
+            result.cycles_error = extra.cycles_error;
+            result.stats.merge(extra.stats);
+            result.stats_error = extra.stats_error;
+        }
         return result;
     }
 

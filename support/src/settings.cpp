@@ -77,6 +77,28 @@ const std::vector<SettingKey>& setting_keys() {
         {"dram.return_queue", Type::unsigned_integer, "", "",
          "completed DRAM requests a channel holds for its L2 slice (0: twice the request queue plus 8)"},
         {"memory.partitions", Type::unsigned_integer, "", "", "memory partitions (L2 slice + DRAM channel each)"},
+        // Sampling for long runs (docs/sampling.md).
+        {"sample", Type::boolean, "false", "",
+         "sampled timing: long launches simulate some CTAs in detail and repeated launches some launches; the "
+         "rest run on the functional engine and their cycles and statistics are extrapolated, each with a stated "
+         "error"},
+        {"sample.ctas", Type::boolean, "true", "", "with `sample`: sample the CTAs of long launches"},
+        {"sample.batches", Type::unsigned_integer, "10", "",
+         "with `sample`: waves of CTAs simulated in detail, spread over a long launch, besides its first two and "
+         "its last"},
+        {"sample.launch_warmup", Type::unsigned_integer, "2", "",
+         "with `sample`: launches of a repeated kernel (same grid and block) that warm the caches and are left "
+         "out of its estimates; two more run in detail before the first estimate"},
+        {"sample.launch_period", Type::unsigned_integer, "10", "",
+         "with `sample`: every N-th launch of a repeated kernel runs in detail (0: every launch)"},
+        {"sample.launch_tolerance", Type::number, "0.02", "",
+         "with `sample`: a repeated launch is estimated only while the stated error is at most this fraction"},
+        {"sample.fast_forward", Type::text, "", "",
+         "run launches before this one on the functional engine only: a launch index (0-based), a kernel name, or "
+         "NAME#K for its K-th launch (empty: none)"},
+        {"sample.warm_launches", Type::unsigned_integer, "0", "",
+         "with an index in `sample.fast_forward`: launches just before it run in detail to warm the caches (not "
+         "counted; 0: the target starts cold)"},
     };
     return keys;
 }
@@ -107,6 +129,13 @@ std::optional<std::uint64_t> parse_uint(std::string_view v) {
     return out;
 }
 
+std::optional<double> parse_number(std::string_view v) {
+    double out = 0;
+    const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), out);
+    if (ec != std::errc() || end != v.data() + v.size() || v.empty() || !(out >= 0)) return std::nullopt;
+    return out;
+}
+
 std::optional<bool> parse_bool(std::string_view v) {
     if (v == "true" || v == "1" || v == "on" || v == "yes") return true;
     if (v == "false" || v == "0" || v == "off" || v == "no") return false;
@@ -128,6 +157,10 @@ void Settings::set(std::string_view key_text, std::string_view value_text, std::
     case Type::unsigned_integer:
         if (!parse_uint(value))
             throw Error(prefixed(origin, "setting '" + key + "' needs a non-negative integer, got '" + value + "'"));
+        break;
+    case Type::number:
+        if (!parse_number(value))
+            throw Error(prefixed(origin, "setting '" + key + "' needs a non-negative number, got '" + value + "'"));
         break;
     case Type::boolean:
         if (!parse_bool(value))
@@ -200,6 +233,12 @@ std::string Settings::get(std::string_view key) const {
 std::uint64_t Settings::get_uint(std::string_view key) const {
     const std::string v = get(key);
     const auto n = parse_uint(v);
+    if (!n) throw Error("setting '" + std::string(key) + "' has no numeric value");
+    return *n;
+}
+
+double Settings::get_number(std::string_view key) const {
+    const auto n = parse_number(get(key));
     if (!n) throw Error("setting '" + std::string(key) + "' has no numeric value");
     return *n;
 }

@@ -36,6 +36,7 @@ gpuarch_cuda_program(cooperative SOURCES cooperative.cu FLAGS ${nvcc_flags})
 gpuarch_cuda_program(textures SOURCES textures.cu FLAGS ${nvcc_flags})
 gpuarch_cuda_program(device_malloc SOURCES device_malloc.cu FLAGS ${nvcc_flags})
 gpuarch_cuda_program(gpgpusim_stats SOURCES gpgpusim_stats.cu FLAGS ${nvcc_flags})
+gpuarch_cuda_program(sampling SOURCES sampling.cu FLAGS ${nvcc_flags})
 # PTX only, no cubin: registers come from ptxas on the extracted PTX.
 gpuarch_cuda_program(vector_ops_ptx_only SOURCES vector_ops.cu
                      FLAGS -O2 -std=c++17 -gencode arch=compute_75,code=compute_75 -cudart shared)
@@ -116,6 +117,10 @@ gpuarch_program_test(stats_json "${Python3_EXECUTABLE}" "${cudart_tests_dir}/che
 # GPGPU-Sim-named statistics (--stats-format gpgpusim) against hand counts, with and without the L1 flush.
 gpuarch_program_test(gpgpusim_stats python3 "${cudart_tests_dir}/check_gpgpusim_stats.py" "${run}"
     "${programs_out}/gpgpusim_stats" "${programs_out}/gpgpusim_stats_work")
+
+# Sampled timing and fast-forward (docs/sampling.md) against the full run of the same program.
+gpuarch_program_test(sampling python3 "${cudart_tests_dir}/check_sampling.py" "${run}"
+    "${programs_out}/sampling" "${programs_out}/sampling_work")
 
 # Everything after `--` belongs to the program, even right after a repeatable option (--set): the program still
 # gets its own argument (`destroyed`) and fails as it should.

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <fstream>
 #include <memory>
@@ -34,11 +35,23 @@ std::string percent(std::uint64_t part, std::uint64_t whole) {
     return whole == 0 ? std::string("-") : fixed(100.0 * double(part) / double(whole), 1) + "%";
 }
 
-std::string dims(const func::Dim3& d) {
-    return "(" + std::to_string(d.x) + "," + std::to_string(d.y) + "," + std::to_string(d.z) + ")";
+// How a sampled launch's cycles came about, for its block on stderr ("" for a launch run whole in detail).
+std::string sampling_note(const LaunchReport& r) {
+    if (r.sampling == "estimated")
+        return "estimated from the detailed launches of this kernel with this grid and block, +/-" +
+               std::to_string(std::llround(r.cycles_error)) + " cycles";
+    if (r.sampling == "warm-up") return "warm-up before the fast-forward target: not counted in the totals";
+    if (r.detailed_ctas < r.ctas)
+        return std::to_string(r.detailed_ctas) + " of " + std::to_string(r.ctas) +
+               " CTAs in detail, the rest extrapolated, +/-" + std::to_string(std::llround(r.cycles_error)) + " cycles";
+    return {};
 }
 
 } // namespace
+
+std::string dims(const func::Dim3& d) {
+    return "(" + std::to_string(d.x) + "," + std::to_string(d.y) + "," + std::to_string(d.z) + ")";
+}
 
 Summary summarise(const LaunchReport& r, const support::MachineInfo& machine) {
     Summary s;
@@ -171,9 +184,11 @@ void Reporter::clear_progress_line() {
 
 void Reporter::launch_finished(LaunchReport r) {
     clear_progress_line();
-    tot_cycles_ += r.cycles;
-    tot_insn_ += r.thread_instructions;
-    if (options_.gpgpusim_format && r.error.empty() && !options_.functional)
+    if (r.counted()) {
+        tot_cycles_ += r.cycles;
+        tot_insn_ += r.thread_instructions;
+    }
+    if (options_.gpgpusim_format && r.error.empty() && !options_.functional && r.sampling != "fast-forward")
         r.gpgpusim = gpgpusim_stats(r.stats, r.cycles, r.thread_instructions, tot_cycles_, tot_insn_, machine_);
     if (!options_.quiet && !r.gpgpusim.empty()) {
         // GPGPU-Sim's end-of-kernel block: the kernel, then its statistics and the run's totals so far.
@@ -190,10 +205,13 @@ void Reporter::launch_finished(LaunchReport r) {
         if (!r.error.empty()) {
             // The launch was stopped: its partial counts are not collected, so only the fact is printed.
             out += "[gpuarch]   stopped by the error above\n";
-        } else if (options_.functional) {
-            out += "[gpuarch]   functional: " + std::to_string(r.warp_instructions) + " warp / " +
-                   std::to_string(r.thread_instructions) + " thread instructions\n";
+        } else if (options_.functional || r.sampling == "fast-forward") {
+            out += std::string("[gpuarch]   ") +
+                   (options_.functional ? "functional: " : "fast-forwarded (functional): ") +
+                   std::to_string(r.warp_instructions) + " warp / " + std::to_string(r.thread_instructions) +
+                   " thread instructions\n";
         } else {
+            if (const std::string note = sampling_note(r); !note.empty()) out += "[gpuarch]   sampled: " + note + "\n";
             out += "[gpuarch]   " + std::to_string(r.cycles) + " cycles, " + std::to_string(r.warp_instructions) +
                    " warp / " + std::to_string(r.thread_instructions) + " thread instructions, IPC " + fixed(s.ipc) +
                    ", occupancy " + fixed(100.0 * s.achieved_occupancy, 1) + "% (at most " +
@@ -218,7 +236,7 @@ void Reporter::launch_finished(LaunchReport r) {
 core::StatsTable Reporter::run_stats() const {
     core::StatsTable all;
     for (const auto& r : launches_)
-        if (r.error.empty()) all.merge(r.stats);
+        if (r.error.empty() && r.counted()) all.merge(r.stats);
     return all;
 }
 
@@ -226,19 +244,29 @@ void Reporter::finish() {
     if (finished_) return;
     finished_ = true;
     clear_progress_line();
-    std::uint64_t cycles = 0, warp = 0, thread = 0;
+    std::uint64_t cycles = 0, warp = 0, thread = 0, counted = 0, sampled = 0;
+    double cycles_error = 0; // summed: the estimates of one series share their error, so they are not independent
     for (const auto& r : launches_) {
+        if (!r.counted()) continue;
+        ++counted;
         cycles += r.cycles;
         warp += r.warp_instructions;
         thread += r.thread_instructions;
+        cycles_error += r.cycles_error;
+        sampled += r.sampling == "estimated" || r.detailed_ctas < r.ctas ? 1 : 0;
     }
     // The whole run under GPGPU-Sim's names, for stderr and the JSON alike.
     std::vector<GpgpusimStat> totals_gpgpusim;
     if (options_.gpgpusim_format && !options_.functional)
         totals_gpgpusim = gpgpusim_stats(run_stats(), cycles, thread, cycles, thread, machine_);
     if (!launches_.empty()) {
-        std::string out = "[gpuarch] total: " + std::to_string(launches_.size()) + " launches";
+        std::string out = "[gpuarch] total: " + std::to_string(counted) + " launches";
+        if (counted != launches_.size())
+            out += " (and " + std::to_string(launches_.size() - counted) + " fast-forwarded or warm-up, not counted)";
         if (!options_.functional) out += ", " + std::to_string(cycles) + " cycles";
+        if (sampled != 0)
+            out += " +/-" + std::to_string(std::llround(cycles_error)) + " (" + std::to_string(sampled) +
+                   " launches sampled)";
         out += ", " + std::to_string(warp) + " warp / " + std::to_string(thread) + " thread instructions";
         if (!options_.functional) out += ", IPC " + fixed(cycles == 0 ? 0.0 : double(thread) / double(cycles));
         out += " on " + options_.variant + "\n";
@@ -256,8 +284,11 @@ void Reporter::finish() {
                            {"schedulers_per_sm", machine_.schedulers_per_sm},
                            {"core_clock_mhz", machine_.core_clock_mhz}};
     doc["functional"] = options_.functional;
-    doc["totals"] = {{"launches", launches_.size()},
+    doc["totals"] = {{"launches", counted},
+                     {"uncounted_launches", launches_.size() - counted},
                      {"cycles", cycles},
+                     {"cycles_error", cycles_error},
+                     {"sampled_launches", sampled},
                      {"warp_instructions", warp},
                      {"thread_instructions", thread}};
     const auto gpgpusim_json = [](const std::vector<GpgpusimStat>& stats) {
@@ -292,6 +323,12 @@ void Reporter::finish() {
         if (!r.error.empty()) j["error"] = r.error;
         if (!r.gpgpusim.empty()) j["gpgpusim"] = gpgpusim_json(r.gpgpusim);
         j["stats"] = nlohmann::ordered_json::parse(r.stats.to_json());
+        if (!r.sampling.empty()) {
+            j["sampling"] = {
+                {"mode", r.sampling}, {"detailed_ctas", r.detailed_ctas}, {"cycles_error", r.cycles_error}};
+            if (!r.stats_error.entries().empty())
+                j["sampling"]["stats_error"] = nlohmann::ordered_json::parse(r.stats_error.to_json());
+        }
         list.push_back(std::move(j));
     }
     std::ofstream out(options_.json_path);

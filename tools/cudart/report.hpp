@@ -34,6 +34,14 @@ struct LaunchReport {
     std::string error; // empty when the launch completed
     core::StatsTable stats;
     std::vector<GpgpusimStat> gpgpusim; // with stats_format = gpgpusim, computed once when the launch completes
+    // Sampling (docs/sampling.md): how the launch ran (sample::to_string(LaunchMode), "" without sampling), the
+    // CTAs simulated in detail, and the stated errors of the extrapolated or estimated figures (0 / empty: exact).
+    std::string sampling;
+    std::uint64_t detailed_ctas = 0;
+    double cycles_error = 0;
+    core::StatsTable stats_error;
+    // Whether the run's totals include this launch: not when fast-forwarded or run as warm-up.
+    bool counted() const { return sampling != "fast-forward" && sampling != "warm-up"; }
 };
 
 // The headline figures of a launch, computed from its statistics table (names as core::StatsTable collects them
@@ -94,5 +102,7 @@ private:
 };
 
 std::string demangle(const std::string& name);
+// "(x,y,z)"
+std::string dims(const func::Dim3& d);
 
 } // namespace gpuarch::cudart

@@ -143,6 +143,8 @@ Runtime::Runtime()
         if (!functional_) {
             simulator_ = std::make_unique<support::Simulator>(support::make_simulator(settings_));
             machine_ = simulator_->machine();
+            sampler_.emplace(support::launch_sampling_options(settings_));
+            cta_sampling_ = support::cta_sampling_options(settings_);
         } else {
             machine_ = support::machine_info(settings_.get("machine"), settings_);
         }
@@ -168,6 +170,12 @@ support::Simulator* Runtime::simulator() { return simulator_.get(); }
 void Runtime::write_totals() {
     std::lock_guard lock(mutex_);
     flush_console();
+    if (sampler_ && !sampler_->reached())
+        std::fprintf(stderr,
+                     "[gpuarch] warning: the fast-forward target sample.fast_forward = '%s' never launched, so every "
+                     "launch ran on the functional engine (a kernel name is matched as the per-kernel block prints it, "
+                     "or mangled)\n",
+                     sampler_->options().fast_forward.c_str());
     reporter_.finish();
 }
 
@@ -435,18 +443,37 @@ cudaError_t Runtime::launch(const KernelRecord& kernel, dim3 grid, dim3 block, v
                     func::KernelErrorKind::cooperative_too_large);
         }
         const std::uint64_t max_instructions = settings_.get_uint("max_warp_instructions");
+        auto run_functional = [&] {
+            func::LaunchOptions o;
+            o.warp_width = machine_.warp_size;
+            o.num_sms = machine_.sms;
+            o.resident_ctas = machine_.sms;
+            o.cooperative = cooperative;
+            if (max_instructions != 0) o.instruction_limit = max_instructions;
+            const func::FunctionalStats s = func::launch(device_, mod, kernel.device_name, lc, a, o);
+            report.warp_instructions = s.warp_instructions;
+            report.thread_instructions = s.thread_instructions;
+            report.ctas = s.ctas;
+        };
+        // A repeated launch's series: same kernel, grid, block and dynamic shared memory.
+        const std::string series =
+            kernel.device_name + " " + dims(report.grid) + " " + dims(report.block) + " " + std::to_string(shared);
+        const sample::LaunchMode mode =
+            sampler_ ? sampler_->plan(kernel.device_name, report.display_name, series) : sample::LaunchMode::detailed;
+        if (sampler_ && (settings_.get_bool("sample") || !settings_.get("sample.fast_forward").empty()))
+            report.sampling = std::string(sample::to_string(mode));
         try {
-            if (functional_) {
-                func::LaunchOptions o;
-                o.warp_width = machine_.warp_size;
-                o.num_sms = machine_.sms;
-                o.resident_ctas = machine_.sms;
-                o.cooperative = cooperative;
-                if (max_instructions != 0) o.instruction_limit = max_instructions;
-                const func::FunctionalStats s = func::launch(device_, mod, kernel.device_name, lc, a, o);
-                report.warp_instructions = s.warp_instructions;
-                report.thread_instructions = s.thread_instructions;
-                report.ctas = s.ctas;
+            if (functional_ || mode == sample::LaunchMode::fast_forward) {
+                run_functional();
+            } else if (mode == sample::LaunchMode::estimated) {
+                run_functional();
+                const auto e = sampler_->estimate(series, report.thread_instructions);
+                report.cycles = static_cast<std::uint64_t>(e.cycles + 0.5);
+                report.cycles_error = e.cycles_error;
+                report.stats = e.stats;
+                report.stats_error = e.stats_error;
+                report.detailed_ctas = 0;
+                report.resident_ctas_per_sm = max_active_ctas(kernel, static_cast<unsigned>(lc.block.count()), shared);
             } else {
                 TimingOptions o;
                 o.registers_per_thread = report.registers;
@@ -458,6 +485,7 @@ cudaError_t Runtime::launch(const KernelRecord& kernel, dim3 grid, dim3 block, v
                 o.max_cycles = settings_.get_uint("max_cycles");
                 o.livelock_cycles = settings_.get_uint("livelock_cycles");
                 o.cooperative = cooperative;
+                o.cta_sampling = cta_sampling_;
                 o.progress = [this, &report](core::Cycle c, std::uint64_t done, std::uint64_t total) {
                     reporter_.progress(report.kernel, c, done, total);
                 };
@@ -468,6 +496,11 @@ cudaError_t Runtime::launch(const KernelRecord& kernel, dim3 grid, dim3 block, v
                 report.ctas = r.ctas;
                 report.resident_ctas_per_sm = r.resident_ctas_per_sm;
                 report.stats = r.stats;
+                report.detailed_ctas = r.detailed_ctas;
+                report.cycles_error = r.cycles_error;
+                report.stats_error = r.stats_error;
+                if (mode == sample::LaunchMode::detailed)
+                    sampler_->record(series, r.thread_instructions, double(r.cycles), r.stats);
             }
         } catch (const std::exception& fault) {
             report.error = fault.what();

@@ -16,6 +16,7 @@
 
 #include <gpuarch/func/device.hpp>
 #include <gpuarch/func/module.hpp>
+#include <gpuarch/support/sampling.hpp>
 #include <gpuarch/support/simulator.hpp>
 
 #include <cuda_runtime_api.h>
@@ -159,6 +160,9 @@ private:
     cudaError_t sticky_ = cudaSuccess;
     std::uint64_t elapsed_cycles_ = 0;
     Reporter reporter_;
+    // Fast-forward and sampled repeated launches (settings sample.*); absent in functional mode.
+    std::optional<sample::LaunchSampler> sampler_;
+    sample::CtaSamplingOptions cta_sampling_;
 };
 
 cudaError_t error_for(const std::exception& e, cudaError_t otherwise);

@@ -1,7 +1,8 @@
 // gpuarch-run: runs an unmodified CUDA program (built with `nvcc -cudart shared`) on a simulated machine.
 //
 //   gpuarch-run [--machine M] [--scheduler S] [--register-file R] [--config FILE] [--set KEY=VALUE]...
-//               [--functional] [--stats FILE.json] [--stats-format gpuarch|gpgpusim] [--quiet] -- ./app args...
+//               [--functional] [--sample] [--fast-forward LAUNCH] [--stats FILE.json]
+//               [--stats-format gpuarch|gpgpusim] [--quiet] -- ./app args...
 //
 // It checks the names against the registry of prebuilt variants before anything runs, checks that the program
 // loads the CUDA runtime dynamically, then executes it with gpuarch's libcudart.so.13 preloaded and the settings
@@ -9,6 +10,7 @@
 #include "elf_check.hpp"
 
 #include <gpuarch/core/error.hpp>
+#include <gpuarch/support/sampling.hpp>
 #include <gpuarch/support/settings.hpp>
 #include <gpuarch/support/simulator.hpp>
 
@@ -80,9 +82,9 @@ int main(int argc, char** argv) {
     CLI::App app{"Runs an unmodified CUDA program (nvcc -cudart shared) on a simulated GPU.\n"
                  "Exit status: the program's own; 1 when it cannot be started; 2 for a usage error.",
                  "gpuarch-run"};
-    std::string machine, scheduler, register_file, config, stats, stats_format;
+    std::string machine, scheduler, register_file, config, stats, stats_format, fast_forward;
     std::vector<std::string> sets, command;
-    bool functional = false, quiet = false, list = false, help_config = false;
+    bool functional = false, quiet = false, list = false, help_config = false, sampled = false;
     app.add_option("--machine", machine, "machine preset: " + joined(gpuarch::support::machine_names()));
     app.add_option("--scheduler", scheduler, "warp scheduler: " + joined(gpuarch::support::scheduler_names()));
     app.add_option("--register-file", register_file,
@@ -91,6 +93,11 @@ int main(int argc, char** argv) {
         ->check(CLI::ExistingFile);
     app.add_option("--set", sets, "one setting, KEY=VALUE (repeatable; after --config, before the flags above)");
     app.add_flag("--functional", functional, "run kernels on the functional engine only (no timing)");
+    app.add_flag("--sample", sampled,
+                 "sampled timing for long runs: extrapolate long launches from some CTAs and repeated launches from "
+                 "some launches, each figure with a stated error (docs/sampling.md; settings sample.*)");
+    app.add_option("--fast-forward", fast_forward,
+                   "run the launches before this one functionally: a launch index, a kernel name, or NAME#K");
     app.add_option("--stats", stats, "write every launch's statistics to this JSON file");
     app.add_flag("--quiet", quiet, "print only the totals at exit, not a block per kernel");
     app.add_option("--stats-format", stats_format,
@@ -138,10 +145,14 @@ int main(int argc, char** argv) {
         if (!scheduler.empty()) settings.set("scheduler", scheduler, "--scheduler");
         if (!register_file.empty()) settings.set("register_file", register_file, "--register-file");
         if (functional) settings.set("functional", "true", "--functional");
+        if (sampled) settings.set("sample", "true", "--sample");
+        if (!fast_forward.empty()) settings.set("sample.fast_forward", fast_forward, "--fast-forward");
         if (!stats.empty()) settings.set("stats", fs::absolute(stats).string(), "--stats");
         if (quiet) settings.set("quiet", "true", "--quiet");
         if (!stats_format.empty()) settings.set("stats_format", stats_format, "--stats-format");
         gpuarch::support::check_variant(settings);
+        // The sampling settings' own checks (a warm-up needs an index target), before the program starts.
+        gpuarch::sample::LaunchSampler check_sampling(gpuarch::support::launch_sampling_options(settings));
     } catch (const std::exception& e) {
         std::cerr << "gpuarch-run: " << e.what() << "\n";
         return 2;

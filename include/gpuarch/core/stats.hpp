@@ -77,6 +77,21 @@ public:
         return out;
     }
 
+    // Adds `other` times `factor` (>= 0), each counter and bucket rounded to the nearest integer: the
+    // extrapolated part of a sampled launch (docs/sampling.md).
+    void add_scaled(const StatsTable& other, double factor) {
+        auto scale = [factor](std::uint64_t v) { return static_cast<std::uint64_t>(double(v) * factor + 0.5); };
+        for (const auto& e : other.entries_) {
+            if (e.is_histogram) {
+                std::vector<std::uint64_t> buckets(e.buckets.size());
+                for (std::size_t i = 0; i < buckets.size(); ++i) buckets[i] = scale(e.buckets[i]);
+                add_histogram(e.name, buckets, e.description);
+            } else {
+                add_counter(e.name, scale(e.value), e.description);
+            }
+        }
+    }
+
     bool contains(std::string_view name) const { return index_.find(std::string(name)) != index_.end(); }
     // Value of a counter; throws gpuarch::Error naming it when absent (a typo must not read as zero).
     std::uint64_t counter(std::string_view name) const { return find(name).value; }

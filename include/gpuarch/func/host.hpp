@@ -6,10 +6,12 @@
 // warp- and thread-instructions executed. CTAs run in linear order, LaunchOptions::resident_ctas at a time;
 // within them warps take turns of up to `launch_quantum` instructions, round-robin, so warps that wait for each
 // other through memory still make progress. Any error throws before or during the launch (see KernelError).
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <utility>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include <gpuarch/func/device.hpp>
@@ -18,24 +20,28 @@
 #include <gpuarch/func/kernel_execution.hpp>
 #include <gpuarch/func/launch_config.hpp>
 #include <gpuarch/func/module.hpp>
+#include <gpuarch/func/step_result.hpp>
 
 namespace gpuarch::func {
 
 // Instructions a warp executes before launch() moves to the next warp.
 inline constexpr unsigned launch_quantum = 256;
 
-inline FunctionalStats launch(Device& device, const Module& module, std::string_view entry, const LaunchConfig& config,
-                              const Args& args, const LaunchOptions& options = {}) {
-    KernelExecution execution(device, module, entry, config, args, options);
-    const std::uint64_t total = execution.cta_count();
-    // A cooperative grid is resident as a whole: its CTAs wait for each other at grid.sync().
-    const std::uint64_t resident_limit = options.cooperative          ? total
-                                         : options.resident_ctas == 0 ? 1
-                                                                      : options.resident_ctas;
+// Runs CTAs [first, last) of `execution` to completion, `resident_limit` at a time (at least one), as launch()
+// does. With an observer, each step's StepResult goes to `observe(const StepResult&)`: timing's sampled launches
+// (TimingOptions::cta_sampling) run the CTAs they skip so, warming the L2 with their accesses.
+struct NoStepObserver {};
+
+template <class Observer = NoStepObserver>
+void run_ctas(KernelExecution& execution, std::uint64_t first, std::uint64_t last, std::uint64_t resident_limit,
+              Observer&& observe = {}) {
+    constexpr bool observed = !std::is_same_v<std::remove_cvref_t<Observer>, NoStepObserver>;
+    StepResult result(execution.warp_width());
+    resident_limit = std::max<std::uint64_t>(resident_limit, 1);
     std::vector<CtaState> resident, spare; // finished CTAs lend their buffers to the next ones
-    std::uint64_t next = 0;
-    while (next < total || !resident.empty()) {
-        while (resident.size() < resident_limit && next < total) {
+    std::uint64_t next = first;
+    while (next < last || !resident.empty()) {
+        while (resident.size() < resident_limit && next < last) {
             if (spare.empty()) {
                 resident.push_back(execution.start_cta(next++));
             } else {
@@ -48,7 +54,12 @@ inline FunctionalStats launch(Device& device, const Module& module, std::string_
         for (CtaState& cta : resident) {
             for (unsigned w = 0; w < cta.warp_count(); ++w) {
                 for (unsigned n = 0; n < launch_quantum && cta.warp_ready(w); ++n) {
-                    execution.step(cta, w);
+                    if constexpr (observed) {
+                        execution.step(cta, w, result);
+                        observe(static_cast<const StepResult&>(result));
+                    } else {
+                        execution.step(cta, w);
+                    }
                     progressed = true;
                 }
             }
@@ -64,6 +75,17 @@ inline FunctionalStats launch(Device& device, const Module& module, std::string_
             }
         }
     }
+}
+
+inline FunctionalStats launch(Device& device, const Module& module, std::string_view entry, const LaunchConfig& config,
+                              const Args& args, const LaunchOptions& options = {}) {
+    KernelExecution execution(device, module, entry, config, args, options);
+    const std::uint64_t total = execution.cta_count();
+    // A cooperative grid is resident as a whole: its CTAs wait for each other at grid.sync().
+    const std::uint64_t resident_limit = options.cooperative          ? total
+                                         : options.resident_ctas == 0 ? 1
+                                                                      : options.resident_ctas;
+    run_ctas(execution, 0, total, resident_limit);
     return FunctionalStats{execution.warp_instructions(), execution.thread_instructions(), total};
 }
 

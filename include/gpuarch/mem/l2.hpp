@@ -77,6 +77,23 @@ public:
     const PartitionConfig& config() const { return config_; }
 
     bool can_accept() const { return !rop_.full(); }
+    // Functional warming (sampled timing, docs/sampling.md): the line holding `local` becomes the slice's most
+    // recently used, dirty for a write, as the access would leave it, in no time and with no traffic. A dirty
+    // victim is dropped rather than written back: the write-back belongs to the skipped work whose cycles are
+    // extrapolated. Statistics do not count warming.
+    void warm(std::uint64_t local, bool write) {
+        if (!config_.l2.enabled) return;
+        const std::uint64_t line = line_of(local);
+        const auto probe = tags_.probe(line);
+        if (probe.state == LineState::valid) {
+            tags_.touch(probe.set, probe.way);
+            if (write) tags_.set_dirty(probe.set, probe.way);
+            return;
+        }
+        if (mshr_.find(line) != mshr_.none) return; // its fill is on the way
+        const std::uint32_t way = tags_.victim(probe.set);
+        if (way != TagArray::no_way) tags_.install(probe.set, way, line, LineState::valid, write);
+    }
     // A request arrives from the interconnect; `local` is its address inside this partition.
     void accept(const MemPacket& packet, std::uint64_t local, core::Cycle core_now) {
         rop_.push(Delayed{core_now + config_.l2_latency, packet, local});

@@ -115,6 +115,10 @@ public:
         if (sm >= config_.sms) throw Error("SM " + std::to_string(sm) + " has no port into the memory system");
         return requests_.input(sm);
     }
+    // Functional warming of the L2 slice that holds `address` (MemoryPartition::warm).
+    void warm(std::uint64_t address, bool write) {
+        partitions_[map_.partition_of(address)].warm(map_.local_address(address), write);
+    }
     // The partition with every cycle accounted for (a sleeping one is brought up to date first).
     const MemoryPartition& partition(std::uint32_t p) const {
         catch_up(p);

@@ -20,7 +20,7 @@
 namespace gpuarch::support {
 
 struct SettingKey {
-    enum class Type : std::uint8_t { text, unsigned_integer, boolean, choice };
+    enum class Type : std::uint8_t { text, unsigned_integer, number, boolean, choice };
     std::string_view key;
     Type type;
     std::string_view default_value; // as text; "" = the machine preset's value
@@ -48,6 +48,8 @@ public:
     // The value of `key`: as set, else its default ("" when the default is the preset's).
     std::string get(std::string_view key) const;
     std::uint64_t get_uint(std::string_view key) const;
+    // A Type::number setting: a non-negative decimal ("0.01").
+    double get_number(std::string_view key) const;
     bool get_bool(std::string_view key) const;
     // Unsigned value if set explicitly, else nullopt (a knob whose default is the preset's).
     std::optional<std::uint64_t> uint_if_set(std::string_view key) const;
