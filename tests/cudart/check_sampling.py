@@ -38,6 +38,12 @@ launches = full["launches"]
 check("31 launches in the full run", len(launches) == 31)
 check("the full run has no sampling fields", all("sampling" not in l for l in launches))
 
+# Runs that do not sample report nothing as sampled.
+check("the full run counts no sampled launch", full["totals"]["sampled_launches"] == 0)
+functional, stderr = gpuarch("functional", "--functional")
+check(f"a functional run counts no sampled launch ({functional['totals']})",
+      functional["totals"]["sampled_launches"] == 0 and "sampled" not in stderr)
+
 # Sampling that samples nothing (too few batches wanted to skip any wave, every repeated launch in detail) gives
 # exactly the full run.
 exact, _ = gpuarch("exact", "--sample", "--set", "sample.batches=1000", "--set", "sample.launch_period=0")

@@ -41,7 +41,7 @@ std::string sampling_note(const LaunchReport& r) {
         return "estimated from the detailed launches of this kernel with this grid and block, +/-" +
                std::to_string(std::llround(r.cycles_error)) + " cycles";
     if (r.sampling == "warm-up") return "warm-up before the fast-forward target: not counted in the totals";
-    if (r.detailed_ctas < r.ctas)
+    if (r.sampled())
         return std::to_string(r.detailed_ctas) + " of " + std::to_string(r.ctas) +
                " CTAs in detail, the rest extrapolated, +/-" + std::to_string(std::llround(r.cycles_error)) + " cycles";
     return {};
@@ -253,7 +253,7 @@ void Reporter::finish() {
         warp += r.warp_instructions;
         thread += r.thread_instructions;
         cycles_error += r.cycles_error;
-        sampled += r.sampling == "estimated" || r.detailed_ctas < r.ctas ? 1 : 0;
+        sampled += r.sampled() ? 1 : 0;
     }
     // The whole run under GPGPU-Sim's names, for stderr and the JSON alike.
     std::vector<GpgpusimStat> totals_gpgpusim;

@@ -42,6 +42,10 @@ struct LaunchReport {
     core::StatsTable stats_error;
     // Whether the run's totals include this launch: not when fast-forwarded or run as warm-up.
     bool counted() const { return sampling != "fast-forward" && sampling != "warm-up"; }
+    // Whether its figures are partly extrapolated: an estimated launch, or one whose CTAs were sampled.
+    bool sampled() const {
+        return sampling == "estimated" || ((sampling == "detailed" || sampling == "warm-up") && detailed_ctas < ctas);
+    }
 };
 
 // The headline figures of a launch, computed from its statistics table (names as core::StatsTable collects them

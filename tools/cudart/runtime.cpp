@@ -143,7 +143,9 @@ Runtime::Runtime()
         if (!functional_) {
             simulator_ = std::make_unique<support::Simulator>(support::make_simulator(settings_));
             machine_ = simulator_->machine();
-            sampler_.emplace(support::launch_sampling_options(settings_));
+            // Only a run that samples or fast-forwards plans its launches and reports how each ran.
+            if (settings_.get_bool("sample") || !settings_.get("sample.fast_forward").empty())
+                sampler_.emplace(support::launch_sampling_options(settings_));
             cta_sampling_ = support::cta_sampling_options(settings_);
         } else {
             machine_ = support::machine_info(settings_.get("machine"), settings_);
@@ -456,12 +458,14 @@ cudaError_t Runtime::launch(const KernelRecord& kernel, dim3 grid, dim3 block, v
             report.ctas = s.ctas;
         };
         // A repeated launch's series: same kernel, grid, block and dynamic shared memory.
-        const std::string series =
-            kernel.device_name + " " + dims(report.grid) + " " + dims(report.block) + " " + std::to_string(shared);
-        const sample::LaunchMode mode =
-            sampler_ ? sampler_->plan(kernel.device_name, report.display_name, series) : sample::LaunchMode::detailed;
-        if (sampler_ && (settings_.get_bool("sample") || !settings_.get("sample.fast_forward").empty()))
+        std::string series;
+        sample::LaunchMode mode = sample::LaunchMode::detailed;
+        if (sampler_) {
+            series =
+                kernel.device_name + " " + dims(report.grid) + " " + dims(report.block) + " " + std::to_string(shared);
+            mode = sampler_->plan(kernel.device_name, report.display_name, series);
             report.sampling = std::string(sample::to_string(mode));
+        }
         try {
             if (functional_ || mode == sample::LaunchMode::fast_forward) {
                 run_functional();
@@ -499,7 +503,7 @@ cudaError_t Runtime::launch(const KernelRecord& kernel, dim3 grid, dim3 block, v
                 report.detailed_ctas = r.detailed_ctas;
                 report.cycles_error = r.cycles_error;
                 report.stats_error = r.stats_error;
-                if (mode == sample::LaunchMode::detailed)
+                if (sampler_ && mode == sample::LaunchMode::detailed)
                     sampler_->record(series, r.thread_instructions, double(r.cycles), r.stats);
             }
         } catch (const std::exception& fault) {

@@ -160,7 +160,8 @@ private:
     cudaError_t sticky_ = cudaSuccess;
     std::uint64_t elapsed_cycles_ = 0;
     Reporter reporter_;
-    // Fast-forward and sampled repeated launches (settings sample.*); absent in functional mode.
+    // Fast-forward and sampled repeated launches (settings sample.*); present only in a timing run that sets
+    // `sample` or `sample.fast_forward`.
     std::optional<sample::LaunchSampler> sampler_;
     sample::CtaSamplingOptions cta_sampling_;
 };
