@@ -30,27 +30,47 @@ def run_workload(build, program, machine, scheduler, size, out_dir, options=(), 
     if not row["passed"]:
         row["error"] = (p.stdout + p.stderr).strip().splitlines()[-3:]
         return row
+    # The program's own line, `<name>: ok (<size>, <input>)`, says what input it ran (tables quote it).
+    for line in p.stdout.splitlines():
+        if line.startswith(f"{program}: ok (") and line.endswith(")"):
+            row["input"] = line[len(program) + 5:-1]
     with open(stats) as f:
         doc = json.load(f)
     g = doc["totals"]["gpgpusim"]
     info = doc["machine_info"]
     counters = {}
-    warps = 0
+    # The warp pools of the launch that executes the most thread instructions (the one that decides the run's
+    # cycles): warps an SM holds at once, per scheduler, and how many the kernel's occupancy allows.
+    dominant, dominant_insn = None, -1
     for launch in doc["launches"]:
         for name, value in launch["stats"].items():
             if isinstance(value, (int, float)):
                 counters[name] = counters.get(name, 0) + value
-        # Warps an SM holds at once in this launch: the CTAs it can hold, or its share of the grid when that is
-        # smaller, times the warps of a CTA.
-        threads = launch["block"][0] * launch["block"][1] * launch["block"][2]
-        ctas = min(launch["resident_ctas_per_sm"], -(-launch["ctas"] // info["sms"]))
-        warps = max(warps, ctas * -(-threads // info["warp_size"]))
+        insn = launch["stats"].get("sm.thread_instructions", 0)
+        if insn > dominant_insn:
+            dominant, dominant_insn = launch, insn
+    pool = warp_pool(dominant, info) if dominant else (0.0, 0.0)
     row.update(cycles=g["gpu_tot_sim_cycle"], insn=g["gpu_tot_sim_insn"], ipc=g["gpu_tot_ipc"],
                l1_miss_rate=g["L1D_total_cache_miss_rate"], l2_miss_rate=g["L2_total_cache_miss_rate"],
                launches=len(doc["launches"]), cycles_error=doc["totals"].get("cycles_error", 0.0),
-               sampled_launches=doc["totals"].get("sampled_launches", 0), warps_per_scheduler=warps / max(1, info["schedulers_per_sm"]),
-               counters=counters)
+               sampled_launches=doc["totals"].get("sampled_launches", 0), warps_per_scheduler=pool[0],
+               warp_pool_per_scheduler=pool[1], sms=info["sms"],
+               dominant_ctas=dominant["ctas"] if dominant else 0,
+               resident_ctas_per_sm=dominant["resident_ctas_per_sm"] if dominant else 0, counters=counters)
     return row
+
+
+def warp_pool(launch, info):
+    """(warps an SM holds at once per scheduler, warps per scheduler the kernel's occupancy allows) for one launch:
+    the CTAs an SM can hold (resident_ctas_per_sm: threads, warps, CTAs, registers and shared memory), or its
+    round-robin share of the grid when that is smaller, times the warps of a CTA. The pools are full when the two
+    are equal: the grid gives every SM all the CTAs it can hold."""
+    threads = launch["block"][0] * launch["block"][1] * launch["block"][2]
+    warps_per_cta = -(-threads // info["warp_size"])
+    schedulers = max(1, info["schedulers_per_sm"])
+    resident = launch["resident_ctas_per_sm"]
+    held = min(resident, -(-launch["ctas"] // info["sms"]))
+    return held * warps_per_cta / schedulers, resident * warps_per_cta / schedulers
 
 
 def gmean(values):

@@ -5,13 +5,19 @@ MASCAR. Writes the reproduction contract's JSON (support/include/gpuarch/support
 GTO (geometric means over the divergent and the coherent benchmarks) and Fig. 10's fully cached divergent loads.
 
 usage: wang_workloads.py --build DIR [--size paper|small] [--quick] [--programs a,b] [--jobs N] [--out DIR]
-                         [--sample a,b|all]
+                         [--sample a,b|all] [--resume] [--stored DIR] [--only-stored]
                          [--repro FILE]
---quick runs two programs at the small size (what `repro --quick` checks: the table is produced)."""
+--quick runs two programs at the small size (what `repro --quick` checks: the table is produced).
+Every finished run leaves its totals in OUT/rows/ (one small JSON each, with the commit that produced it). --resume
+reuses the passed ones, so a reproduction that takes days can be run a few programs at a time. Paper-size runs also
+reuse the rows of --stored DIR/rows/ (by default tools/repro/results/oaws_workloads, the paper-scale runs kept in the
+repository, which `repro wang` therefore only completes; copy new rows there to keep them; --stored '' for none). --only-stored runs nothing and builds the table from the stored rows,
+leaving out programs with a run missing."""
 import argparse
 import concurrent.futures
 import json
 import os
+import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts"))
@@ -22,6 +28,8 @@ DIVERGENT = ["atax", "bicg", "mvt", "gesummv", "syrk", "syr2k", "pathfinder", "b
              "spmv", "iix"]
 COHERENT = ["3dconv", "2mm", "srad_v1", "srad_v2", "backprop", "fdtd2d", "3mm", "lbm"]
 QUICK = ["atax", "2mm"]
+# The paper-scale runs kept in the repository (one row JSON per run; see --stored).
+STORED = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results", "oaws_workloads")
 MACHINE = "fermi"  # Wang's memory system (Table 1) on the GTX 480's 15 SMs
 BASELINE = "gto"
 # Fig. 8's policies; SWL-Best is the better of the two prebuilt warp limits per benchmark (Wang tunes it per
@@ -39,6 +47,46 @@ def pct(x):
     return f"{100 * (x - 1):+.1f}%"
 
 
+def row_path(out, program, scheduler, size, sampled):
+    return os.path.join(out, "rows", f"{program}.{MACHINE}.{scheduler}.{size}{'.sampled' if sampled else ''}.json")
+
+
+def load_row(out, program, scheduler, size, sampled):
+    """A stored run's totals, or None when there is none or it failed."""
+    try:
+        with open(row_path(out, program, scheduler, size, sampled)) as f:
+            row = json.load(f)
+    except (OSError, ValueError):
+        return None
+    return row if row.get("passed") else None
+
+
+def store_row(out, row, sampled, commit):
+    path = row_path(out, row["program"], row["scheduler"], row["size"], sampled)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w") as f:
+        json.dump(dict(row, commit=commit, sampled=sampled), f, indent=1, sort_keys=True)
+
+
+def source_commit():
+    """The commit of the source tree the simulator was built from (the rows record it), or "unknown"."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    try:
+        head = subprocess.run(["git", "-C", here, "rev-parse", "--short=12", "HEAD"], capture_output=True, text=True,
+                              check=True).stdout.strip()
+        dirty = subprocess.run(["git", "-C", here, "status", "--porcelain", "--untracked-files=no"],
+                               capture_output=True, text=True).stdout.strip()
+        return head + ("+changes" if dirty else "")
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+
+
+def provenance(runs):
+    """A line naming the commits the table's runs came from (stored rows may be older than this build)."""
+    commits = sorted({r.get("commit", "this build") for r in runs.values() if r.get("passed")})
+    return f"\nRuns from commit{'s' if len(commits) > 1 else ''} {', '.join(commits)}.\n" if commits else ""
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--build", required=True)
@@ -48,6 +96,12 @@ def main():
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
     ap.add_argument("--out", default="")
     ap.add_argument("--repro", default="")
+    ap.add_argument("--resume", action="store_true", help="reuse the passed runs stored in OUT/rows/")
+    ap.add_argument("--stored", default=STORED,
+                    help="a directory whose rows/ are reused as well, for paper-size runs (default: the kept results, "
+                         "%(default)s; '' for none)")
+    ap.add_argument("--only-stored", action="store_true",
+                    help="run nothing: the table from OUT/rows/ (programs with a missing run are left out)")
     ap.add_argument("--sample", default="",
                     help="programs (comma-separated, or 'all') whose runs use gpuarch-run --sample: sampled timing "
                          "for the largest inputs (docs/sampling.md); the table says which rows are sampled")
@@ -57,14 +111,33 @@ def main():
     out = args.out or os.path.join(args.build, "tools", "repro", "workloads")
     schedulers = [BASELINE] + [s for names in POLICIES.values() for s in names]
     missing = [p for p in programs if not os.path.exists(os.path.join(args.build, "workloads", p))]
-    if missing:
+    if missing and not args.only_stored:
         print(f"wang_workloads: no workload executable for {', '.join(missing)} under {args.build}/workloads "
               "(build the target gpuarch_workloads; it needs nvcc)", file=sys.stderr)
         return 1
 
     sampled = set(programs) if args.sample == "all" else {p for p in args.sample.split(",") if p}
-    plan = [(p, s) for p in programs for s in schedulers]
+    commit = source_commit()
     runs = {}
+    plan = []
+    for p in programs:
+        for s in schedulers:
+            stored = None
+            kept = [args.stored] if args.stored and size == "paper" else []
+            for where in ([out] if args.resume or args.only_stored else []) + kept:
+                stored = stored or load_row(where, p, s, size, p in sampled)
+            if stored:
+                runs[(p, s)] = stored
+            elif not args.only_stored:
+                plan.append((p, s))
+    if args.only_stored:
+        kept = [p for p in programs if all((p, s) in runs for s in schedulers)]
+        if not kept:
+            print(f"wang_workloads: no program has all its runs stored under {out}/rows", file=sys.stderr)
+            return 1
+        programs = kept
+    elif runs:
+        print(f"reusing {len(runs)} stored runs; {len(plan)} to run", file=sys.stderr)
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
         futures = {pool.submit(run_workload, args.build, p, MACHINE, s, size, out,
                                ["--sample"] if p in sampled else [], ".sampled" if p in sampled else ""): (p, s)
@@ -72,6 +145,7 @@ def main():
         for i, f in enumerate(concurrent.futures.as_completed(futures), 1):
             r = f.result()
             runs[futures[f]] = r
+            store_row(out, r, r["program"] in sampled, commit)
             print(f"[{i}/{len(plan)}] {r['program']} {r['scheduler']}: {'ok' if r['passed'] else 'FAILED'} "
                   f"({r['seconds']:.0f} s)", file=sys.stderr, flush=True)
     failed = [r for r in runs.values() if not r["passed"]]
@@ -114,8 +188,8 @@ def main():
 
     # Per-program table and Fig. 8's bars.
     policies = list(POLICIES)
-    md = ["| program | kind | GTO IPC | " + " | ".join(policies) + " | GTO L1D miss rate | timing |",
-          "|---|---|---|" + "---|" * len(policies) + "---|---|"]
+    md = ["| program | kind | input | GTO IPC | " + " | ".join(policies) + " | GTO L1D miss rate | timing |",
+          "|---|---|---|---|" + "---|" * len(policies) + "---|---|"]
 
     def timing(p):
         # Sampled rows state the largest stated cycle error over their runs (docs/sampling.md).
@@ -132,13 +206,13 @@ def main():
             g = gain(p, policy)
             cells.append(f"{g:.3f}" if g else "failed")
             series[policy].append(g or 0.0)
-        md.append(f"| {p} | {'divergent' if p in DIVERGENT else 'coherent'} | "
+        md.append(f"| {p} | {'divergent' if p in DIVERGENT else 'coherent'} | {base.get('input', size)} | "
                   f"{base['ipc']:.2f} | " + " | ".join(cells) +
                   f" | {100 * base['l1_miss_rate']:.1f}% | {timing(p)} |" if base["passed"] else f"| {p} | failed |")
     report = {"experiment": "oaws_workloads", "paper": "Wang 2016",
               "title": f"Wang 2016 on the workloads ({size} inputs, 15-SM Fermi)", "rows": rows,
               "tables_markdown": f"IPC over GTO per workload ({size} inputs; every run checked by its program):\n\n" +
-                                 "\n".join(md) + "\n",
+                                 "\n".join(md) + "\n" + provenance(runs),
               "plots": [{"file": "oaws_workloads_fig8.png", "kind": "bar", "ylabel": "IPC / GTO IPC",
                          "title": f"Wang 2016 Fig. 8 on the workloads ({size} inputs)", "labels": divergent + coherent,
                          "series": series}]}
