@@ -32,8 +32,9 @@ def run_workload(build, program, machine, scheduler, size, out_dir, options=(), 
         return row
     # The program's own line, `<name>: ok (<size>, <input>)`, says what input it ran (tables quote it).
     for line in p.stdout.splitlines():
-        if line.startswith(f"{program}: ok (") and line.endswith(")"):
-            row["input"] = line[len(program) + 5:-1]
+        prefix = f"{program}: ok ("
+        if line.startswith(prefix) and line.endswith(")"):
+            row["input"] = line[len(prefix):-1]
     with open(stats) as f:
         doc = json.load(f)
     g = doc["totals"]["gpgpusim"]

@@ -473,9 +473,9 @@ public:
             const std::uint64_t thread_before = execution.thread_instructions();
             // Functional warming: the skipped CTAs' global accesses leave the L2 as they would (the L1s, a
             // fraction of the L2's size, are left alone).
-            func::run_ctas(execution, next_cta, resume, sampler.wave_size(), [this](const func::StepResult& r) {
+            const std::uint64_t line = memory_->config().partition.l2.geometry.line_bytes;
+            func::run_ctas(execution, next_cta, resume, sampler.wave_size(), [this, line](const func::StepResult& r) {
                 if (!r.is_memory) return;
-                const std::uint64_t line = memory_->config().partition.l2.geometry.line_bytes;
                 const bool write = r.is_store || r.is_atomic;
                 std::uint64_t last_line = ~std::uint64_t{0};
                 for (unsigned lane = 0; lane < r.width(); ++lane) {

@@ -442,11 +442,13 @@ private:
         timing::AcceptsEveryRead<RegisterFile> && !scans_every_cycle;
     // Quiet cycles. A cycle in which no scheduler issued leaves every warp's blocker() and every scheduler's outcome
     // unchanged until some event touches the SM's state: a completion, a write-back, a dispatch, an issue, a fetch, a
-    // CTA start or a launch (each advances state_epoch_). Until then no warp is ready, so a scheduler that obeys the
-    // readiness law picks none, and the cycle's statistics equal the last cycle's: they are replayed without
-    // scanning the pools (IssueStage::replay_quiet_cycle). Only where that argument holds: the stall reasons change
-    // only by events, and select leaves the scheduler as it was when nothing is ready (a const select, or
-    // timing::QuietWhenNothingReady). Pinned cycle counts and statistics (tests/pinned) are unchanged.
+    // CTA start or a launch (each advances state_epoch_). Until then the ready warps stay the same (none, after a
+    // const select, which picks a ready warp whenever there is one), and the cycle's statistics equal the last
+    // cycle's: they are replayed without scanning the pools (IssueStage::replay_quiet_cycle). Only where that
+    // argument holds: the stall reasons change only by events, and the scheduler's select is const or it declares one
+    // of the contracts of timing/hooks.hpp (QuietWhenNothingReady, QuietCycleHook: its hook runs in each replayed
+    // cycle); for those, only cycles in which no warp was ready are replayed. Pinned cycle counts and statistics
+    // (tests/pinned) are unchanged.
     static constexpr bool quiet_cycle_replay =
         stall_reasons_change_only_by_events && timing::ReplaysQuietCycles<Scheduler, pipeline::PoolView<SM>>;
     // Event-driven issue (IssueStage's IssueMasks): per scheduler, per warp slot. It does not need the scheduler's

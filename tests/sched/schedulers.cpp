@@ -91,6 +91,46 @@ struct CounterVisitor {
 } // namespace
 
 // GPGPU-Sim's two_level_active, traced by hand on 5 warps with an active pool of 2 (header of two_level_active.hpp).
+// The SM replays a quiet cycle (no warp ready, nothing changed) through on_quiet_cycle instead of select
+// (timing::QuietCycleHook); TwoLevelActive settles into an O(1) rotation there. Its pools, its counters and its next
+// pick must be those of a select in every one of those cycles.
+TEST_CASE("TwoLevelActive's quiet-cycle hook leaves the pools and counters of a select in each quiet cycle") {
+    // 7 slots, active pool of 3: slots 1 and 4 stall on short hazards (they stay active once promoted), 0, 2, 5 wait
+    // on loads, 3 and 6 are empty.
+    const std::vector<bool> none(7, false);
+    const std::vector<bool> long_latency{true, false, true, false, false, true, false};
+    const std::vector<bool> occupied{true, true, true, false, true, true, false};
+    const View quiet{none, {}, long_latency, occupied};
+    const View after{std::vector<bool>(7, true), {}, none, std::vector<bool>(7, true)};
+    for (unsigned cycles = 0; cycles < 12; ++cycles) {
+        sched::TwoLevelActive<3> selected(timing::SchedulerConfig{7, 0}), hooked(timing::SchedulerConfig{7, 0});
+        CHECK(selected.select(quiet) == timing::no_warp);
+        CHECK(hooked.select(quiet) == timing::no_warp);
+        for (unsigned c = 0; c < cycles; ++c) {
+            CHECK(selected.select(quiet) == timing::no_warp);
+            hooked.on_quiet_cycle(quiet);
+        }
+        INFO(cycles << " quiet cycles");
+        CHECK(hooked.active_slots() == selected.active_slots());
+        CHECK(hooked.pending_slots() == selected.pending_slots());
+        CounterVisitor a, b;
+        selected.visit_stats(a);
+        hooked.visit_stats(b);
+        CHECK(b.demotions == a.demotions);
+        CHECK(hooked.select(after) == selected.select(after));
+        CHECK(hooked.active_slots() == selected.active_slots());
+    }
+    // The rotation does happen: after the first select, slots 1 and 4 stay active and the third active place cycles
+    // through the waiting and empty slots.
+    sched::TwoLevelActive<3> s(timing::SchedulerConfig{7, 0});
+    s.select(quiet);
+    s.on_quiet_cycle(quiet);
+    s.on_quiet_cycle(quiet);
+    CHECK(s.active_slots().size() == 3);
+    CHECK(s.active_slots()[0] == 1);
+    CHECK(s.active_slots()[1] == 4);
+}
+
 TEST_CASE("TwoLevelActive demotes waiting warps to the back of the pending queue and refills from its front") {
     sched::TwoLevelActive<2> s(timing::SchedulerConfig{5, 0});
     const auto step = [&](std::vector<bool> ready, std::vector<bool> long_latency, std::vector<bool> occupied = {}) {

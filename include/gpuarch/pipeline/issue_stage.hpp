@@ -59,6 +59,7 @@ public:
         bool any_issued = false;
         bool all_long = true; // every occupied warp of the SM waits on a long-latency load
         bool any_warp = false;
+        ready_seen_ = false;
         for (unsigned s = 0; s < Frontend::schedulers; ++s) {
             if constexpr (Frontend::issue_rule == timing::IssueRule::one_per_type_round_robin)
                 if (now % Frontend::schedulers != s) continue; // not this SIMD's turn
@@ -67,7 +68,9 @@ public:
         }
         if (any_issued) ++sm.state_epoch_; // an issue changes warp state (the fetch stage's skip reads this too)
         if constexpr (Core::quiet_cycle_replay) {
-            quiet_.valid = !any_issued;
+            // A const select picks a ready warp whenever there is one, so a cycle without issue had none. A
+            // scheduler with state may withhold ready warps, and its contract covers only views with none ready.
+            quiet_.valid = !any_issued && (const_select || !ready_seen_);
             quiet_.cycle_class = any_issued ? 0 : any_warp && all_long ? 1 : any_warp ? 2 : 3;
             quiet_.epoch = sm.state_epoch_;
         }
@@ -123,6 +126,7 @@ public:
                 any_warp = true;
                 const timing::IssueOutcome o = pool_outcome(sm, s, i);
                 if (o != timing::IssueOutcome::raw_long_latency) all_long = false;
+                if (o == timing::IssueOutcome::issued) ready_seen_ = true;
                 if (rank(o) > rank(best)) best = o;
             }
         };
@@ -304,6 +308,7 @@ public:
         }
         sm.stats_.issue_slots += Frontend::dispatch_per_scheduler;
         ready_now_ = ready;
+        if (ready != 0) ready_seen_ = true;
         PoolView view{&sm, s, ready_flags_.data(), Core::pool_size(s), ready};
         const unsigned pick = sm.schedulers_[s].select(view);
         unsigned issued = 0;
@@ -339,6 +344,12 @@ public:
         for (unsigned s = 0; s < Frontend::schedulers; ++s) {
             sm.stats_.issue_slots += Frontend::dispatch_per_scheduler;
             ++sm.stats_.outcomes[static_cast<std::size_t>(quiet_.outcome[s])];
+            if constexpr (timing::QuietCycleHook<Scheduler, PoolView>) {
+                // No warp is ready in a replayed cycle of a scheduler with state: the view says so without asking.
+                const unsigned pool = Core::pool_size(s);
+                std::fill_n(ready_flags_.begin(), pool, std::uint8_t{2});
+                sm.schedulers_[s].on_quiet_cycle(PoolView{&sm, s, ready_flags_.data(), pool, 0});
+            }
         }
         if (quiet_.cycle_class < 3) ++sm.stats_.cycle_class[quiet_.cycle_class];
         count_lsu_state(sm);
@@ -456,6 +467,10 @@ private:
     static constexpr unsigned max_pool = (Frontend::max_warps + Frontend::schedulers - 1) / Frontend::schedulers;
 
     QuietCycle quiet_;
+    // Whether some scheduler's view had a ready warp in this cycle (a stateful scheduler's cycle is replayed only
+    // when none had).
+    bool ready_seen_ = false;
+    static constexpr bool const_select = timing::ConstSelect<Scheduler, PoolView>;
     std::array<IssueMasks, Frontend::schedulers> issue_masks_{};
     std::uint64_t ready_now_ = 0; // the ready slots of the scheduler now issuing
     // warp_blocker() of each warp, idle if unoccupied; unit_key() of a candidate's head instruction.

@@ -101,13 +101,16 @@ struct CCWS {
         decay(view.now());
         stack(view);
         const unsigned pick = greedy_then_oldest(view, greedy_, [&](unsigned s) { return !throttled(view, s); });
-        if (pick == timing::no_warp) {
-            bool any_ready = false;
-            for (unsigned s = 0; s < view.pool_size(); ++s) any_ready = any_ready || view.ready(s);
-            if (any_ready) ++withheld_cycles_;
-        }
-        for (unsigned s = 0; s < view.pool_size(); ++s) throttled_warp_cycles_ += allowed_[s] ? 0U : 1U;
+        if (pick == timing::no_warp && any_ready(view)) ++withheld_cycles_;
+        throttled_warp_cycles_ += throttled_count_;
         return pick;
+    }
+    // A cycle in which no warp is ready (timing::QuietCycleHook): what select does then, without looking for a
+    // ready warp. Scores still decay and the warps above the cutoff are still counted.
+    template <timing::SchedulerView View> void on_quiet_cycle(const View& view) {
+        decay(view.now());
+        stack(view);
+        throttled_warp_cycles_ += throttled_count_;
     }
     // Whether ready warp `slot` is held back: its next instruction is a cached load and it is above the cutoff.
     template <timing::SchedulerView View> bool withholds(const View& view, unsigned slot) {
@@ -125,6 +128,7 @@ struct CCWS {
         score_[slot] = BaseScore;
         vta_[slot].clear();
         ranks_.invalidate();
+        stacked_ = false;
     }
     void on_warp_exit(unsigned slot) {
         if (greedy_ == slot) greedy_ = timing::no_warp;
@@ -132,6 +136,7 @@ struct CCWS {
         score_[slot] = BaseScore;
         vta_[slot].clear();
         ranks_.invalidate();
+        stacked_ = false;
     }
     void on_kernel_launch() {
         launch_hook_seen_ = true;
@@ -150,6 +155,8 @@ struct CCWS {
         // Rogers 2012 Eq. 1: the score a VTA hit adds.
         const std::uint64_t cutoff = std::uint64_t{std::max(1U, active_)} * BaseScore;
         score_[slot] += vta_hits_ * KThrottle * cutoff / std::max<std::uint64_t>(1, instructions_);
+        above_base_ = above_base_ || score_[slot] > BaseScore;
+        stacked_ = false;
     }
 
     std::uint64_t score(unsigned slot) const { return score_[slot]; }
@@ -172,24 +179,43 @@ private:
     void decay(core::Cycle now) {
         const core::Cycle elapsed = now > last_decay_ ? now - last_decay_ : 0;
         last_decay_ = now;
-        if (elapsed == 0) return;
-        for (auto& s : score_) s = s > BaseScore + elapsed ? s - elapsed : std::min<std::uint64_t>(s, BaseScore);
+        if (elapsed == 0 || !above_base_) return;
+        above_base_ = false;
+        for (auto& s : score_) {
+            s = s > BaseScore + elapsed ? s - elapsed : std::min<std::uint64_t>(s, BaseScore);
+            above_base_ = above_base_ || s > BaseScore;
+        }
+        stacked_ = false;
     }
-    // Stacks the occupied warps by score (highest first, older first on ties) against the cutoff.
+    // Stacks the occupied warps by score (highest first, older first on ties) against the cutoff. The stack depends
+    // only on the scores and the age order, so it is rebuilt only after one of them changed (stacked_ false, or the
+    // age rank rebuilt).
     template <class View> void stack(const View& view) {
+        if (stacked_ && ranks_.valid() && allowed_.size() == view.pool_size()) return;
         ranks_.refresh(view);
         const auto& order = ranks_.order();
         active_ = static_cast<unsigned>(order.size());
+        // Insertion sort of the age order by score, highest first: stable, so ties stay oldest first (the order a
+        // stable sort gives), without the temporary buffer of std::stable_sort in every cycle.
         sorted_.assign(order.begin(), order.end());
-        std::stable_sort(sorted_.begin(), sorted_.end(),
-                         [this](unsigned a, unsigned b) { return score_[a] > score_[b]; });
+        for (std::size_t k = 1; k < sorted_.size(); ++k) {
+            const unsigned slot = sorted_[k];
+            std::size_t j = k;
+            for (; j > 0 && score_[sorted_[j - 1]] < score_[slot]; --j) sorted_[j] = sorted_[j - 1];
+            sorted_[j] = slot;
+        }
         allowed_.assign(view.pool_size(), 1);
         const std::uint64_t cutoff = std::uint64_t{active_} * BaseScore;
         std::uint64_t sum = 0;
+        throttled_count_ = 0;
+        above_base_ = false;
         for (std::size_t k = 0; k < sorted_.size(); ++k) {
             sum += score_[sorted_[k]];
             allowed_[sorted_[k]] = (k == 0 || sum <= cutoff) ? 1 : 0;
+            throttled_count_ += allowed_[sorted_[k]] ? 0U : 1U;
         }
+        for (const std::uint64_t score : score_) above_base_ = above_base_ || score > BaseScore;
+        stacked_ = true;
     }
     template <class View> bool throttled(const View& view, unsigned slot) const {
         return !allowed_[slot] && next_access(view, slot) == NextAccess::cached_load;
@@ -202,6 +228,9 @@ private:
     AgeRank ranks_;
     unsigned greedy_ = timing::no_warp;
     unsigned active_ = 0;
+    unsigned throttled_count_ = 0; // warps above the cutoff in the current stack
+    bool stacked_ = false; // the stack (sorted_, allowed_, throttled_count_) matches the scores and the age order
+    bool above_base_ = false; // some score exceeds the base (only then does decay change anything)
     unsigned live_ = 0;
     bool launch_hook_seen_ = false;
     core::Cycle last_decay_ = 0;

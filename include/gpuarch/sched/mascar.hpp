@@ -46,12 +46,20 @@ template <unsigned SaturatedMshrFree = 1, unsigned SaturatedQueueFree = 1> struc
         update_owner(view);
         if (owner_ != timing::no_warp && view.ready(owner_) && next_uses_data_path(view, owner_)) return owner_;
         const unsigned pick = greedy_then_oldest(view, greedy_, [&](unsigned s) { return !withheld(view, s); });
-        if (pick == timing::no_warp) {
-            bool any_ready = false;
-            for (unsigned s = 0; s < view.pool_size(); ++s) any_ready = any_ready || view.ready(s);
-            if (any_ready) ++withheld_cycles_;
-        }
+        if (pick == timing::no_warp && any_ready(view)) ++withheld_cycles_;
         return pick;
+    }
+    // A cycle in which no warp is ready (timing::QuietCycleHook): what select does then. The mode follows the L1,
+    // which changes without the warps' state changing, and an owner that waits on its own load is replaced.
+    template <timing::SchedulerView View> void on_quiet_cycle(const View& view) {
+        saturated_ = saturated(view.l1());
+        if (!saturated_) {
+            ++ep_cycles_;
+            owner_ = timing::no_warp;
+            return;
+        }
+        ++mp_cycles_;
+        update_owner(view);
     }
     // Whether ready warp `slot` is held back (memory-priority mode, a data-path memory instruction of a non-owner).
     template <timing::SchedulerView View> bool withholds(const View& view, unsigned slot) const {

@@ -6,6 +6,7 @@
 // Contract: nothing here keeps state across kernels by itself; every helper is deterministic.
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
@@ -98,19 +99,45 @@ template <class View> ir::Pc next_pc(const View& view, unsigned slot) {
 // Greedy-then-oldest over the ready warps that `allowed` admits (Rogers 2012 Sec. 3): the warp that issued last
 // while it is ready and admitted, else the oldest ready admitted warp (ties: lowest slot). With an `allowed` that
 // admits everything it selects exactly as sched::GTO.
+// `allowed` is asked only about ready slots, in ascending slot order (it may count what it refuses: OAWS does).
 template <class View, class Allowed> unsigned greedy_then_oldest(const View& view, unsigned greedy, Allowed&& allowed) {
     if (greedy < view.pool_size() && view.ready(greedy) && allowed(greedy)) return greedy;
     unsigned best = timing::no_warp;
     std::uint64_t best_age = 0;
-    for (unsigned slot = 0; slot < view.pool_size(); ++slot) {
-        if (!view.ready(slot) || !allowed(slot)) continue;
+    auto consider = [&](unsigned slot) {
+        if (!allowed(slot)) return;
         const std::uint64_t age = view.age(slot);
         if (best == timing::no_warp || age < best_age) {
             best = slot;
             best_age = age;
         }
+    };
+    // A view that offers its ready slots as one mask (the SM's, pools of at most 64 slots) is scanned by its set
+    // bits: the same slots in the same order as the loop below, without asking about the others.
+    if constexpr (requires {
+                      { view.ready_mask() } -> std::convertible_to<std::uint64_t>;
+                  }) {
+        if (view.pool_size() <= 64) {
+            for (std::uint64_t bits = view.ready_mask(); bits != 0; bits &= bits - 1)
+                consider(static_cast<unsigned>(std::countr_zero(bits)));
+            return best;
+        }
     }
+    for (unsigned slot = 0; slot < view.pool_size(); ++slot)
+        if (view.ready(slot)) consider(slot);
     return best;
+}
+
+// Whether any slot of the view is ready (by its mask where the view offers one, as greedy_then_oldest).
+template <class View> bool any_ready(const View& view) {
+    if constexpr (requires {
+                      { view.ready_mask() } -> std::convertible_to<std::uint64_t>;
+                  }) {
+        if (view.pool_size() <= 64) return view.ready_mask() != 0;
+    }
+    for (unsigned slot = 0; slot < view.pool_size(); ++slot)
+        if (view.ready(slot)) return true;
+    return false;
 }
 
 // The relative age of each occupied warp among a set of warps (rank 0 = oldest), as GTO orders warps it does not

@@ -232,6 +232,15 @@ public:
         return pick;
     }
 
+    // A cycle in which no warp is ready (timing::QuietCycleHook): what select does then. No warp is asked to
+    // qualify, so nothing is counted as disqualified; the dynamic window's size is still sampled every cycle.
+    template <timing::SchedulerView View> void on_quiet_cycle(const View& view) {
+        refresh_ranks(view);
+        if constexpr (Mode == OawsMode::dynamic) ocw_cycles_.add(state().ocw.ocw());
+        pick_ = timing::no_warp;
+        pick_load_ = false;
+    }
+
     // Whether the policy excludes ready warp `slot` in the state left by the last select with this view.
     template <timing::SchedulerView View> bool withholds(const View& view, unsigned slot) {
         refresh_ranks(view);

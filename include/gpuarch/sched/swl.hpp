@@ -31,6 +31,11 @@ template <unsigned K, unsigned StarvationGuard = 2000> struct SWL {
 
     explicit SWL(const timing::SchedulerConfig&) {}
 
+    // timing::QuietWhenNothingReady: on a view where no warp is ready, select recomputes the admitted warps from the
+    // view (the same on the same view), clears the starvation timer and counts nothing, so a second such select
+    // changes nothing.
+    static constexpr bool select_changes_nothing_when_nothing_is_ready = true;
+
     template <timing::SchedulerView View> unsigned select(const View& view) {
         admit(view);
         const unsigned pick = greedy_then_oldest(view, greedy_, [this](unsigned s) { return admitted_[s] != 0; });
@@ -38,9 +43,7 @@ template <unsigned K, unsigned StarvationGuard = 2000> struct SWL {
             starving_since_ = none;
             return pick;
         }
-        bool outside_ready = false;
-        for (unsigned s = 0; s < view.pool_size(); ++s) outside_ready = outside_ready || view.ready(s);
-        if (!outside_ready) {
+        if (!any_ready(view)) { // no warp outside the limit is ready either
             starving_since_ = none;
             return timing::no_warp;
         }

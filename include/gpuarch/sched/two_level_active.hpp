@@ -47,29 +47,52 @@ template <unsigned Active> struct TwoLevelActive {
     }
 
     template <timing::SchedulerView View> unsigned select(const View& view) {
+        leave_steady();
         refill(view);
         for (std::size_t k = 0; k < active_.size(); ++k)
             if (view.ready(active_[k])) return active_[k];
-        for (unsigned slot : pending_)
-            if (view.ready(slot)) {
-                ++withheld_cycles_;
-                break;
-            }
+        if (any_ready(view)) ++withheld_cycles_; // no active warp is ready, so a ready one is pending
         return timing::no_warp;
     }
+    // A cycle in which no warp is ready (timing::QuietCycleHook): what select does then. Waiting warps still move
+    // from the active pool to the pending queue and back, as in GPGPU-Sim, whose order_warps runs every cycle.
+    // In a run of quiet cycles the view does not change, so once the pools settle into a rotation (below) each
+    // further cycle is one step of it, O(1) instead of a refill.
+    template <timing::SchedulerView View> void on_quiet_cycle(const View& view) {
+        if (steady_.on) {
+            steady_.advance(demotions_);
+            return;
+        }
+        refill(view);
+        enter_steady(view);
+    }
 
-    // Whether ready warp `slot` is pending (outside the active pool) in the state of the last select.
+    // Whether ready warp `slot` is pending (outside the active pool) in the state of the last select (a select
+    // ends the rotation below, so the pools are current).
     template <timing::SchedulerView View> bool withholds(const View&, unsigned slot) const {
         return slot >= in_active_.size() || in_active_[slot] == 0;
     }
 
     // The slot after the issued one comes first.
     void on_issue(unsigned slot, core::Cycle) {
+        leave_steady();
         const auto issued = std::find(active_.begin(), active_.end(), slot);
         if (issued != active_.end()) std::rotate(active_.begin(), issued + 1, active_.end());
     }
-    void on_warp_start(unsigned) {}
-    void on_warp_exit(unsigned) {}
+    void on_warp_start(unsigned) { leave_steady(); }
+    void on_warp_exit(unsigned) { leave_steady(); }
+
+    // The active pool and the pending queue in order (for tests).
+    std::vector<unsigned> active_slots() const {
+        auto copy = *this;
+        copy.leave_steady();
+        return copy.active_;
+    }
+    std::vector<unsigned> pending_slots() const {
+        auto copy = *this;
+        copy.leave_steady();
+        return {copy.pending_.begin(), copy.pending_.end()};
+    }
 
     template <class V> void visit_stats(V& v) const {
         v.counter("two_level_demotions", demotions_, "live warps moved from the active pool to the pending queue");
@@ -104,9 +127,60 @@ private:
         }
     }
 
+    // The rotation of quiet cycles. While the view stands still, a refill keeps the active slots that do not wait
+    // (`kept`, a prefix of the active pool) and demotes the r others; when those r and every pending slot all wait,
+    // the next refill demotes the r again and promotes the r at the pending queue's front, which all wait too. The
+    // r promoted slots followed by the pending queue, `ring`, then rotate by r per cycle: `offset` says how far.
+    template <class View> void enter_steady(const View& view) {
+        std::size_t kept = 0;
+        while (kept < active_.size() && !waits(view, active_[kept])) ++kept;
+        for (std::size_t k = kept; k < active_.size(); ++k)
+            if (!waits(view, active_[k])) return;
+        for (unsigned slot : pending_)
+            if (!waits(view, slot)) return;
+        steady_.kept = kept;
+        steady_.ring.assign(active_.begin() + static_cast<std::ptrdiff_t>(kept), active_.end());
+        steady_.r = steady_.ring.size();
+        steady_.ring.insert(steady_.ring.end(), pending_.begin(), pending_.end());
+        // occupied_before[i]: occupied slots among ring[0..i) over two laps, so any window of r is one difference.
+        const std::size_t n = steady_.ring.size();
+        steady_.occupied_before.assign(2 * n + 1, 0);
+        for (std::size_t i = 0; i < 2 * n; ++i)
+            steady_.occupied_before[i + 1] = steady_.occupied_before[i] + (view.occupied(steady_.ring[i % n]) ? 1 : 0);
+        steady_.offset = 0;
+        steady_.on = true;
+    }
+    // Writes the rotated pools back into active_ and pending_.
+    void leave_steady() {
+        if (!steady_.on) return;
+        steady_.on = false;
+        const std::size_t n = steady_.ring.size();
+        if (steady_.offset == 0 || n == 0) return;
+        active_.resize(steady_.kept);
+        for (std::size_t i = 0; i < steady_.r; ++i) active_.push_back(steady_.ring[(steady_.offset + i) % n]);
+        pending_.clear();
+        for (std::size_t i = steady_.r; i < n; ++i) pending_.push_back(steady_.ring[(steady_.offset + i) % n]);
+        for (unsigned slot : steady_.ring) in_active_[slot] = 0;
+        for (std::size_t i = steady_.kept; i < active_.size(); ++i) in_active_[active_[i]] = 1;
+    }
+    struct Steady {
+        bool on = false;
+        std::size_t kept = 0, r = 0, offset = 0;
+        std::vector<unsigned> ring;
+        std::vector<std::uint32_t> occupied_before;
+        // One quiet cycle: the r slots at the front are demoted (the occupied ones counted) and come back behind.
+        void advance(std::uint64_t& demotions) {
+            const std::size_t n = ring.size();
+            if (r == 0 || n == 0) return;
+            demotions += occupied_before[offset + r] - occupied_before[offset];
+            offset = (offset + r) % n;
+        }
+    };
+
     std::vector<unsigned> active_;
     std::deque<unsigned> pending_;
     std::vector<std::uint8_t> in_active_;
+    Steady steady_;
     std::uint64_t demotions_ = 0, withheld_cycles_ = 0;
 };
 

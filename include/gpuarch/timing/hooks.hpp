@@ -77,22 +77,40 @@ concept ScansEveryCycle = requires {
     S::scan_every_cycle;
 };
 
-// QuietWhenNothingReady: a scheduler with state (a non-const select) declares
+// Quiet-cycle replay (sm.hpp, quiet_cycle_replay): after a cycle in which nothing issued, the SM skips the issue
+// stage's scan of its pools until some event changes a warp's state, and replays that cycle's statistics. A
+// scheduler with state (a non-const select) takes part through one of two declared contracts, and then only
+// cycles in which no warp of the SM was ready are replayed. Its contract says "my choice does not change while
+// nothing I observe changes":
+//
+// QuietWhenNothingReady: the scheduler declares
 //     static constexpr bool select_changes_nothing_when_nothing_is_ready = true;
-// Contract: a select on a view where no slot is ready returns no_warp and leaves the scheduler, its statistics
-// included, exactly as it was; so its choices change only when something it observes changes. TwoLevel and
-// LocalityTwoLevel declare it (they move their active group only to a ready warp); a scheduler that counts every
-// cycle (CCWS, MASCAR, OAWS keep per-cycle statistics) must not.
+// Contract: a select on a view where no slot is ready returns no_warp, and a second such select on the same view,
+// at any later cycle, leaves the scheduler, its statistics included, exactly as the first left it. TwoLevel,
+// LocalityTwoLevel (they move their active group only to a ready warp) and SWL (it recomputes its admitted warps
+// from the view) declare it.
 template <class S>
 concept QuietWhenNothingReady = S::select_changes_nothing_when_nothing_is_ready == true;
 
-// ReplaysQuietCycles: select is const, or the scheduler is QuietWhenNothingReady; either way a cycle in which no
-// warp is ready leaves the scheduler as it was, and the SM may replay such cycles' statistics without asking it
-// (sm.hpp, quiet_cycle_replay). Without it: asked every cycle.
+// QuietCycleHook: the scheduler has `void on_quiet_cycle(const View&)`. Contract: on a view where no slot is ready,
+// select returns no_warp, and on_quiet_cycle(view) changes the scheduler exactly as that select would; in a
+// replayed cycle the SM calls it instead of select. For schedulers that count or age something every cycle: CCWS
+// (score decay), MASCAR (its mode follows the L1), OAWS (the dynamic window's size), TwoLevelActive (demotion).
 template <class S, class View>
-concept ReplaysQuietCycles = QuietWhenNothingReady<S> || requires(const S s, const View& view) {
+concept QuietCycleHook = requires(S s, const View& view) {
+    s.on_quiet_cycle(view);
+};
+
+// ConstSelect: select is const; nothing a select does can change the scheduler.
+template <class S, class View>
+concept ConstSelect = requires(const S s, const View& view) {
     s.select(view);
 };
+
+// ReplaysQuietCycles: the scheduler takes part in quiet-cycle replay (const select, or one of the contracts above).
+// Without it: asked every cycle.
+template <class S, class View>
+concept ReplaysQuietCycles = ConstSelect<S, View> || QuietWhenNothingReady<S> || QuietCycleHook<S, View>;
 
 // ---- L1 hooks ---------------------------------------------------------------------------------------------------
 
