@@ -124,8 +124,12 @@ def main():
         for s in schedulers:
             stored = None
             kept = [args.stored] if args.stored and size == "paper" else []
+            # --only-stored takes a sampled or a full row alike (the table says which each row is); a run
+            # reuses only rows with the timing it asked for.
+            forms = [p in sampled, p not in sampled] if args.only_stored else [p in sampled]
             for where in ([out] if args.resume or args.only_stored else []) + kept:
-                stored = stored or load_row(where, p, s, size, p in sampled)
+                for form in forms:
+                    stored = stored or load_row(where, p, s, size, form)
             if stored:
                 runs[(p, s)] = stored
             elif not args.only_stored:
@@ -133,9 +137,12 @@ def main():
     if args.only_stored:
         kept = [p for p in programs if all((p, s) in runs for s in schedulers)]
         if not kept:
-            print(f"wang_workloads: no program has all its runs stored under {out}/rows", file=sys.stderr)
+            where = f"{out}/rows" + (f" or {args.stored}/rows" if args.stored and size == "paper" else "")
+            print(f"wang_workloads: no {size}-size program has all its runs stored under {where}", file=sys.stderr)
             return 1
         programs = kept
+        # The table states the timing each kept row was run with, whatever --sample says now.
+        sampled = {p for p in programs if any(runs[(p, s)].get("sampled") for s in schedulers)}
     elif runs:
         print(f"reusing {len(runs)} stored runs; {len(plan)} to run", file=sys.stderr)
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
