@@ -39,6 +39,8 @@
 #include <gpuarch/sample/cta_sampler.hpp>
 #include <gpuarch/sample/ratio_estimate.hpp>
 #include <gpuarch/sm.hpp>
+#include <gpuarch/timeline.hpp>
+#include <gpuarch/timing/line_stats.hpp>
 
 namespace gpuarch {
 
@@ -77,6 +79,16 @@ struct TimingOptions {
     // grid's (for a progress line); empty: never. Runs on the simulating thread.
     std::function<void(core::Cycle cycles, std::uint64_t ctas_done, std::uint64_t ctas_total)> progress;
     core::Cycle progress_interval = 1 << 16;
+    // Interval statistics (timeline.hpp, docs/timeline.md): after every `timeline_interval` cycles of a launch and
+    // at its end, `timeline` gets every counter's increments per SM and for the memory system; summed over the
+    // launch they equal LaunchResult::stats. 0: off, and the launch reads no counter for it. Runs on the
+    // simulating thread.
+    core::Cycle timeline_interval = 0;
+    std::function<void(const TimelineInterval&)> timeline;
+    // Per-PTX-line statistics (timing/line_stats.hpp): LaunchResult::lines counts, per instruction of the kernel,
+    // its executions, the scheduler-cycles charged to it by issue outcome, and its loads' L1 accesses, misses and
+    // latency. Off: nothing is counted. An SM variant that cannot count them refuses the launch.
+    bool line_stats = false;
     // Host threads that tick the SMs: each cycle every SM's timing phase (SM::cycle_timing) and the
     // private part of its fetch stage (functional steps that touch only its own CTAs, SM::cycle_fetch_private)
     // run in parallel, then the rest of the fetch stages (from each SM's first step that touches the shared
@@ -114,6 +126,9 @@ struct LaunchResult {
     double cycles_error =
         0; // stated error of `cycles` (a 95% interval's half-width, sample/ratio_estimate.hpp); 0: exact
     core::StatsTable stats_error; // the same for every entry of `stats`; empty when exact
+    // Per PC of the kernel, summed over the SMs, with TimingOptions::line_stats (else empty). Counts the CTAs
+    // simulated in detail: a sampled launch's extrapolated share is in `stats` only.
+    std::vector<timing::LineCounters> lines;
 
     bool sampled() const { return detailed_ctas < ctas; }
     double ipc() const { return cycles == 0 ? 0.0 : double(thread_instructions) / double(cycles); }
@@ -406,6 +421,12 @@ public:
                 for (auto& sm : sms_) sm->l1().flush_data();
         }
         for (auto& sm : sms_) sm->bind(execution, shape);
+        constexpr bool counts_lines = requires(SMVariant & sm) { sm.start_line_stats(true); };
+        if constexpr (counts_lines) {
+            for (auto& sm : sms_) sm->start_line_stats(options.line_stats);
+        } else if (options.line_stats) {
+            throw Error("per-line statistics (TimingOptions::line_stats) are not counted by " + variant_name());
+        }
         const std::uint64_t total_ctas = execution.cta_count();
         // Sampled timing: the CTAs that run in detail, the batches measured between snapshots, and the thread
         // instructions of the CTAs skipped (run on the functional engine) so far.
@@ -585,6 +606,43 @@ public:
                 if (auto site = sm->running_site()) throw func::KernelError(what, *site, kind);
             throw func::KernelError("kernel '" + std::string(entry) + "': " + what, kind);
         };
+        // The timeline: counters read at the start of the interval in progress, and now.
+        struct Timeline {
+            CounterReader sm_reader, mem_reader;
+            std::vector<std::uint64_t> sm_before, sm_now, sm_delta, mem_before, mem_now, mem_delta, row;
+            core::Cycle begin = 0;
+        };
+        std::optional<Timeline> timeline;
+        auto read_counters = [&](Timeline& t, std::vector<std::uint64_t>& sm_values, std::vector<std::uint64_t>& mem) {
+            sm_values.clear();
+            for (const auto& sm : sms_) {
+                t.sm_reader.read(*sm, t.row);
+                sm_values.insert(sm_values.end(), t.row.begin(), t.row.end());
+            }
+            t.mem_reader.read(*memory_, mem);
+        };
+        if (options.timeline_interval != 0 && options.timeline) {
+            timeline.emplace();
+            timeline->begin = cycle;
+            read_counters(*timeline, timeline->sm_before, timeline->mem_before);
+        }
+        auto close_interval = [&] {
+            Timeline& t = *timeline;
+            if (cycle == t.begin) return;
+            read_counters(t, t.sm_now, t.mem_now);
+            auto increments = [](const std::vector<std::uint64_t>& now, const std::vector<std::uint64_t>& before,
+                                 std::vector<std::uint64_t>& delta) {
+                delta.resize(now.size());
+                for (std::size_t k = 0; k < now.size(); ++k) delta[k] = now[k] - before[k];
+            };
+            increments(t.sm_now, t.sm_before, t.sm_delta);
+            increments(t.mem_now, t.mem_before, t.mem_delta);
+            options.timeline(TimelineInterval{entry, t.begin, cycle, NumSMs, t.sm_reader.names(), t.sm_delta,
+                                              t.mem_reader.names(), t.mem_delta});
+            std::swap(t.sm_before, t.sm_now);
+            std::swap(t.mem_before, t.mem_now);
+            t.begin = cycle;
+        };
         core::Cycle livelock_window_start = cycle;
         bool livelock_digest_taken = false; // the device memory digest taken halfway through the window
         std::uint64_t livelock_digest = 0;
@@ -606,6 +664,7 @@ public:
             if (!busy) break;
             if (options.progress && (cycle - start) % options.progress_interval == 0)
                 options.progress(cycle - start, ctas_done + ctas_skipped, total_ctas);
+            if (timeline && (cycle - start) % options.timeline_interval == 0) close_interval();
             if (options.max_cycles != 0 && cycle - start >= options.max_cycles)
                 stop("the launch reached its limit of " + std::to_string(options.max_cycles) +
                          " cycles (TimingOptions::max_cycles; gpuarch-run: max_cycles = 0 lifts it); the kernel may "
@@ -656,6 +715,7 @@ public:
                            [this, cycle](std::uint32_t sm, const mem::MemPacket& p) { sms_[sm]->receive(p, cycle); });
             ++cycle;
         }
+        if (timeline) close_interval();
 
         LaunchResult result;
         result.kernel = std::string(entry);
@@ -667,6 +727,15 @@ public:
             result.thread_instructions += sms_[i]->thread_instructions() - before_thread[i];
         }
         result.stats = collect_stats().minus(stats_before);
+        if constexpr (counts_lines) {
+            if (options.line_stats) {
+                result.lines.assign(execution.kernel().code.size(), timing::LineCounters{});
+                for (const auto& sm : sms_) {
+                    const auto& lines = sm->line_stats();
+                    for (std::size_t pc = 0; pc < result.lines.size(); ++pc) result.lines[pc] += lines[pc];
+                }
+            }
+        }
         result.detailed_ctas = detailed_ctas;
         if (detailed_ctas < total_ctas) {
             // Sampled: the skipped CTAs' share of cycles and statistics is extrapolated from the measured batches

@@ -55,6 +55,7 @@
 #include <gpuarch/timing/detail/record_pool.hpp>
 #include <gpuarch/timing/detail/scoreboard.hpp>
 #include <gpuarch/timing/fetch.hpp>
+#include <gpuarch/timing/line_stats.hpp>
 #include <gpuarch/timing/hooks.hpp>
 
 namespace gpuarch {
@@ -168,6 +169,12 @@ public:
         for (auto& sched : schedulers_)
             if constexpr (timing::ObservesKernelLaunch<Scheduler>) sched.on_kernel_launch();
     }
+    // Per-line statistics for the bound kernel (timing/line_stats.hpp), after bind: on or off, from zero.
+    void start_line_stats(bool on) { lines_.start(on, execution_->kernel().code.size()); }
+    const std::vector<timing::LineCounters>& line_stats() {
+        issue_.charge_replayed(*this);
+        return lines_.lines();
+    }
     // The launch's locality hint (Gong 2020 Table 6.1), after bind and before the first CTA; schedulers that
     // group warps by it (sched::LocalityTwoLevel) take it through the optional on_launch_hint hook.
     void set_launch_hint(unsigned hint) {
@@ -247,8 +254,11 @@ public:
             ++state_epoch_;
             writeback_.on_exec_done(*this, token);
         });
-        l1_.drain_completed([this](const mem::Completion& c) {
+        l1_.drain_completed([this, now](const mem::Completion& c) {
             ++state_epoch_;
+            if (lines_.on() && c.kind == mem::WarpAccess::load &&
+                (c.space == ir::StateSpace::global || c.space == ir::StateSpace::local)) [[unlikely]]
+                lines_.load_done(c.pc, c.lines, c.misses, now - c.accepted_at);
             writeback_.notify_memory_feedback(*this, c);
             writeback_.on_memory_done(*this, c.token);
         });
@@ -319,6 +329,9 @@ public:
         v.counter("resident_warp_cycles", stats_.resident_warp_cycles,
                   "sum over cycles of the warps of resident CTAs (achieved occupancy = this / active_cycles / "
                   "warps per SM)");
+        v.counter("ready_warp_cycles", stats_.ready_warp_cycles,
+                  "sum over scheduler-cycles of the warps whose next instruction could issue (the timeline's ready "
+                  "warps)");
         v.counter("warp_instructions", stats_.warp_instructions, "warp instructions issued");
         v.counter("thread_instructions", stats_.thread_instructions, "thread instructions (active lanes) issued");
         v.counter("dual_issues", stats_.dual_issues, "cycles a scheduler issued a second instruction of its warp");
@@ -593,6 +606,7 @@ private:
     CtaShape shape_{};
     core::Cycle now_ = 0;
     pipeline::SmStats stats_;
+    timing::LineStats lines_;
 };
 
 } // namespace gpuarch

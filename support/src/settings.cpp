@@ -48,6 +48,11 @@ const std::vector<SettingKey>& setting_keys() {
         {"progress", Type::choice, "auto", "auto|on|off",
          "a progress line on stderr for long kernels (auto: only when stderr is a terminal)"},
         {"quiet", Type::boolean, "false", "", "no per-kernel statistics on stderr (totals only)"},
+        {"timeline", Type::unsigned_integer, "0", "",
+         "interval statistics every N simulated cycles of each launch, streamed to CSV in `timeline.dir` for "
+         "gpuarch-report (docs/timeline.md; 0: off)"},
+        {"timeline.dir", Type::text, "", "",
+         "the timeline's run directory (empty: PROGRAM.MACHINE.SCHEDULER.timeline in the working directory)"},
         {"stats_format", Type::choice, "gpuarch", "gpuarch|gpgpusim",
          "the statistics on stderr: gpuarch's own, or GPGPU-Sim's names and definitions (docs/gtx480.md)"},
         // Machine knobs; empty default = the machine preset's value.

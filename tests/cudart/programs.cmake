@@ -114,6 +114,16 @@ gpuarch_program_test(all_variants "${cudart_tests_dir}/run_all_variants.sh" "${r
 gpuarch_program_test(stats_json "${Python3_EXECUTABLE}" "${cudart_tests_dir}/check_stats.py" "${run}"
     "${programs_out}/two_files" "${programs_out}/stats.json")
 
+# Interval statistics (docs/timeline.md): the run directory's intervals sum exactly to totals.json.
+gpuarch_program_test(timeline python3 "${cudart_tests_dir}/check_timeline.py" "${run}"
+    "${programs_out}/two_files" "${programs_out}/timeline_work")
+
+# gpuarch-report on that program's real runs under two schedulers (tests/report; the browser part needs Chromium).
+gpuarch_program_test(timeline_report sh "${PROJECT_SOURCE_DIR}/tests/report/check_real_runs.sh" "${run}"
+    "${programs_out}/two_files" "${PROJECT_BINARY_DIR}/tools/report/gpuarch-report"
+    "${programs_out}/timeline_report_work")
+set_tests_properties(cudart.timeline_report PROPERTIES LABELS report SKIP_RETURN_CODE 77)
+
 # GPGPU-Sim-named statistics (--stats-format gpgpusim) against hand counts, with and without the L1 flush.
 gpuarch_program_test(gpgpusim_stats python3 "${cudart_tests_dir}/check_gpgpusim_stats.py" "${run}"
     "${programs_out}/gpgpusim_stats" "${programs_out}/gpgpusim_stats_work")

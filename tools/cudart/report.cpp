@@ -274,7 +274,7 @@ void Reporter::finish() {
             out += "[gpuarch] totals with GPGPU-Sim's names (every launch):\n" + gpgpusim_block(totals_gpgpusim);
         std::fputs(out.c_str(), stderr);
     }
-    if (options_.json_path.empty()) return;
+    if (options_.json_paths.empty()) return;
     nlohmann::ordered_json doc;
     doc["variant"] = options_.variant;
     doc["machine"] = machine_.name;
@@ -331,12 +331,11 @@ void Reporter::finish() {
         }
         list.push_back(std::move(j));
     }
-    std::ofstream out(options_.json_path);
-    if (!out) {
-        std::fprintf(stderr, "[gpuarch] cannot write statistics to '%s'\n", options_.json_path.c_str());
-        return;
+    const std::string text = doc.dump(1) + "\n";
+    for (const std::string& path : options_.json_paths) {
+        std::ofstream out(path);
+        if (!(out << text)) std::fprintf(stderr, "[gpuarch] cannot write statistics to '%s'\n", path.c_str());
     }
-    out << doc.dump(1) << "\n";
 }
 
 } // namespace gpuarch::cudart

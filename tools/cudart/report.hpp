@@ -72,7 +72,7 @@ public:
     struct Options {
         bool quiet = false; // no per-kernel block
         bool progress = false; // progress lines on stderr (on a terminal)
-        std::string json_path; // write every launch here at exit ("" = none)
+        std::vector<std::string> json_paths; // write every launch to each of these files at exit (--stats, the timeline)
         std::string variant; // the simulator's description
         bool functional = false;
         bool gpgpusim_format = false; // setting stats_format = gpgpusim
@@ -87,6 +87,8 @@ public:
     // Progress callback target: prints at most a few lines per second, only when enabled.
     void progress(const std::string& kernel, std::uint64_t cycles, std::uint64_t ctas_done, std::uint64_t ctas_total);
     void launch_finished(LaunchReport r);
+    // Launches reported so far: the index the next one gets in the JSON's `launches`.
+    std::size_t launches_reported() const { return launches_.size(); }
     // Totals on stderr and the JSON file; called once, at exit.
     void finish();
 

@@ -53,6 +53,42 @@ support::Settings load_settings() {
     return s;
 }
 
+// The program's own command line (/proc/self/cmdline: the runtime is loaded into it and has no argv of its own).
+std::vector<std::string> command_line() {
+    std::ifstream in("/proc/self/cmdline", std::ios::binary);
+    std::vector<std::string> words;
+    std::string word;
+    while (std::getline(in, word, '\0')) words.push_back(word);
+    return words;
+}
+
+// The timeline's run directory: `timeline.dir`, else PROGRAM.MACHINE.SCHEDULER.timeline in the working directory,
+// so that runs of one program under two schedulers land side by side for gpuarch-report.
+std::filesystem::path timeline_dir(const support::Settings& settings) {
+    if (!settings.get("timeline.dir").empty()) return settings.get("timeline.dir");
+    const std::vector<std::string> words = command_line();
+    const std::string program = words.empty() ? "program" : std::filesystem::path(words[0]).filename().string();
+    return std::filesystem::current_path() /
+           (program + "." + settings.get("machine") + "." + settings.get("scheduler") + ".timeline");
+}
+
+TimelineMeta timeline_meta(const support::Settings& settings, const support::MachineInfo& machine,
+                           const std::string& variant, std::uint64_t interval) {
+    TimelineMeta meta;
+    std::vector<std::string> words = command_line();
+    if (!words.empty()) {
+        meta.program = std::filesystem::path(words[0]).filename().string();
+        meta.args.assign(words.begin() + 1, words.end());
+    }
+    meta.machine = settings.get("machine");
+    meta.scheduler = settings.get("scheduler");
+    meta.register_file = settings.get("register_file");
+    meta.variant = variant;
+    meta.interval = interval;
+    meta.sms = machine.sms;
+    return meta;
+}
+
 bool sticky_code(cudaError_t e) {
     switch (e) {
     case cudaErrorIllegalAddress:
@@ -157,7 +193,19 @@ Runtime::Runtime()
     o.quiet = settings_.get_bool("quiet");
     const std::string progress = settings_.get("progress");
     o.progress = progress == "on" || (progress == "auto" && ::isatty(STDERR_FILENO) == 1);
-    o.json_path = settings_.get("stats");
+    if (!settings_.get("stats").empty()) o.json_paths.push_back(settings_.get("stats"));
+    if (const std::uint64_t interval = settings_.get_uint("timeline"); interval != 0) {
+        if (functional_)
+            fatal("timeline = " + std::to_string(interval) +
+                  " needs timing, and `functional` runs none (gpuarch-run: drop --functional or --timeline)");
+        try {
+            timeline_ = std::make_unique<TimelineWriter>(
+                timeline_dir(settings_), timeline_meta(settings_, machine_, simulator_->description(), interval));
+        } catch (const std::exception& e) {
+            fatal(e.what());
+        }
+        o.json_paths.push_back((timeline_->dir() / "totals.json").string());
+    }
     o.gpgpusim_format = settings_.get("stats_format") == "gpgpusim";
     o.functional = functional_;
     o.variant = functional_
@@ -172,6 +220,14 @@ support::Simulator* Runtime::simulator() { return simulator_.get(); }
 void Runtime::write_totals() {
     std::lock_guard lock(mutex_);
     flush_console();
+    if (timeline_) {
+        timeline_->flush();
+        try {
+            timeline_->write_lines();
+        } catch (const std::exception& e) {
+            std::fprintf(stderr, "gpuarch: %s\n", e.what());
+        }
+    }
     if (sampler_ && !sampler_->reached())
         std::fprintf(stderr,
                      "[gpuarch] warning: the fast-forward target sample.fast_forward = '%s' never launched, so every "
@@ -493,6 +549,13 @@ cudaError_t Runtime::launch(const KernelRecord& kernel, dim3 grid, dim3 block, v
                 o.progress = [this, &report](core::Cycle c, std::uint64_t done, std::uint64_t total) {
                     reporter_.progress(report.kernel, c, done, total);
                 };
+                if (timeline_) {
+                    o.line_stats = true;
+                    o.timeline_interval = settings_.get_uint("timeline");
+                    o.timeline = [this, &report, launch = reporter_.launches_reported()](const TimelineInterval& t) {
+                        timeline_->write(launch, report.display_name, t);
+                    };
+                }
                 const LaunchResult r = simulator_->launch(device_, mod, kernel.device_name, lc, a, o);
                 report.cycles = r.cycles;
                 report.warp_instructions = r.warp_instructions;
@@ -503,6 +566,11 @@ cudaError_t Runtime::launch(const KernelRecord& kernel, dim3 grid, dim3 block, v
                 report.detailed_ctas = r.detailed_ctas;
                 report.cycles_error = r.cycles_error;
                 report.stats_error = r.stats_error;
+                if (timeline_) {
+                    const LoadedModule& lm = loaded(kernel.module);
+                    timeline_->add_lines(kernel.module, lm.ptx, lm.ptx_path, mod.kernel(kernel.device_name),
+                                         report.display_name, r.lines);
+                }
                 if (sampler_ && mode == sample::LaunchMode::detailed)
                     sampler_->record(series, r.thread_instructions, double(r.cycles), r.stats);
             }

@@ -13,6 +13,7 @@
 //   cudaEventElapsedTime is cycles / core clock. Copies take no simulated time.
 #include "fatbin.hpp"
 #include "report.hpp"
+#include "timeline.hpp"
 
 #include <gpuarch/func/device.hpp>
 #include <gpuarch/func/module.hpp>
@@ -160,6 +161,8 @@ private:
     cudaError_t sticky_ = cudaSuccess;
     std::uint64_t elapsed_cycles_ = 0;
     Reporter reporter_;
+    // Interval statistics (settings `timeline`, `timeline.dir`); present only in a timing run that asks for them.
+    std::unique_ptr<TimelineWriter> timeline_;
     // Fast-forward and sampled repeated launches (settings sample.*); present only in a timing run that sets
     // `sample` or `sample.fast_forward`.
     std::optional<sample::LaunchSampler> sampler_;

@@ -2,7 +2,7 @@
 //
 //   gpuarch-run [--machine M] [--scheduler S] [--register-file R] [--config FILE] [--set KEY=VALUE]...
 //               [--functional] [--sample] [--fast-forward LAUNCH] [--stats FILE.json]
-//               [--stats-format gpuarch|gpgpusim] [--quiet] -- ./app args...
+//               [--stats-format gpuarch|gpgpusim] [--timeline [N] [--timeline-dir DIR]] [--quiet] -- ./app args...
 //
 // It checks the names against the registry of prebuilt variants before anything runs, checks that the program
 // loads the CUDA runtime dynamically, then executes it with gpuarch's libcudart.so.13 preloaded and the settings
@@ -78,11 +78,16 @@ void print_settings_help() {
 
 } // namespace
 
+// `--timeline` without a value: an interval fine enough to show a kernel's phases (a few hundred points for a
+// launch of a million cycles) at an overhead measured under 5% (docs/timeline.md).
+constexpr std::uint64_t default_timeline_interval = 1000;
+
 int main(int argc, char** argv) {
     CLI::App app{"Runs an unmodified CUDA program (nvcc -cudart shared) on a simulated GPU.\n"
                  "Exit status: the program's own; 1 when it cannot be started; 2 for a usage error.",
                  "gpuarch-run"};
-    std::string machine, scheduler, register_file, config, stats, stats_format, fast_forward;
+    std::string machine, scheduler, register_file, config, stats, stats_format, fast_forward, timeline_dir;
+    std::uint64_t timeline = 0;
     std::vector<std::string> sets, command;
     bool functional = false, quiet = false, list = false, help_config = false, sampled = false;
     app.add_option("--machine", machine, "machine preset: " + joined(gpuarch::support::machine_names()));
@@ -99,6 +104,14 @@ int main(int argc, char** argv) {
     app.add_option("--fast-forward", fast_forward,
                    "run the launches before this one functionally: a launch index, a kernel name, or NAME#K");
     app.add_option("--stats", stats, "write every launch's statistics to this JSON file");
+    app.add_option("--timeline", timeline,
+                   "interval statistics every N simulated cycles (N = 1000 when omitted), streamed to CSV for "
+                   "gpuarch-report (docs/timeline.md)")
+        ->expected(0, 1)
+        ->default_str(std::to_string(default_timeline_interval))
+        ->check(CLI::PositiveNumber);
+    app.add_option("--timeline-dir", timeline_dir,
+                   "where --timeline writes (default PROGRAM.MACHINE.SCHEDULER.timeline in the working directory)");
     app.add_flag("--quiet", quiet, "print only the totals at exit, not a block per kernel");
     app.add_option("--stats-format", stats_format,
                    "statistics on stderr: gpuarch (default) or gpgpusim (GPGPU-Sim's names and definitions)")
@@ -149,6 +162,13 @@ int main(int argc, char** argv) {
         if (!fast_forward.empty()) settings.set("sample.fast_forward", fast_forward, "--fast-forward");
         if (!stats.empty()) settings.set("stats", fs::absolute(stats).string(), "--stats");
         if (quiet) settings.set("quiet", "true", "--quiet");
+        if (timeline != 0) settings.set("timeline", std::to_string(timeline), "--timeline");
+        if (!timeline_dir.empty()) settings.set("timeline.dir", fs::absolute(timeline_dir).string(), "--timeline-dir");
+        if (settings.get_uint("timeline") != 0 && settings.get_bool("functional"))
+            throw gpuarch::Error("--timeline needs timing, and --functional (functional = true) runs none");
+        if (!settings.get("timeline.dir").empty() && settings.get_uint("timeline") == 0)
+            throw gpuarch::Error("--timeline-dir (timeline.dir) is set but --timeline (timeline) is 0: no timeline "
+                                 "would be written");
         if (!stats_format.empty()) settings.set("stats_format", stats_format, "--stats-format");
         gpuarch::support::check_variant(settings);
         // The sampling settings' own checks (a warm-up needs an index target), before the program starts.

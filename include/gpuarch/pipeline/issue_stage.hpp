@@ -47,7 +47,10 @@ public:
         for (auto& m : issue_masks_) m.dirty = ~std::uint64_t{0};
     }
     // A new launch: the last cycle without issue says nothing about the next one.
-    void on_launch() { quiet_.valid = false; }
+    void on_launch() {
+        quiet_.valid = false;
+        quiet_.uncharged = 0; // what a launch stopped by an error left uncharged belongs to no line of the next
+    }
 
     void run(Core& sm, core::Cycle now) {
         if constexpr (Core::quiet_cycle_replay) {
@@ -56,6 +59,7 @@ public:
                 return;
             }
         }
+        if constexpr (Core::quiet_cycle_replay) charge_replayed(sm);
         bool any_issued = false;
         bool all_long = true; // every occupied warp of the SM waits on a long-latency load
         bool any_warp = false;
@@ -116,6 +120,9 @@ public:
         std::fill_n(ready_flags_.begin(), pool, std::uint8_t{0});
         std::fill_n(outcome_cache_.begin(), pool, std::uint8_t{0});
         timing::IssueOutcome best = timing::IssueOutcome::idle;
+        unsigned best_slot = 0; // the lowest pool slot whose reason is `best` (per-line statistics)
+        unsigned ready_warps = 0; // warps whose next instruction could issue this cycle, before any issues
+        first_issued_pc_ = ir::no_pc;
         auto rank = [](timing::IssueOutcome o) { return stall_rank(o); };
         // The outcome of a scheduler that issues nothing: the reason of its warp closest to issuing. Also feeds
         // the SM-wide Gong classification.
@@ -127,7 +134,10 @@ public:
                 const timing::IssueOutcome o = pool_outcome(sm, s, i);
                 if (o != timing::IssueOutcome::raw_long_latency) all_long = false;
                 if (o == timing::IssueOutcome::issued) ready_seen_ = true;
-                if (rank(o) > rank(best)) best = o;
+                if (rank(o) > rank(best)) {
+                    best = o;
+                    best_slot = i;
+                }
             }
         };
         if constexpr (Frontend::issue_rule == timing::IssueRule::one_per_type_round_robin) {
@@ -136,6 +146,7 @@ public:
                 const unsigned w = Core::slot_of(s, i);
                 ready_flags_[i] =
                     sm.warps_[w].occupied && pool_outcome(sm, s, i) == timing::IssueOutcome::issued ? 1 : 2;
+                ready_warps += ready_flags_[i] == 1 ? 1U : 0U;
             }
         }
         sm.stats_.issue_slots += Frontend::dispatch_per_scheduler;
@@ -163,6 +174,8 @@ public:
                 ++issued;
             }
         } else {
+            // Every slot's readiness, asked before select (whose own questions then hit outcome_cache_).
+            for (unsigned i = 0; i < pool; ++i) ready_warps += view.ready(i) ? 1U : 0U;
             const unsigned pick = sm.schedulers_[s].select(view);
             if (pick != timing::no_warp) {
                 if (pick >= pool || !view.ready(pick)) [[unlikely]]
@@ -174,7 +187,13 @@ public:
             if (issued == 0) classify();
         const timing::IssueOutcome outcome = issued > 0 ? timing::IssueOutcome::issued : best;
         ++sm.stats_.outcomes[static_cast<std::size_t>(outcome)];
-        if constexpr (Core::quiet_cycle_replay) quiet_.outcome[s] = outcome;
+        sm.stats_.ready_warp_cycles += ready_warps;
+        if (sm.lines_.on()) [[unlikely]]
+            charge_line(sm, s, outcome, outcome == timing::IssueOutcome::idle ? no_slot : best_slot);
+        if constexpr (Core::quiet_cycle_replay) {
+            quiet_.outcome[s] = outcome;
+            quiet_.ready_warps[s] = static_cast<std::uint8_t>(ready_warps);
+        }
         return issued;
     }
 
@@ -226,6 +245,11 @@ public:
         sm.dispatch_.reserve(Core::kind_index(rec.unit), s);
         ++sm.stats_.warp_instructions;
         sm.stats_.thread_instructions += rec.active_lanes;
+        if (sm.lines_.on()) [[unlikely]] {
+            sm.lines_.issued(rec.result.pc, rec.active_lanes);
+            ws.last_issued_pc = rec.result.pc;
+            if (first_issued_pc_ == ir::no_pc) first_issued_pc_ = rec.result.pc;
+        }
         switch (inst.op) { // device-heap calls and cp.async
         case ir::Opcode::device_malloc: sm.stats_.device_mallocs += rec.active_lanes; break;
         case ir::Opcode::device_free: sm.stats_.device_frees += rec.active_lanes; break;
@@ -295,6 +319,8 @@ public:
         static_assert(timing::AcceptsEveryRead<RegisterFile>);
         std::uint64_t ready = 0;
         timing::IssueOutcome best_structural = timing::IssueOutcome::idle;
+        std::uint64_t structural_warps = 0; // the warps best_structural holds up (per-line statistics)
+        first_issued_pc_ = ir::no_pc;
         for (std::uint32_t keys = m.units_used; keys != 0; keys &= keys - 1) {
             const auto key = static_cast<std::size_t>(std::countr_zero(keys));
             const std::size_t kind = key / 2;
@@ -304,7 +330,12 @@ public:
             }
             const timing::IssueOutcome o =
                 key % 2 == 1 ? timing::IssueOutcome::memory_pipeline : timing::IssueOutcome::structural;
-            if (stall_rank(o) > stall_rank(best_structural)) best_structural = o;
+            if (stall_rank(o) > stall_rank(best_structural)) {
+                best_structural = o;
+                structural_warps = m.by_unit[key];
+            } else if (o == best_structural) {
+                structural_warps |= m.by_unit[key];
+            }
         }
         sm.stats_.issue_slots += Frontend::dispatch_per_scheduler;
         ready_now_ = ready;
@@ -336,14 +367,43 @@ public:
             else outcome = timing::IssueOutcome::idle;
         }
         ++sm.stats_.outcomes[static_cast<std::size_t>(outcome)];
+        const auto ready_warps = static_cast<unsigned>(std::popcount(ready));
+        sm.stats_.ready_warp_cycles += ready_warps;
+        if (sm.lines_.on()) [[unlikely]] {
+            // The warps whose reason the outcome is: the lowest pool slot among them is charged, as the full scan
+            // charges the first slot it finds with the winning reason.
+            std::uint64_t charged = 0;
+            if (outcome == timing::IssueOutcome::issued) charged = ready;
+            else if (outcome == best_structural && issued == 0 && mask_of(timing::IssueOutcome::issued) != 0)
+                charged = structural_warps;
+            else if (outcome != timing::IssueOutcome::idle) charged = mask_of(outcome);
+            charge_line(sm, s, outcome, charged == 0 ? no_slot : static_cast<unsigned>(std::countr_zero(charged)));
+        }
         quiet_.outcome[s] = outcome;
+        quiet_.ready_warps[s] = static_cast<std::uint8_t>(ready_warps);
         return issued;
+    }
+
+    static constexpr unsigned no_slot = ~0U;
+    // Per-line statistics (timing/line_stats.hpp): charges scheduler s's cycle to the first instruction it issued,
+    // else to the head instruction of the warp in pool slot `slot` (no_slot: no warp, nothing charged).
+    void charge_line(Core& sm, unsigned s, timing::IssueOutcome outcome, unsigned slot) {
+        ir::Pc pc = ir::no_pc;
+        if (outcome == timing::IssueOutcome::issued && first_issued_pc_ != ir::no_pc) {
+            pc = first_issued_pc_;
+        } else if (slot != no_slot) {
+            const WarpState& ws = sm.warps_[Core::slot_of(s, slot)];
+            pc = ws.ib_count > 0 ? sm.records_[ws.ibuffer[ws.ib_head]].result.pc : ws.last_issued_pc;
+        }
+        if (pc != ir::no_pc) sm.lines_.charge(pc, outcome);
+        quiet_.line_pc[s] = pc;
     }
 
     void replay_quiet_cycle(Core& sm) {
         for (unsigned s = 0; s < Frontend::schedulers; ++s) {
             sm.stats_.issue_slots += Frontend::dispatch_per_scheduler;
             ++sm.stats_.outcomes[static_cast<std::size_t>(quiet_.outcome[s])];
+            sm.stats_.ready_warp_cycles += quiet_.ready_warps[s];
             if constexpr (timing::QuietCycleHook<Scheduler, PoolView>) {
                 // No warp is ready in a replayed cycle of a scheduler with state: the view says so without asking.
                 const unsigned pool = Core::pool_size(s);
@@ -352,7 +412,19 @@ public:
             }
         }
         if (quiet_.cycle_class < 3) ++sm.stats_.cycle_class[quiet_.cycle_class];
+        // Per-line statistics: a replayed cycle charges what the recorded one charged, counted here and added in
+        // one step when the quiet cycles end (charge_replayed).
+        if (sm.lines_.on()) ++quiet_.uncharged;
         count_lsu_state(sm);
+    }
+
+    // Adds the replayed cycles not yet charged to the instructions the recorded quiet cycle charged. Before the
+    // next cycle that is not replayed, and before a launch's per-line statistics are read (SM::line_stats).
+    void charge_replayed(Core& sm) {
+        if (quiet_.uncharged == 0) return;
+        for (unsigned s = 0; s < Frontend::schedulers; ++s)
+            if (quiet_.line_pc[s] != ir::no_pc) sm.lines_.charge(quiet_.line_pc[s], quiet_.outcome[s], quiet_.uncharged);
+        quiet_.uncharged = 0;
     }
 
     void count_lsu_state(Core& sm) {
@@ -458,6 +530,9 @@ private:
         std::uint64_t epoch = 0;
         std::uint8_t cycle_class = 3;
         std::array<timing::IssueOutcome, Frontend::schedulers> outcome{};
+        std::array<std::uint8_t, Frontend::schedulers> ready_warps{}; // a replayed cycle repeats the recorded one
+        std::array<ir::Pc, Frontend::schedulers> line_pc{}; // the instruction charged (per-line statistics)
+        std::uint64_t uncharged = 0; // replayed cycles not yet charged to line_pc (charge_replayed)
     };
     static constexpr std::array<std::uint8_t, Frontend::max_warps> per_warp(std::uint8_t value) {
         std::array<std::uint8_t, Frontend::max_warps> values{};
@@ -473,6 +548,7 @@ private:
     static constexpr bool const_select = timing::ConstSelect<Scheduler, PoolView>;
     std::array<IssueMasks, Frontend::schedulers> issue_masks_{};
     std::uint64_t ready_now_ = 0; // the ready slots of the scheduler now issuing
+    ir::Pc first_issued_pc_ = ir::no_pc; // the first instruction the scheduler now issuing issued (per-line statistics)
     // warp_blocker() of each warp, idle if unoccupied; unit_key() of a candidate's head instruction.
     std::array<std::uint8_t, Frontend::max_warps> warp_code_ =
         per_warp(static_cast<std::uint8_t>(timing::IssueOutcome::idle));

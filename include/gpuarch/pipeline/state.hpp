@@ -57,6 +57,9 @@ struct WarpState {
     std::array<std::uint32_t, 8> ibuffer{};
     unsigned ib_head = 0, ib_count = 0;
     unsigned long_pending = 0; // destination registers of pending long-latency loads
+    // Per-line statistics only (timing/line_stats.hpp): the instruction this warp last issued, where a stall with
+    // no decoded instruction is charged; the kernel's first before it issued any.
+    ir::Pc last_issued_pc = 0;
     // The head instruction's scoreboard hazard, valid until the head or this warp's scoreboard changes
     // (both change only through this warp's own fetch, issue and write-back, which reset it).
     mutable std::uint8_t head_hazard = hazard_unknown;
@@ -88,7 +91,7 @@ struct WarpState {
 // The SM's own counters (SM::visit_stats names and describes each).
 struct SmStats {
     std::uint64_t cycles = 0, active_cycles = 0, warp_instructions = 0, thread_instructions = 0;
-    std::uint64_t dual_issues = 0, issue_slots = 0, ctas = 0, resident_warp_cycles = 0;
+    std::uint64_t dual_issues = 0, issue_slots = 0, ctas = 0, resident_warp_cycles = 0, ready_warp_cycles = 0;
     std::array<std::uint64_t, timing::issue_outcome_count> outcomes{};
     std::array<std::uint64_t, 3> cycle_class{}; // Gong 2020 Fig. 1.2: issued, all on memory, otherwise
     std::array<std::uint64_t, 4> lsu{};
