@@ -122,7 +122,7 @@ gpuarch_program_test(timeline python3 "${cudart_tests_dir}/check_timeline.py" "$
 gpuarch_program_test(timeline_report sh "${PROJECT_SOURCE_DIR}/tests/report/check_real_runs.sh" "${run}"
     "${programs_out}/two_files" "${PROJECT_BINARY_DIR}/tools/report/gpuarch-report"
     "${programs_out}/timeline_report_work")
-set_tests_properties(cudart.timeline_report PROPERTIES LABELS report SKIP_RETURN_CODE 77)
+set_tests_properties(cudart.timeline_report PROPERTIES LABELS report SKIP_RETURN_CODE 77 RESOURCE_LOCK gpuarch_chromium)
 
 # GPGPU-Sim-named statistics (--stats-format gpgpusim) against hand counts, with and without the L1 flush.
 gpuarch_program_test(gpgpusim_stats python3 "${cudart_tests_dir}/check_gpgpusim_stats.py" "${run}"
