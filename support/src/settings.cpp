@@ -53,6 +53,8 @@ const std::vector<SettingKey>& setting_keys() {
          "gpuarch-report (docs/timeline.md; 0: off)"},
         {"timeline.dir", Type::text, "", "",
          "the timeline's run directory (empty: PROGRAM.MACHINE.SCHEDULER.timeline in the working directory)"},
+        {"timeline.max_mb", Type::unsigned_integer, "4096", "",
+         "stop the run with an error when the timeline's interval files pass this many MiB (0: no limit)"},
         {"stats_format", Type::choice, "gpuarch", "gpuarch|gpgpusim",
          "the statistics on stderr: gpuarch's own, or GPGPU-Sim's names and definitions (docs/gtx480.md)"},
         // Machine knobs; empty default = the machine preset's value.

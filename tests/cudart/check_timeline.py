@@ -111,5 +111,11 @@ for flags, message in ((["--functional", "--timeline", "100"], "--timeline needs
                        (["--timeline-dir", os.path.join(work, "x")], "no timeline would be written")):
     bad = subprocess.run([run] + flags + ["--", program], capture_output=True, text=True)
     assert bad.returncode == 2 and message in bad.stderr, (flags, bad.returncode, bad.stderr)
+# A run whose interval files would pass timeline.max_mb stops with an error that names the setting, not a full disk.
+big = subprocess.run([run, "--timeline", "1", "--set", "timeline.max_mb=1", "--timeline-dir", os.path.join(work, "big"),
+                      "--", program], capture_output=True, text=True)
+assert big.returncode != 0 and "reached timeline.max_mb = 1 MiB" in big.stderr, (big.returncode, big.stderr[-2000:])
+size = sum(os.path.getsize(os.path.join(work, "big", f)) for f in ("intervals.csv", "sm_intervals.csv"))
+assert size < 2 << 20, size
 print(f"timeline ok: {len(launches)} launches, {len(rows)} intervals of {INTERVAL} cycles, {len(counters)} counters "
       f"each summing to totals.json; {len(lines)} PTX lines summing to the instruction and stall totals")

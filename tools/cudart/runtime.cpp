@@ -200,7 +200,8 @@ Runtime::Runtime()
                   " needs timing, and `functional` runs none (gpuarch-run: drop --functional or --timeline)");
         try {
             timeline_ = std::make_unique<TimelineWriter>(
-                timeline_dir(settings_), timeline_meta(settings_, machine_, simulator_->description(), interval));
+                timeline_dir(settings_), timeline_meta(settings_, machine_, simulator_->description(), interval),
+                settings_.get_uint("timeline.max_mb") << 20);
         } catch (const std::exception& e) {
             fatal(e.what());
         }

@@ -31,7 +31,8 @@ std::ofstream open_csv(const std::filesystem::path& path) {
 
 } // namespace
 
-TimelineWriter::TimelineWriter(std::filesystem::path dir, const TimelineMeta& meta) : dir_(std::move(dir)) {
+TimelineWriter::TimelineWriter(std::filesystem::path dir, const TimelineMeta& meta, std::uint64_t max_bytes)
+    : dir_(std::move(dir)), max_bytes_(max_bytes) {
     std::error_code ec;
     std::filesystem::create_directories(dir_, ec);
     if (ec) throw Error("timeline: cannot create the directory '" + dir_.string() + "': " + ec.message());
@@ -101,6 +102,7 @@ void TimelineWriter::write(std::size_t launch, const std::string& kernel, const 
         for (std::size_t k : per_sm_columns_) append_field(row[k]);
         line_ += '\n';
     }
+    const std::size_t per_sm_bytes = line_.size();
     per_sm_.write(line_.data(), static_cast<std::streamsize>(line_.size()));
     line_.clear();
     append_number(launch);
@@ -112,6 +114,13 @@ void TimelineWriter::write(std::size_t launch, const std::string& kernel, const 
     line_ += '\n';
     gpu_.write(line_.data(), static_cast<std::streamsize>(line_.size()));
     if (!gpu_ || !per_sm_) throw Error("timeline: writing under '" + dir_.string() + "' failed (disk full?)");
+    bytes_ += per_sm_bytes + line_.size();
+    if (max_bytes_ != 0 && bytes_ > max_bytes_) {
+        flush();
+        throw Error("timeline: the interval files under '" + dir_.string() + "' reached timeline.max_mb = " +
+                    std::to_string(max_bytes_ >> 20) + " MiB at cycle " + std::to_string(interval.end) +
+                    "; use a longer interval (--timeline N) or raise timeline.max_mb (0: no limit)");
+    }
 }
 
 void TimelineWriter::append_number(std::uint64_t value) {

@@ -33,8 +33,10 @@ struct TimelineMeta {
 
 class TimelineWriter {
 public:
-    // Creates `dir` (and its parents) and writes meta.json; throws gpuarch::Error when it cannot.
-    TimelineWriter(std::filesystem::path dir, const TimelineMeta& meta);
+    // Creates `dir` (and its parents) and writes meta.json; throws gpuarch::Error when it cannot. The interval files
+    // may grow to `max_bytes` together (0: no limit); the interval that would pass it throws instead, so that a
+    // tiny interval on a long run stops with a message rather than filling the disk.
+    TimelineWriter(std::filesystem::path dir, const TimelineMeta& meta, std::uint64_t max_bytes);
 
     // One interval of launch `launch` (the index of its entry in totals.json's launches) of kernel `kernel`.
     void write(std::size_t launch, const std::string& kernel, const TimelineInterval& interval);
@@ -65,6 +67,7 @@ private:
     std::vector<std::size_t> per_sm_columns_; // indices into sm_names_
     std::vector<std::uint64_t> sums_;
     std::string line_; // the rows being formatted
+    std::uint64_t max_bytes_ = 0, bytes_ = 0; // the limit on the interval files, and what they hold
     struct KernelLines {
         std::size_t module = 0;
         std::string name, display_name, ptx_file;
