@@ -121,6 +121,7 @@ public:
         std::fill_n(outcome_cache_.begin(), pool, std::uint8_t{0});
         timing::IssueOutcome best = timing::IssueOutcome::idle;
         unsigned best_slot = 0; // the lowest pool slot whose reason is `best` (per-line statistics)
+        unsigned first_pick = no_slot; // the first pool slot that issued (per-line statistics)
         unsigned ready_warps = 0; // warps whose next instruction could issue this cycle, before any issues
         first_issued_pc_ = ir::no_pc;
         auto rank = [](timing::IssueOutcome o) { return stall_rank(o); };
@@ -166,6 +167,7 @@ public:
                 if (pick >= pool || ready_flags_[pick] != 1) [[unlikely]]
                     throw_bad_pick(sm, s, pick);
                 const unsigned w = Core::slot_of(s, pick);
+                if (first_pick == no_slot) first_pick = pick;
                 type_used[si_type(sm.records_[sm.warps_[w].ibuffer[sm.warps_[w].ib_head]].unit)] = true;
                 issue_head(sm, w, s, now);
                 sm.schedulers_[s].on_issue(pick, now);
@@ -181,6 +183,7 @@ public:
                 if (pick >= pool || !view.ready(pick)) [[unlikely]]
                     throw_bad_pick(sm, s, pick);
                 issued = issue_warp(sm, s, pick, now);
+                first_pick = pick;
             }
         }
         if constexpr (Frontend::issue_rule != timing::IssueRule::one_per_type_round_robin)
@@ -189,7 +192,8 @@ public:
         ++sm.stats_.outcomes[static_cast<std::size_t>(outcome)];
         sm.stats_.ready_warp_cycles += ready_warps;
         if (sm.lines_.on()) [[unlikely]]
-            charge_line(sm, s, outcome, outcome == timing::IssueOutcome::idle ? no_slot : best_slot);
+            charge_line(sm, s, outcome,
+                        issued > 0 ? first_pick : outcome == timing::IssueOutcome::idle ? no_slot : best_slot);
         if constexpr (Core::quiet_cycle_replay) {
             quiet_.outcome[s] = outcome;
             quiet_.ready_warps[s] = static_cast<std::uint8_t>(ready_warps);
@@ -373,7 +377,8 @@ public:
             // The warps whose reason the outcome is: the lowest pool slot among them is charged, as the full scan
             // charges the first slot it finds with the winning reason.
             std::uint64_t charged = 0;
-            if (outcome == timing::IssueOutcome::issued) charged = ready;
+            if (issued > 0) charged = std::uint64_t{1} << pick;
+            else if (outcome == timing::IssueOutcome::issued) charged = ready;
             else if (outcome == best_structural && issued == 0 && mask_of(timing::IssueOutcome::issued) != 0)
                 charged = structural_warps;
             else if (outcome != timing::IssueOutcome::idle) charged = mask_of(outcome);
