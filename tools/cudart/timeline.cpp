@@ -1,6 +1,7 @@
 #include "timeline.hpp"
 
 #include <gpuarch/core/error.hpp>
+#include <gpuarch/support/csv.hpp>
 
 #include <nlohmann/json.hpp>
 
@@ -10,17 +11,15 @@
 
 namespace gpuarch::cudart {
 
+using support::csv_field;
+
 namespace {
 
-// RFC 4180: a field with a comma, quote or line break is quoted, its quotes doubled (kernel names carry commas).
-std::string csv_field(const std::string& text) {
-    if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
-    std::string out = "\"";
-    for (char c : text) {
-        if (c == '"') out += '"';
-        out += c;
-    }
-    return out + "\"";
+// The outcomes lines.csv has a stall.<outcome> column for: idle has no instruction to charge, and issued cycles
+// are the issue_cycles column.
+bool is_line_stall(std::size_t outcome) {
+    const auto o = static_cast<timing::IssueOutcome>(outcome);
+    return o != timing::IssueOutcome::idle && o != timing::IssueOutcome::issued;
 }
 
 std::ofstream open_csv(const std::filesystem::path& path) {
@@ -172,15 +171,10 @@ void TimelineWriter::write_lines() {
             begin = end + 1;
         }
     }
-    std::ofstream out(dir_ / "lines.csv");
-    if (!out) throw Error("timeline: cannot write '" + (dir_ / "lines.csv").string() + "'");
+    std::ofstream out = open_csv(dir_ / "lines.csv");
     out << "kernel,ptx_file,ptx_line,pc,instruction,executions,thread_instructions,issue_cycles";
-    for (std::size_t k = 0; k < timing::issue_outcome_count; ++k) {
-        const auto outcome = static_cast<timing::IssueOutcome>(k);
-        // Idle has no instruction to charge; issued cycles are issue_cycles.
-        if (outcome != timing::IssueOutcome::idle && outcome != timing::IssueOutcome::issued)
-            out << ",stall." << timing::name(outcome);
-    }
+    for (std::size_t k = 0; k < timing::issue_outcome_count; ++k)
+        if (is_line_stall(k)) out << ",stall." << timing::name(static_cast<timing::IssueOutcome>(k));
     out << ",loads,l1_accesses,l1_misses,load_latency_sum\n";
     for (const KernelLines& k : kernels_) {
         const auto& text = source[k.ptx_file];
@@ -193,11 +187,8 @@ void TimelineWriter::write_lines() {
             out << csv_field(k.display_name) << ',' << csv_field(k.ptx_file) << ',' << line << ',' << pc << ','
                 << csv_field(instruction) << ',' << c.warp_instructions << ',' << c.thread_instructions << ','
                 << c.cycles[static_cast<std::size_t>(timing::IssueOutcome::issued)];
-            for (std::size_t o = 0; o < timing::issue_outcome_count; ++o) {
-                const auto outcome = static_cast<timing::IssueOutcome>(o);
-                if (outcome != timing::IssueOutcome::idle && outcome != timing::IssueOutcome::issued)
-                    out << ',' << c.cycles[o];
-            }
+            for (std::size_t o = 0; o < timing::issue_outcome_count; ++o)
+                if (is_line_stall(o)) out << ',' << c.cycles[o];
             out << ',' << c.loads << ',' << c.load_accesses << ',' << c.load_misses << ',' << c.load_latency_cycles
                 << '\n';
         }

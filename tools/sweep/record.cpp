@@ -1,6 +1,7 @@
 #include "record.hpp"
 
 #include <gpuarch/core/error.hpp>
+#include <gpuarch/support/csv.hpp>
 
 #include <unistd.h>
 
@@ -17,6 +18,7 @@
 namespace gpuarch::sweep {
 
 namespace fs = std::filesystem;
+using support::csv_field;
 
 fs::path result_path(const fs::path& out, const std::string& id) { return out / "results" / (id + ".json"); }
 fs::path log_path(const fs::path& out, const std::string& id) { return out / "logs" / (id + ".log"); }
@@ -32,16 +34,6 @@ Record point_fields(const Point& point, std::string_view status) {
         r[key] = fields.at(key);
     r["status"] = std::string(status);
     return r;
-}
-
-std::string csv_field(const std::string& text) {
-    if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
-    std::string out = "\"";
-    for (const char c : text) {
-        if (c == '"') out += '"';
-        out += c;
-    }
-    return out + '"';
 }
 
 // A JSON scalar as CSV text: strings raw, null as "preset" (the only null a record holds is a preset knob).
