@@ -64,12 +64,10 @@ std::vector<std::string> command_line() {
 
 // The timeline's run directory: `timeline.dir`, else PROGRAM.MACHINE.SCHEDULER.timeline in the working directory,
 // so that runs of one program under two schedulers land side by side for gpuarch-report.
-std::filesystem::path timeline_dir(const support::Settings& settings) {
+std::filesystem::path timeline_dir(const support::Settings& settings, const TimelineMeta& meta) {
     if (!settings.get("timeline.dir").empty()) return settings.get("timeline.dir");
-    const std::vector<std::string> words = command_line();
-    const std::string program = words.empty() ? "program" : std::filesystem::path(words[0]).filename().string();
-    return std::filesystem::current_path() /
-           (program + "." + settings.get("machine") + "." + settings.get("scheduler") + ".timeline");
+    const std::string program = meta.program.empty() ? "program" : meta.program;
+    return std::filesystem::current_path() / (program + "." + meta.machine + "." + meta.scheduler + ".timeline");
 }
 
 TimelineMeta timeline_meta(const support::Settings& settings, const support::MachineInfo& machine,
@@ -199,9 +197,9 @@ Runtime::Runtime()
             fatal("timeline = " + std::to_string(interval) +
                   " needs timing, and `functional` runs none (gpuarch-run: drop --functional or --timeline)");
         try {
-            timeline_ = std::make_unique<TimelineWriter>(
-                timeline_dir(settings_), timeline_meta(settings_, machine_, simulator_->description(), interval),
-                settings_.get_uint("timeline.max_mb") << 20);
+            const TimelineMeta meta = timeline_meta(settings_, machine_, simulator_->description(), interval);
+            timeline_ = std::make_unique<TimelineWriter>(timeline_dir(settings_, meta), meta,
+                                                         settings_.get_uint("timeline.max_mb") << 20);
         } catch (const std::exception& e) {
             fatal(e.what());
         }

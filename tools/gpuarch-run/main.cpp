@@ -78,8 +78,8 @@ void print_settings_help() {
 
 } // namespace
 
-// `--timeline` without a value: an interval fine enough to show a kernel's phases (a few hundred points for a
-// launch of a million cycles) at an overhead measured under 5% (docs/timeline.md).
+// `--timeline` without a value: an interval fine enough to show a kernel's phases (a thousand points for a
+// launch of a million cycles) at about 2% of host time, measured by bench/timeline_overhead.py (docs/timeline.md).
 constexpr std::uint64_t default_timeline_interval = 1000;
 
 int main(int argc, char** argv) {
