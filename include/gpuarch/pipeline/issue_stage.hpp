@@ -246,7 +246,7 @@ public:
             if (rec.long_latency) ++ws.long_pending;
         }
         sm.rf_.accept(sm.dispatch_.operand_read(sm, rec), sm.now_);
-        sm.dispatch_.reserve(Core::kind_index(rec.unit), s);
+        sm.dispatch_.reserve(rec, s);
         ++sm.stats_.warp_instructions;
         sm.stats_.thread_instructions += rec.active_lanes;
         if (sm.lines_.on()) [[unlikely]] {
