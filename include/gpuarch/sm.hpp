@@ -204,6 +204,7 @@ public:
             ws.scheduler = w % Frontend::schedulers;
             ws.pool_index = w / Frontend::schedulers;
             ws.occupied = true;
+            if constexpr (max_pool <= 64) occupied_slots_[ws.scheduler] |= std::uint64_t{1} << ws.pool_index;
             ws.cta_slot = slot;
             ws.warp_in_cta = k;
             ws.age = launch_age * 4096 + k;
@@ -467,6 +468,12 @@ private:
     // Event-driven issue (IssueStage's IssueMasks): per scheduler, per warp slot. It does not need the scheduler's
     // cooperation (select is still asked every cycle), so it serves schedulers with state too.
     static constexpr bool event_driven_issue = stall_reasons_change_only_by_events && max_pool <= 64;
+    // Whether pool slot i of scheduler s holds a warp (WarpState::occupied). The full scans ask it of every slot in
+    // every cycle: a bit of occupied_slots_ costs no visit to the warp's state (pools of at most 64 slots).
+    bool slot_occupied(unsigned s, unsigned i) const {
+        if constexpr (max_pool <= 64) return (occupied_slots_[s] >> i) & 1U;
+        else return warps_[slot_of(s, i)].occupied;
+    }
     // Event-driven fetch (FetchStage's masks).
     static constexpr bool event_driven_fetch =
         in_order_fetch && max_pool <= 64 && !scans_every_cycle && detail::fetch_warps_per_scheduler<Frontend>() == 1;
@@ -557,6 +564,7 @@ private:
         WarpState& ws = warps_[w];
         if (!ws.occupied || !ws.functional_done || ws.in_flight > 0) return;
         ws.occupied = false;
+        if constexpr (max_pool <= 64) occupied_slots_[ws.scheduler] &= ~(std::uint64_t{1} << ws.pool_index);
         touch(w);
         schedulers_[ws.scheduler].on_warp_exit(ws.pool_index);
         if (ctas_.warp_exited(ws.cta_slot, shape_, [this](unsigned released) { release_from_barrier(released); }))
@@ -591,6 +599,7 @@ private:
     [[no_unique_address]] FetchMechanism fetch_mechanism_{};
     std::vector<Scheduler> schedulers_;
     std::vector<WarpState> warps_;
+    std::array<std::uint64_t, Frontend::schedulers> occupied_slots_{}; // per scheduler: bit i, slot_occupied(s, i)
     CtaTable ctas_;
     RecordPool records_;
     timing::detail::Scoreboard scoreboard_;

@@ -363,7 +363,7 @@ struct HintAssisted {
         // Start of the fetch stage: warps enter and leave hint mode.
         void transitions(Core& sm) {
             for (unsigned w = 0; w < sm.warps_.size(); ++w) {
-                if (!sm.warps_[w].occupied) continue;
+                if (!sm.slot_occupied(w % Core::Frontend::schedulers, w / Core::Frontend::schedulers)) continue;
                 if (warp_of(sm, w).hint_mode) maybe_return(sm, w);
                 else maybe_enter(sm, w);
             }

@@ -120,10 +120,10 @@ public:
                 }
             }
             while (f.k < pool && f.fetched < Core::fetch_warps_per_scheduler()) {
-                const unsigned pi = (f.start + f.k) % pool;
+                const unsigned pi = f.start + f.k < pool ? f.start + f.k : f.start + f.k - pool; // f.start < pool
                 const unsigned w = Core::slot_of(s, pi);
                 if (!f.in_warp) {
-                    if (!can_fetch(sm, w)) {
+                    if (!sm.slot_occupied(s, pi) || !can_fetch(sm, w)) { // can_fetch is false for an empty slot
                         ++f.k;
                         continue;
                     }

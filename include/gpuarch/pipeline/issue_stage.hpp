@@ -129,8 +129,7 @@ public:
         // the SM-wide Gong classification.
         auto classify = [&] {
             for (unsigned i = 0; i < pool; ++i) {
-                const unsigned w = Core::slot_of(s, i);
-                if (!sm.warps_[w].occupied) continue;
+                if (!sm.slot_occupied(s, i)) continue; // (ascending, as the lowest slot of the best reason counts)
                 any_warp = true;
                 const timing::IssueOutcome o = pool_outcome(sm, s, i);
                 if (o != timing::IssueOutcome::raw_long_latency) all_long = false;
@@ -177,7 +176,12 @@ public:
             }
         } else {
             // Every slot's readiness, asked before select (whose own questions then hit outcome_cache_).
-            for (unsigned i = 0; i < pool; ++i) ready_warps += view.ready(i) ? 1U : 0U;
+            if constexpr (Core::max_pool <= 64) {
+                for (std::uint64_t m = sm.occupied_slots_[s]; m != 0; m &= m - 1) // an empty slot is never ready
+                    ready_warps += view.ready(static_cast<unsigned>(std::countr_zero(m))) ? 1U : 0U;
+            } else {
+                for (unsigned i = 0; i < pool; ++i) ready_warps += view.ready(i) ? 1U : 0U;
+            }
             const unsigned pick = sm.schedulers_[s].select(view);
             if (pick != timing::no_warp) {
                 if (pick >= pool || !view.ready(pick)) [[unlikely]]

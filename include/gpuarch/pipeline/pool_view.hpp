@@ -17,14 +17,14 @@ template <class Core> struct PoolView {
     unsigned pool;
     std::uint64_t ready_bits = 0; // event_driven_issue: bit i set when slot i is ready (computed before select)
     unsigned pool_size() const { return pool; }
-    bool occupied(unsigned i) const { return sm->warps_[sm->slot_of(scheduler, i)].occupied; }
+    bool occupied(unsigned i) const { return sm->slot_occupied(scheduler, i); }
     // Computed on first use in a cycle: a greedy scheduler that finds its warp ready looks at no other.
     bool ready(unsigned i) const {
         if constexpr (Core::event_driven_issue) return (ready_bits >> i) & 1U;
         std::uint8_t& flag = ready_flags[i];
         if (flag == 0) {
-            const unsigned w = sm->slot_of(scheduler, i);
-            flag = sm->warps_[w].occupied && sm->issue_.pool_outcome(*sm, scheduler, i) == timing::IssueOutcome::issued
+            flag = sm->slot_occupied(scheduler, i) &&
+                           sm->issue_.pool_outcome(*sm, scheduler, i) == timing::IssueOutcome::issued
                        ? 1
                        : 2;
         }
