@@ -249,10 +249,11 @@ TEST_CASE("FR-FCFS: the bank-filtered scan chooses what the plain scan chooses")
                 if (arriving && r % 3 != 0 && a.can_accept()) {
                     REQUIRE(b.can_accept());
                     const std::uint64_t row = (r >> 8) % 4, bank = (r >> 16) % base.banks, column = (r >> 24) % 16;
-                    const std::uint64_t addr = gtx480 ? (r >> 20) % (1ULL << 24) & ~std::uint64_t{31}
-                                                      : address(base, static_cast<std::uint32_t>(bank), row, column * 32);
-                    const DramRequest req{addr, (r >> 40) % 2 == 0 ? 32U : 128U, (r >> 44) % 4 == 0,
-                                          (r >> 48) % 8 != 0, tag++};
+                    const std::uint64_t addr = gtx480
+                                                   ? (r >> 20) % (1ULL << 24) & ~std::uint64_t{31}
+                                                   : address(base, static_cast<std::uint32_t>(bank), row, column * 32);
+                    const DramRequest req{addr, (r >> 40) % 2 == 0 ? 32U : 128U, (r >> 44) % 4 == 0, (r >> 48) % 8 != 0,
+                                          tag++};
                     a.push(req);
                     b.push(req);
                 }

@@ -133,8 +133,8 @@ class DramChannel {
 public:
     explicit DramChannel(const DramConfig& config)
         : config_((config.validate(), config)), banks_(config.banks), candidate_(config.banks, 0),
-          queue_(config.queue_capacity), done_(config.return_queue_capacity()),
-          cas_group_ready_(config.bank_groups, 0), queued_(config.banks, 0), hits_(config.banks, 0) {}
+          queue_(config.queue_capacity), done_(config.return_queue_capacity()), cas_group_ready_(config.bank_groups, 0),
+          queued_(config.banks, 0), hits_(config.banks, 0) {}
 
     const DramConfig& config() const { return config_; }
     bool can_accept() const { return !queue_.full(); }
