@@ -22,6 +22,7 @@
 #include <gpuarch/regfile/zero_gated_rf.hpp>
 #include <gpuarch/sched/two_level.hpp>
 
+#include "carf_study.hpp"
 #include "corpus/corpus.hpp"
 #include <gpuarch/support/cli.hpp>
 #include <gpuarch/support/names.hpp>
@@ -44,48 +45,7 @@
 
 namespace {
 using namespace gpuarch;
-using Machine = machines::Fermi;
-using Scheduler = sched::TwoLevel<8>;
-constexpr unsigned sms = 16; // Radaideh 2020 Table 3.5
-
-struct Totals {
-    std::string variant;
-    std::uint64_t cycles = 0, thread_instructions = 0;
-    core::StatsTable stats;
-    unsigned failures = 0;
-    double ipc() const { return cycles == 0 ? 0 : double(thread_instructions) / double(cycles); }
-    double c(std::string_view name) const {
-        return static_cast<double>(stats.counter(std::string("sm.rf.") + std::string(name)));
-    }
-};
-
-template <class RF, class Exec = exec::SimdExec>
-Totals run_variant(const std::vector<std::string>& cases, kernels::Size size, examples::Progress& progress) {
-    using GpuType = typename Machine::template gpu<Scheduler, sms, RF, Exec>;
-    Totals t;
-    t.variant = std::string(RF::name) + "/" + std::string(Exec::name);
-    for (const std::string& name : cases) {
-        const kernels::CaseInfo& info = kernels::find_case(name);
-        func::Device device;
-        const auto module =
-            func::Module::from_file(std::string(GPUARCH_KERNELS_DIR) + "/ptx/" + std::string(info.ptx_file));
-        auto gpu = std::make_unique<GpuType>(Machine::template config<GpuType>());
-        auto launcher = [&](const func::Module& m, std::string_view entry, const func::LaunchConfig& launch,
-                            const func::Args& args) {
-            const LaunchResult r = gpu->launch(device, m, entry, launch, args, TimingOptions{});
-            t.cycles += r.cycles;
-            t.thread_instructions += r.thread_instructions;
-            t.stats.merge(r.stats);
-        };
-        const kernels::CaseResult result = kernels::run_case(name, device, module, launcher, size);
-        if (!result.passed) {
-            ++t.failures;
-            progress.note(t.variant + ": " + name + " failed: " + result.message);
-        }
-        progress.step(t.variant + " " + name, result.passed);
-    }
-    return t;
-}
+using namespace gpuarch::examples::carf;
 
 double pct(double x) { return 100.0 * x; }
 double full_share(const std::vector<std::uint64_t>& h) {
