@@ -373,11 +373,15 @@ private:
         if (bank.open_row == closed) return std::max(bank.act_ready, act_any_ready_);
         return hits_[b] == 0 ? bank.pre_ready : never;
     }
-    // A lower bound on the cycle of the next command, given the state now (each bound is a conjunction of
+    // Bank b's CAS bound joined with the global one (cas_bound()).
+    core::Cycle bank_cas_bound(std::uint32_t b, core::Cycle cas_global) const {
+        const core::Cycle cas = bank_cas_bound(b);
+        return cas == never ? never : std::max(cas, cas_global);
+    }
+    // A lower bound on the cycle of bank b's next command, given the state now (each bound is a conjunction of
     // `now_ >= X` conditions; the return queue is left out, which only makes it earlier).
     core::Cycle bank_bound(std::uint32_t b, core::Cycle cas_global) const {
-        const core::Cycle cas = bank_cas_bound(b);
-        return std::min(cas == never ? never : std::max(cas, cas_global), bank_act_pre_bound(b));
+        return std::min(bank_cas_bound(b, cas_global), bank_act_pre_bound(b));
     }
 
     bool schedule_fr_fcfs() {
@@ -402,10 +406,11 @@ private:
         bool any = false;
         core::Cycle next = never;
         for (std::uint32_t b = 0; b < config_.banks; ++b) {
-            const bool ready = now_ >= bank_act_pre_bound(b);
+            const core::Cycle act_pre = bank_act_pre_bound(b);
+            const bool ready = now_ >= act_pre;
             candidate_[b] = ready ? 1 : 0;
             any = any || ready;
-            next = std::min(next, bank_bound(b, cas_global));
+            next = std::min({next, act_pre, bank_cas_bound(b, cas_global)}); // bank_bound, act_pre computed once
         }
         if (any)
             for (std::size_t i = 0; i < queue_.size(); ++i) {
@@ -431,7 +436,7 @@ private:
         for (std::size_t i = 0; i < queue_.size(); ++i) {
             const Queued& q = queue_[i];
             const Bank& b = banks_[q.bank];
-            if (b.open_row == q.row) continue;
+            if (b.open_row == q.row) continue; // waiting for CAS timing
             if (b.open_row == closed) {
                 if (can_act(q)) return issue_act(i), true;
                 continue;

@@ -83,10 +83,9 @@ public:
             for (unsigned s = 0; s < Frontend::schedulers && !any_issued; ++s) {
                 if (now % Frontend::schedulers == s) continue;
                 for (unsigned i = 0; i < Core::pool_size(s); ++i) {
-                    const unsigned w = Core::slot_of(s, i);
-                    if (!sm.warps_[w].occupied) continue;
+                    if (!sm.slot_occupied(s, i)) continue;
                     any_warp = true;
-                    if (blocker(sm, w) != timing::IssueOutcome::raw_long_latency) all_long = false;
+                    if (blocker(sm, Core::slot_of(s, i)) != timing::IssueOutcome::raw_long_latency) all_long = false;
                 }
             }
         }
@@ -143,9 +142,8 @@ public:
         if constexpr (Frontend::issue_rule == timing::IssueRule::one_per_type_round_robin) {
             classify();
             for (unsigned i = 0; i < pool; ++i) {
-                const unsigned w = Core::slot_of(s, i);
                 ready_flags_[i] =
-                    sm.warps_[w].occupied && pool_outcome(sm, s, i) == timing::IssueOutcome::issued ? 1 : 2;
+                    sm.slot_occupied(s, i) && pool_outcome(sm, s, i) == timing::IssueOutcome::issued ? 1 : 2;
                 ready_warps += ready_flags_[i] == 1 ? 1U : 0U;
             }
         }
