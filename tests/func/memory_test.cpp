@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -171,6 +172,82 @@ TEST_CASE("misaligned, out-of-bounds shared and local, read-only and null access
     CHECK(contains(fault_of("mov.u64 %rd1, 0;\nld.u32 %r1, [%rd1];").what(), "no live allocation contains it"));
     CHECK(contains(fault_of("mov.u64 %rd1, out;\ncvta.param.u64 %rd2, %rd1;\nst.u64 [%rd2], 0;").what(),
                    "kernel parameters are read-only"));
+}
+
+// The engine checks a warp's accesses at once when all lanes fit one allocation, the shared memory, or the threads'
+// local frames (semantics/memory.hpp, place_warp); lanes that do not fit go lane by lane. Either way the fault
+// names the first faulting lane in lane order, and lanes spread over two allocations read what they address.
+TEST_CASE("a warp access that one check cannot place still faults at its first bad lane and reads every allocation") {
+    const std::string global_body = R"(
+        mov.u32 %r1, %tid.x;
+        mul.wide.u32 %rd1, %r1, 4;
+        add.u64 %rd2, %rd63, %rd1;
+        ld.global.u32 %r2, [%rd2];
+    )";
+    const KernelError global = fault_of(global_body, LaunchConfig{Dim3{1, 1, 1}, Dim3{32, 1, 1}, 0});
+    CHECK(contains(global.what(), "out-of-bounds global load of 4 bytes"));
+    CHECK(global.site().thread == Dim3{16, 0, 0}); // `in` holds 16 words: lanes 0-15 are in bounds
+
+    const std::string local_body = R"(
+        .local .align 4 .b8 d[16];
+        mov.u32 %r1, %tid.x;
+        mul.wide.u32 %rd1, %r1, 4;
+        mov.u64 %rd2, d;
+        add.u64 %rd3, %rd2, %rd1;
+        st.local.u32 [%rd3], %r1;
+    )";
+    const KernelError local = fault_of(local_body, LaunchConfig{Dim3{1, 1, 1}, Dim3{8, 1, 1}, 0});
+    CHECK(contains(local.what(), "each thread has 16 bytes of local memory"));
+    CHECK(local.site().thread == Dim3{4, 0, 0});
+
+    // Lanes 0-15 read `in`, lanes 16-31 the zeroed top quarter of `out`; each lane passes the value through its
+    // local frame and stores it plus its index to out[tid].
+    const std::string spread_body = R"(
+        .local .align 4 .b8 d[4];
+        mov.u32 %r1, %tid.x;
+        setp.lt.u32 %p1, %r1, 16;
+        mul.wide.u32 %rd1, %r1, 4;
+        add.u64 %rd2, %rd63, %rd1;
+        add.u64 %rd3, %rd62, 128;
+        add.u64 %rd3, %rd3, %rd1;
+        selp.b64 %rd4, %rd2, %rd3, %p1;
+        ld.global.u32 %r2, [%rd4];
+        st.local.u32 [d], %r2;
+        ld.local.u32 %r3, [d];
+        add.u32 %r4, %r3, %r1;
+        add.u64 %rd5, %rd62, %rd1;
+        st.global.u32 [%rd5], %r4;
+    )";
+    std::vector<std::uint32_t> in(16);
+    for (std::uint32_t i = 0; i < 16; ++i) in[i] = 1000 + 7 * i;
+    const test::BodyRun run =
+        test::run_body(spread_body, 256, test::bytes_of(in), LaunchConfig{Dim3{1, 1, 1}, Dim3{32, 1, 1}, 0});
+    for (std::uint32_t i = 0; i < 32; ++i) {
+        CAPTURE(i);
+        CHECK(run.u32(i) == (i < 16 ? in[i] : 0U) + i);
+    }
+}
+
+TEST_CASE("the Device's translation of recent allocations follows frees and serves many arrays in turn") {
+    Device device;
+    std::vector<DevPtr> arrays;
+    for (std::uint32_t k = 0; k < 6; ++k) {
+        arrays.push_back(device.malloc(64));
+        const std::vector<std::uint32_t> values(16, 100 * k);
+        device.copy_in(arrays.back(), values.data(), 64);
+    }
+    for (int round = 0; round < 3; ++round)
+        for (std::uint32_t k = 0; k < 6; ++k) {
+            const std::uint8_t* p = device.translate(arrays[k] + 60, 4);
+            REQUIRE(p != nullptr);
+            std::uint32_t v = 0;
+            std::memcpy(&v, p, 4);
+            CHECK(v == 100 * k);
+            CHECK(device.translate(arrays[k] + 61, 4) == nullptr); // runs past the end
+        }
+    device.free(arrays[2]); // it was translated last round: the recent entries must forget it
+    CHECK(device.translate(arrays[2], 4) == nullptr);
+    CHECK(device.translate(arrays[3], 4) != nullptr);
 }
 
 TEST_CASE("a launch that reads freed device memory faults") {

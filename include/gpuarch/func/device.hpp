@@ -17,6 +17,7 @@
 //   anything that is not a live device-heap allocation returns false for the caller to report. The host cannot
 //   free device-heap memory (free() throws), and the heap size can change only while no device-heap memory has
 //   ever been allocated (CUDA fixes it once a kernel that calls malloc has run).
+#include <array>
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -106,7 +107,7 @@ public:
                         "releases device-heap memory)");
         in_use_ -= it->second.size;
         allocations_.erase(it);
-        cache_valid_ = false;
+        forget_translations();
     }
 
     // ---- device heap (device-side malloc/free; see the contract above) ----
@@ -148,7 +149,7 @@ public:
         auto a = allocations_.find(ptr);
         in_use_ -= a->second.size;
         allocations_.erase(a);
-        cache_valid_ = false;
+        forget_translations();
         ++heap_stats_.frees;
         return true;
     }
@@ -209,19 +210,17 @@ public:
 
     // The host bytes behind [addr, addr + bytes) when the range lies inside one live allocation, else nullptr.
     std::uint8_t* translate(DevPtr addr, std::uint64_t bytes) {
-        if (cache_valid_ && addr >= cache_base_ && addr <= cache_end_ && bytes <= cache_end_ - addr)
-            return cache_data_ + (addr - cache_base_);
+        for (const RecentAllocation& r : recent_)
+            if (addr >= r.base && addr <= r.end && bytes <= r.end - addr) return r.data + (addr - r.base);
         auto it = allocations_.upper_bound(addr);
         if (it == allocations_.begin()) return nullptr;
         --it;
         const DevPtr base = it->first;
         const std::uint64_t size = it->second.size;
         if (addr - base > size || bytes > size - (addr - base)) return nullptr;
-        cache_valid_ = true;
-        cache_base_ = base;
-        cache_end_ = base + size;
-        cache_data_ = it->second.data.get();
-        return cache_data_ + (addr - base);
+        recent_[recent_next_] = RecentAllocation{base, base + size, it->second.data.get()};
+        recent_next_ = (recent_next_ + 1) % recent_.size();
+        return it->second.data.get() + (addr - base);
     }
 
     // Why [addr, addr + bytes) is not accessible, as a phrase for error messages.
@@ -375,10 +374,16 @@ private:
     std::uint64_t heap_bytes_ = 0;
     bool heap_used_ever_ = false;
     HeapStats heap_stats_;
-    // One-entry translation cache: most consecutive accesses hit the same allocation.
-    bool cache_valid_ = false;
-    DevPtr cache_base_ = 0, cache_end_ = 0;
-    std::uint8_t* cache_data_ = nullptr;
+    // The allocations translate() found last, replaced in turn: a kernel's consecutive accesses mostly fall in the
+    // few arrays its loop reads and writes (a CSR matrix-vector product reads three), so one entry missed on
+    // every access of such loops. An empty entry's range [1, 0] holds no address.
+    struct RecentAllocation {
+        DevPtr base = 1, end = 0;
+        std::uint8_t* data = nullptr;
+    };
+    std::array<RecentAllocation, 4> recent_{};
+    unsigned recent_next_ = 0;
+    void forget_translations() { recent_.fill(RecentAllocation{}); }
 };
 
 } // namespace gpuarch::func

@@ -80,6 +80,10 @@ public:
         warps_per_cta_ = (launch_.threads_per_cta + launch_.width - 1) / launch_.width;
         launch_.shared_bytes = cta_shared_bytes(*launch_.kernel, launch_.config);
         live_at_entry_ = ir::registers_live_at_entry(*launch_.kernel);
+        // Every CTA of the launch has the same %tid per thread: unflattened once here rather than per CTA (two
+        // integer divisions per thread were most of start_cta's time on kernels of many small CTAs).
+        thread_ids_.resize(launch_.threads_per_cta);
+        for (unsigned t = 0; t < launch_.threads_per_cta; ++t) thread_ids_[t] = unflatten(t, launch_.config.block);
         if (launch_.options.cooperative) launch_.workspace = detail::GridWorkspace(*launch_.device);
         for (const ir::Instruction& inst : launch_.kernel->code)
             for (std::uint8_t i = 0; i < inst.num_operands; ++i)
@@ -151,7 +155,7 @@ public:
             warp.tid_y.assign(launch_.width, 0);
             warp.tid_z.assign(launch_.width, 0);
             for (unsigned l = 0; l < lanes; ++l) {
-                const Dim3 t = unflatten(warp.first_thread + l, launch_.config.block);
+                const Dim3& t = thread_ids_[warp.first_thread + l];
                 warp.tid_x[l] = t.x;
                 warp.tid_y[l] = t.y;
                 warp.tid_z[l] = t.z;
@@ -325,8 +329,7 @@ private:
         for (unsigned word = 0; word < words; ++word) {
             if (active.word(word) == 0) continue;
             const unsigned base = word * 64, n = std::min(64U, launch_.width - base);
-            std::uint64_t bits = 0;
-            for (unsigned i = 0; i < n; ++i) bits |= (p[base + i] & 1U) << i;
+            std::uint64_t bits = detail::pack_low_bits(p + base, n);
             if (guard.negated) bits = ~bits;
             m.set_word(word, bits & active.word(word));
         }
@@ -436,6 +439,7 @@ private:
     semantics::LaunchState launch_; // what the opcode semantics read and write (func/semantics/context.hpp)
     std::vector<DecodedInstruction> code_;
     std::vector<ir::RegId> live_at_entry_; // ir::registers_live_at_entry of the kernel
+    std::vector<Dim3> thread_ids_; // %tid of each linear thread index of a CTA
     unsigned warps_per_cta_ = 0;
     StepCounts counts_;
 };

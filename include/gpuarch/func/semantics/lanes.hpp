@@ -62,6 +62,21 @@ template <class F> inline void for_each_lane(const core::WarpMask& mask, unsigne
 
 using core::count_bits; // population count without a library call
 
+// A predicate row as a lane mask: bit i is bit 0 of row[i], for i < n (n <= 64). Eight lanes per step with
+// constant shifts, which the compiler schedules side by side; a loop shifting by the lane index is one long chain.
+inline std::uint64_t pack_low_bits(const std::uint64_t* row, unsigned n) {
+    std::uint64_t bits = 0;
+    unsigned i = 0;
+    for (; i + 8 <= n; i += 8) {
+        const std::uint64_t* r = row + i;
+        const std::uint64_t low = (r[0] & 1U) | (r[1] & 1U) << 1 | (r[2] & 1U) << 2 | (r[3] & 1U) << 3;
+        const std::uint64_t high = (r[4] & 1U) << 4 | (r[5] & 1U) << 5 | (r[6] & 1U) << 6 | (r[7] & 1U) << 7;
+        bits |= (low | high) << i;
+    }
+    for (; i < n; ++i) bits |= (row[i] & 1U) << i;
+    return bits;
+}
+
 inline unsigned count_lanes(const core::WarpMask& mask, unsigned width) {
     unsigned n = 0;
     for (unsigned w = 0; w < (width + 63) / 64; ++w) n += count_bits(mask.word(w));

@@ -116,11 +116,19 @@ inline std::uint8_t* resolve(const Context& c, unsigned lane, std::uint64_t addr
             if (address <= size && bytes <= size - address) return c.cta.shared.data() + address;
         } else if (space == ir::StateSpace::global) {
             if (std::uint8_t* p = c.launch.device->translate(address, bytes)) return p;
-        } else if (space == ir::StateSpace::param && !write) {
-            // Kernel parameters (a call's .param storage lives at call_param_base and up: the full path).
-            const std::uint64_t size = c.launch.params.size();
-            if (address <= size && bytes <= size - address && address < call_param_base)
-                return c.launch.params.data() + address;
+        } else if (space == ir::StateSpace::local) {
+            const std::uint64_t frame = c.cta.local_frame_bytes;
+            if (address <= frame && bytes <= frame - address)
+                return c.cta.local.data() + (std::uint64_t{c.w.first_thread} + lane) * frame + address;
+        } else if (space == ir::StateSpace::param) {
+            if (address < call_param_base) { // kernel parameters, read-only
+                const std::uint64_t size = c.launch.params.size();
+                if (!write && address <= size && bytes <= size - address) return c.launch.params.data() + address;
+            } else { // a call's .param arguments, kept in the thread's local frame (resolve_checked)
+                const std::uint64_t frame = c.cta.local_frame_bytes, at = address - call_param_base;
+                if (at <= frame && bytes <= frame - at)
+                    return c.cta.local.data() + (std::uint64_t{c.w.first_thread} + lane) * frame + at;
+            }
         }
     }
     return resolve_checked(c, lane, address, bytes, write, space, space_address);
@@ -181,6 +189,120 @@ inline bool load_shared_words_directly(const Context& c, StepResult* out, const 
     if (element * 8 == reg_bits && element == 4) return shared_load_lanes<Record, 4>(c, out, base, dst, 4, false, 32);
     if (element * 8 == reg_bits && element == 8) return shared_load_lanes<Record, 8>(c, out, base, dst, 8, false, 64);
     return shared_load_lanes<Record, 0>(c, out, base, dst, element, is_signed, reg_bits);
+}
+
+// Where a warp's access lies when one check covers all its executed lanes, so that no lane's address is resolved
+// on its own: lane l's bytes are at at(l, its address), and the per-lane path would record (space, its address).
+struct WarpPlacement {
+    std::uint8_t* origin = nullptr;
+    std::uint64_t bias = 0; // subtracted from a lane's address
+    std::uint64_t stride = 0; // bytes between consecutive lanes' frames; 0 when the lanes share one space
+    ir::StateSpace space = ir::StateSpace::none;
+    std::uint8_t* at(unsigned lane, std::uint64_t address) const {
+        return origin + (std::uint64_t{lane} * stride + (address - bias));
+    }
+};
+
+// Places a warp's access when every executed lane's `bytes`-byte access is aligned and:
+// - global (named .global, or generic, because every allocation lies below the generic windows, device.hpp:
+//   global_heap_limit): all lanes in one device allocation, found with one Device::translate for the warp;
+// - shared: all inside the CTA's shared memory;
+// - local, or a call's .param arguments (kept in each thread's local frame, as resolve_checked does): all inside
+//   the frame;
+// - a kernel parameter, read: all inside the parameter buffer.
+// Returns false otherwise, having changed nothing: the per-lane path then resolves (and faults on) each lane
+// exactly as before. The checks are resolve_checked's, taken once over the lanes' lowest and highest addresses.
+inline bool place_warp(const Context& c, const detail::Source& base, unsigned bytes, bool write, WarpPlacement& where) {
+    if (bytes == 0 || (bytes & (bytes - 1)) != 0) return false;
+    const std::uint64_t offset = c.d.address_offset, address_mask = c.d.address_mask;
+    std::uint64_t lo = ~std::uint64_t{0}, hi = 0, any_bits = 0;
+    lanes(c, [&](unsigned l) {
+        const std::uint64_t a = (base[l] + offset) & address_mask;
+        lo = std::min(lo, a);
+        hi = std::max(hi, a);
+        any_bits |= a;
+    });
+    if ((any_bits & (bytes - 1)) != 0) return false;
+    auto fits = [&](std::uint64_t from, std::uint64_t size) { // [from + lo, hi + bytes) within [from, from + size)
+        return lo >= from && hi - from <= size && bytes <= size - (hi - from);
+    };
+    switch (c.d.space) {
+    case ir::StateSpace::global:
+    case ir::StateSpace::generic:
+        if (hi - lo > ~std::uint64_t{0} - bytes) return false;
+        where = {c.launch.device->translate(lo, hi - lo + bytes), lo, 0, ir::StateSpace::global};
+        return where.origin != nullptr;
+    case ir::StateSpace::shared:
+        if (!fits(0, c.cta.shared.size())) return false;
+        where = {c.cta.shared.data(), 0, 0, ir::StateSpace::shared};
+        return true;
+    case ir::StateSpace::local:
+    case ir::StateSpace::param: {
+        const std::uint64_t frame = c.cta.local_frame_bytes;
+        std::uint8_t* frames = c.cta.local.data() + std::uint64_t{c.w.first_thread} * frame;
+        if (c.d.space == ir::StateSpace::local) {
+            if (!fits(0, frame)) return false;
+            where = {frames, 0, frame, ir::StateSpace::local};
+            return true;
+        }
+        if (lo >= call_param_base) {
+            if (!fits(call_param_base, frame)) return false;
+            where = {frames, call_param_base, frame, ir::StateSpace::param};
+            return true;
+        }
+        if (write || hi >= call_param_base || !fits(0, c.launch.params.size())) return false;
+        where = {c.launch.params.data(), 0, 0, ir::StateSpace::param};
+        return true;
+    }
+    default: return false;
+    }
+}
+
+// A load (scalar or vector) place_warp places: each lane's elements are copied without resolving its address again.
+// False, having changed nothing, otherwise. Element: the element size when the load fills its registers exactly
+// (no extension), 0 otherwise.
+template <bool Record, unsigned Element>
+inline bool placed_load_lanes(const Context& c, StepResult* out, const detail::Source& base, std::uint64_t* dst,
+                              unsigned element, bool is_signed, unsigned reg_bits) {
+    const DecodedInstruction& d = c.d;
+    const unsigned count = d.dst_count == 0 ? 1 : std::min<unsigned>(d.elements, d.dst_count);
+    WarpPlacement where;
+    if (!place_warp(c, base, element * d.elements, false, where)) return false;
+    const std::uint64_t offset = d.address_offset, address_mask = d.address_mask;
+    auto value = [&](const std::uint8_t* p) {
+        if constexpr (Element != 0) {
+            std::uint64_t v = 0;
+            std::memcpy(&v, p, Element);
+            return v;
+        } else {
+            return detail::extend(detail::load_le(p, element), element * 8, is_signed, reg_bits);
+        }
+    };
+    lanes(c, [&](unsigned l) {
+        const std::uint64_t a = (base[l] + offset) & address_mask;
+        if constexpr (Record) {
+            out->addresses[l] = a;
+            out->lane_spaces[l] = where.space;
+        }
+        const std::uint8_t* p = where.at(l, a);
+        if (d.dst_count == 0) {
+            dst[l] = value(p);
+            return;
+        }
+        for (unsigned e = 0; e < count; ++e)
+            if (d.dst_vector[e] != ir::no_reg) c.w.row(d.dst_vector[e])[l] = value(p + e * element);
+    });
+    return true;
+}
+
+template <bool Record>
+inline bool load_placed(const Context& c, StepResult* out, const detail::Source& base, std::uint64_t* dst,
+                        unsigned element, bool is_signed, unsigned reg_bits) {
+    if (element * 8 == reg_bits && element == 4)
+        return placed_load_lanes<Record, 4>(c, out, base, dst, element, is_signed, reg_bits);
+    if (element * 8 == reg_bits && element == 8)
+        return placed_load_lanes<Record, 8>(c, out, base, dst, element, is_signed, reg_bits);
+    return placed_load_lanes<Record, 0>(c, out, base, dst, element, is_signed, reg_bits);
 }
 
 inline std::uint64_t atomic_update(const Context& c, ir::AtomOp op, std::uint64_t old, std::uint64_t b,
@@ -267,6 +389,25 @@ template <bool Record> inline void memory(const Context& c, StepResult* out) {
             if (d.space == ir::StateSpace::shared &&
                 load_shared_words_directly<Record>(c, out, base, dst, element, is_signed, reg_bits))
                 return;
+            if (base.mask == 0) {
+                // No address register (a kernel parameter, a module variable): every lane reads the same address,
+                // resolved and read once for the lowest executing lane, the lane the loop below would fault on
+                // first. Local addresses name a different frame per thread: those are placed or take the loop.
+                const auto first = static_cast<unsigned>(c.exec.find_first());
+                const std::uint8_t* p =
+                    resolve(c, first, (base[first] + offset) & address_mask, bytes, false, space, space_address);
+                const bool per_thread = space == ir::StateSpace::local ||
+                                        (space == ir::StateSpace::param && space_address >= call_param_base);
+                if (!per_thread) {
+                    const std::uint64_t value = detail::extend(detail::load_le(p, element), ebits, is_signed, reg_bits);
+                    lanes(c, [&](unsigned l) {
+                        record(l, space, space_address);
+                        dst[l] = value;
+                    });
+                    return;
+                }
+            }
+            if (load_placed<Record>(c, out, base, dst, element, is_signed, reg_bits)) return;
             lanes(c, [&](unsigned l) {
                 const std::uint8_t* p =
                     resolve(c, l, (base[l] + offset) & address_mask, bytes, false, space, space_address);
@@ -274,6 +415,7 @@ template <bool Record> inline void memory(const Context& c, StepResult* out) {
                 dst[l] = detail::extend(detail::load_le(p, element), ebits, is_signed, reg_bits);
             });
         } else {
+            if (load_placed<Record>(c, out, base, nullptr, element, is_signed, reg_bits)) return;
             lanes(c, [&](unsigned l) {
                 const std::uint8_t* p =
                     resolve(c, l, (base[l] + offset) & address_mask, bytes, false, space, space_address);
@@ -292,6 +434,18 @@ template <bool Record> inline void memory(const Context& c, StepResult* out) {
         const unsigned n = std::min<unsigned>(count, d.num_sources);
         if (n < count) unsupported(c);
         for (unsigned e = 0; e < n && e < 4; ++e) values[e] = source(c, e);
+        WarpPlacement where;
+        if (place_warp(c, base, bytes, true, where)) {
+            lanes(c, [&](unsigned l) {
+                const std::uint64_t a = (base[l] + offset) & address_mask;
+                record(l, where.space, a);
+                std::uint8_t* p = where.at(l, a);
+                if (n == 1 && element == 4) detail::store_le(p, values[0][l], 4);
+                else
+                    for (unsigned e = 0; e < n; ++e) detail::store_le(p + e * element, values[e][l], element);
+            });
+            return;
+        }
         lanes(c, [&](unsigned l) {
             std::uint8_t* p = resolve(c, l, (base[l] + offset) & address_mask, bytes, true, space, space_address);
             record(l, space, space_address);
@@ -305,6 +459,23 @@ template <bool Record> inline void memory(const Context& c, StepResult* out) {
     const detail::Source cc = d.num_sources > 1 ? source(c, 1) : detail::Source{&c.launch.zero, 0U, false};
     std::uint64_t* dst = has_dst ? dst_row(c) : nullptr;
     const ir::AtomOp op = d.inst->atom_op;
+    // The most frequent atomic, an integer add, skips atomic_update's per-lane dispatch (the same sum, masked to
+    // the type); on global and shared memory its lanes are also placed at once when place_warp allows.
+    const bool integer_add = op == ir::AtomOp::add && !is_float(d.type);
+    const std::uint64_t type_mask = low_mask(size_bytes(d.type) * 8);
+    WarpPlacement where;
+    if (integer_add && place_warp(c, base, bytes, true, where) &&
+        (where.space == ir::StateSpace::global || where.space == ir::StateSpace::shared)) {
+        lanes(c, [&](unsigned l) {
+            const std::uint64_t a = (base[l] + offset) & address_mask;
+            record(l, where.space, a);
+            std::uint8_t* p = where.at(l, a);
+            const std::uint64_t old = detail::load_le(p, element);
+            detail::store_le(p, (old + b[l]) & type_mask, element);
+            if (has_dst) dst[l] = old;
+        });
+        return;
+    }
     lanes(c, [&](unsigned l) {
         std::uint8_t* p = resolve(c, l, (base[l] + offset) & address_mask, bytes, true, space, space_address);
         if (space != ir::StateSpace::global && space != ir::StateSpace::shared)
@@ -316,7 +487,8 @@ template <bool Record> inline void memory(const Context& c, StepResult* out) {
         // CUDA Programming Guide, "Floating-Point Standard": f32 atomic add on global memory flushes
         // subnormals (FADD.FTZ.RN); on shared memory it keeps them.
         const bool ftz = space == ir::StateSpace::global;
-        const std::uint64_t updated = atomic_update(c, op, old, b[l], cc[l], ftz);
+        const std::uint64_t updated =
+            integer_add ? (old + b[l]) & type_mask : atomic_update(c, op, old, b[l], cc[l], ftz);
         detail::store_le(p, updated, element);
         if (has_dst) dst[l] = old;
     });

@@ -77,22 +77,26 @@ inline void fill_special(const LaunchState& launch, const CtaState& cta, const W
     }
 }
 
-// Source operand `i` as the lane loop reads it. A special register is materialised into the CTA's scratch row `i`,
-// so the operands of one instruction never share a row.
-inline detail::Source source(const Context& c, unsigned i) {
+// source() for a special register (or a missing operand), out of line so that the register and immediate cases
+// inline into every instruction.
+[[gnu::noinline]] inline detail::Source special_source(const Context& c, unsigned i) {
     const DecodedSource& s = c.d.sources[i];
-    switch (s.kind) {
-    case SourceKind::reg: return {c.w.row(s.reg), ~0U, s.negated};
-    case SourceKind::imm: return {&s.imm, 0U, s.negated};
-    case SourceKind::special: {
+    if (s.kind == SourceKind::special) {
         std::uint64_t* row = c.cta.scratch[i].data();
         fill_special(c.launch, c.cta, c.w, s.special, row);
         return {row, ~0U, s.negated};
     }
-    case SourceKind::none: break;
-    }
     fault(c.launch, c.cta, c.w, static_cast<ir::Pc>(c.d.inst - c.launch.kernel->code.data()), -1,
           "operand " + std::to_string(i) + " has no value");
+}
+
+// Source operand `i` as the lane loop reads it. A special register is materialised into the CTA's scratch row `i`,
+// so the operands of one instruction never share a row.
+inline detail::Source source(const Context& c, unsigned i) {
+    const DecodedSource& s = c.d.sources[i];
+    if (s.kind == SourceKind::reg) return {c.w.row(s.reg), ~0U, s.negated};
+    if (s.kind == SourceKind::imm) return {&s.imm, 0U, s.negated};
+    return special_source(c, i);
 }
 
 } // namespace gpuarch::func::semantics
