@@ -24,6 +24,7 @@
 // Contract: deterministic (no host-time, address or hash-order dependence); zero virtual dispatch: every slot is
 // a template argument and `component_types` lists them for the polymorphism check in tests.
 #include <array>
+#include <concepts>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -143,13 +144,23 @@ public:
     }
 
     std::uint32_t id() const { return id_; }
-    L1& l1() { return l1_; }
-    const L1& l1() const { return l1_; }
-    const RegisterFile& register_file() const { return rf_; }
+    L1& l1() {
+        wake();
+        return l1_;
+    }
+    const L1& l1() const {
+        settle_dormant();
+        return l1_;
+    }
+    const RegisterFile& register_file() const {
+        settle_dormant();
+        return rf_;
+    }
     const Exec& exec() const { return exec_; }
 
     // Binds a kernel launch; called before the first CTA of that launch arrives.
     void bind(func::KernelExecution& execution, const CtaShape& shape) {
+        wake();
         execution_ = &execution;
         shape_ = shape;
         const auto& kernel = execution.kernel();
@@ -170,14 +181,19 @@ public:
             if constexpr (timing::ObservesKernelLaunch<Scheduler>) sched.on_kernel_launch();
     }
     // Per-line statistics for the bound kernel (timing/line_stats.hpp), after bind: on or off, from zero.
-    void start_line_stats(bool on) { lines_.start(on, execution_->kernel().code.size()); }
+    void start_line_stats(bool on) {
+        settle_dormant();
+        lines_.start(on, execution_->kernel().code.size());
+    }
     const std::vector<timing::LineCounters>& line_stats() {
+        settle_dormant();
         issue_.charge_replayed(*this);
         return lines_.lines();
     }
     // The launch's locality hint (Gong 2020 Table 6.1), after bind and before the first CTA; schedulers that
     // group warps by it (sched::LocalityTwoLevel) take it through the optional on_launch_hint hook.
     void set_launch_hint(unsigned hint) {
+        wake();
         for (auto& sched : schedulers_)
             if constexpr (timing::TakesLaunchHint<Scheduler>) sched.on_launch_hint(hint);
     }
@@ -191,6 +207,7 @@ public:
 
     // Starts CTA `linear_cta` on this SM. Precondition: can_accept_cta().
     void start_cta(std::uint64_t linear_cta, std::uint64_t launch_age) {
+        wake();
         ++state_epoch_;
         const unsigned slot = ctas_.open(*execution_, linear_cta, id_);
         CtaSlot& cta = ctas_[slot];
@@ -228,10 +245,52 @@ public:
     unsigned take_finished_ctas() { return ctas_.take_finished(); }
 
     // One core cycle. `down` is this SM's port into the interconnect. Equivalent to cycle_timing then
-    // cycle_fetch.
+    // cycle_fetch; a dormant SM only counts the cycle (settle_dormant accounts for it).
     void cycle(core::Cycle now, mem::Downstream& down) {
+        if constexpr (skips_dormant_cycles) {
+            if (dormant_) { // counted here, accounted in bulk by settle_dormant()
+                ++dormant_owed_;
+                dormant_last_ = now;
+                return;
+            }
+        }
         cycle_timing(now, down);
         cycle_fetch();
+        // Only start_cta, receive, bind and a caller holding the L1 end dormancy (they clear the flag): a dormant
+        // cycle changes no state dormant() reads.
+        if constexpr (skips_dormant_cycles) dormant_ = dormant();
+    }
+
+    // Dormant: no resident CTA and nothing in flight in any stage; the issue stage about to replay its recorded quiet
+    // cycle and the fetch stage about to find no warp (see skips_dormant_cycles).
+    bool dormant() const {
+        if constexpr (skips_dormant_cycles)
+            return ctas_.resident() == 0 && !exec_.has_pending() && !rf_.has_pending() && l1_.quiet() &&
+                   issue_.replays_next_cycle(*this) && fetch_.finds_no_warp(*this);
+        else return false;
+    }
+    // Accounts the cycles counted while dormant as cycle_timing and cycle_fetch would have, one by one: the register
+    // file's and the L1's quiet paths, the issue stage's replay, count_cycle (the fetch stage, finding no warp,
+    // changes nothing). Every public member that reads or changes state a dormant cycle changes calls it first.
+    // const, as MemorySystem::catch_up: it changes nothing observable, a dormant SM's state being defined as the
+    // settled one.
+    void settle_dormant() const {
+        if constexpr (skips_dormant_cycles) {
+            if (dormant_owed_ == 0) return;
+            SM& self = const_cast<SM&>(*this); // every SM is created non-const; only the owed cycles are settled
+            const std::uint64_t owed = std::exchange(self.dormant_owed_, 0);
+            self.dormant_total_ += owed;
+            // The owed cycles are consecutive and end at dormant_last_: a settle precedes every full cycle.
+            self.rf_.quiet_cycle(dormant_last_);
+            self.l1_.quiet_cycles(owed, dormant_last_);
+            self.issue_.replay_quiet_cycles(self, owed, dormant_last_ + 1 - owed);
+            self.count_cycles(owed);
+        }
+    }
+    // Ends dormancy (a CTA, a response, a new launch or a caller holding the L1 may change what dormant() reads).
+    void wake() {
+        settle_dormant();
+        dormant_ = false;
     }
 
     // Whether this variant skips the scan of its warp pools in cycles where nothing changed since a cycle without
@@ -249,6 +308,7 @@ public:
     // which is the order of SM-by-SM cycle() because private steps commute with every step of another CTA and
     // no timing phase reads what another SM's fetch writes.
     void cycle_timing(core::Cycle now, mem::Downstream& down) {
+        settle_dormant(); // the parallel tick runs every SM's full cycle
         now_ = now;
         // 1. completions
         exec_.drain_completed(now, [this](std::uint64_t token) {
@@ -322,9 +382,13 @@ public:
     }
 
     // A response from the memory system for this SM's L1.
-    void receive(const mem::MemPacket& packet, core::Cycle now) { l1_.receive(packet, now); }
+    void receive(const mem::MemPacket& packet, core::Cycle now) {
+        wake();
+        l1_.receive(packet, now);
+    }
 
     template <class V> void visit_stats(V& v) const {
+        settle_dormant();
         v.counter("cycles", stats_.cycles, "core cycles simulated");
         v.counter("active_cycles", stats_.active_cycles, "cycles with at least one resident CTA");
         v.counter("resident_warp_cycles", stats_.resident_warp_cycles,
@@ -376,6 +440,7 @@ public:
     }
 
     std::string describe_state() const {
+        settle_dormant();
         std::string out = "SM " + std::to_string(id_) + ": " + std::to_string(ctas_.resident()) + " CTAs, LSU " +
                           std::string(mem::to_string(l1_.lsu_state())) + (l1_.can_accept() ? "" : " (full)") + "\n";
         for (unsigned w = 0; w < warps_.size(); ++w) {
@@ -402,8 +467,20 @@ public:
     }
 
     // Scheduler s of this SM (its statistics, and any per-warp state it keeps for its fetch policy).
-    const Scheduler& scheduler(unsigned s) const { return schedulers_[s]; }
-    std::uint64_t cycles() const { return stats_.cycles; }
+    const Scheduler& scheduler(unsigned s) const {
+        settle_dormant();
+        return schedulers_[s];
+    }
+    std::uint64_t cycles() const {
+        settle_dormant();
+        return stats_.cycles;
+    }
+    // Of cycles(), those the SM spent dormant (skips_dormant_cycles): a speed figure, not a statistic, because the
+    // same run on a variant without the skip has the same statistics.
+    std::uint64_t dormant_cycles() const {
+        settle_dormant();
+        return dormant_total_;
+    }
     std::uint64_t warp_instructions() const { return stats_.warp_instructions; }
     std::uint64_t thread_instructions() const { return stats_.thread_instructions; }
 
@@ -465,6 +542,23 @@ private:
     // (tests/pinned) are unchanged.
     static constexpr bool quiet_cycle_replay =
         stall_reasons_change_only_by_events && timing::ReplaysQuietCycles<Scheduler, pipeline::PoolView<SM>>;
+    // Dormant cycles (dormant(), settle_dormant()): such a cycle changes only counters, those of the register
+    // file's and the L1's quiet paths (their quiet-cycle contracts: IdealRF::quiet_cycle, L1Unit::quiet and
+    // quiet_cycles), the issue stage's replay and count_cycle. The SMs a grid's tail leaves without work are dormant
+    // in every cycle until the launch ends (atax on the GTX480: 12 of 15 SMs for most of the run), so they only count
+    // those cycles and account for them in bulk when something reads or wakes them. For the variants whose every
+    // stage states that contract: quiet-cycle replay, in-order fetch, and a register file, L1 and exec unit that
+    // report pending work. Checked against the full scans, which never replay, by tests/pinned/quiet_cycles.cpp.
+    static constexpr bool skips_dormant_cycles =
+        quiet_cycle_replay && in_order_fetch &&
+        requires(RegisterFile & rf, const RegisterFile& crf, L1& l1, const L1& cl1, const Exec& e, core::Cycle c,
+                 std::uint64_t n) {
+        rf.quiet_cycle(c);
+        { crf.has_pending() } -> std::convertible_to<bool>;
+        { cl1.quiet() } -> std::convertible_to<bool>;
+        l1.quiet_cycles(n, c);
+        { e.has_pending() } -> std::convertible_to<bool>;
+    };
     // Event-driven issue (IssueStage's IssueMasks): per scheduler, per warp slot. It does not need the scheduler's
     // cooperation (select is still asked every cycle), so it serves schedulers with state too.
     static constexpr bool event_driven_issue = stall_reasons_change_only_by_events && max_pool <= 64;
@@ -571,10 +665,11 @@ private:
             ++stats_.ctas;
     }
     // The end of every cycle's fetch stage (cycle_fetch and the parallel tick's two parts).
-    void count_cycle() {
-        ++stats_.cycles;
-        if (ctas_.resident() > 0) ++stats_.active_cycles;
-        stats_.resident_warp_cycles += ctas_.used_warps();
+    void count_cycle() { count_cycles(1); }
+    void count_cycles(std::uint64_t n) {
+        stats_.cycles += n;
+        if (ctas_.resident() > 0) stats_.active_cycles += n;
+        stats_.resident_warp_cycles += n * ctas_.used_warps();
     }
 
     // ---------------------------------------------------------------------------------------------------
@@ -607,6 +702,10 @@ private:
     // Counts events that change warp state (see quiet_cycle_replay); the fetch and issue stages skip work while it
     // stands still.
     std::uint64_t state_epoch_ = 1;
+    bool dormant_ = false; // dormant() held at the end of the last full cycle(), and nothing has woken the SM since
+    std::uint64_t dormant_owed_ = 0; // dormant cycles not yet settled (settle_dormant)
+    std::uint64_t dormant_total_ = 0; // dormant cycles settled, over the SM's life (dormant_cycles)
+    core::Cycle dormant_last_ = 0; // the last of them
     pipeline::FetchStage<SM> fetch_;
     pipeline::IssueStage<SM> issue_;
     pipeline::DispatchStage<SM> dispatch_;

@@ -285,6 +285,17 @@ public:
         busy_cycle(now, down);
     }
 
+    // `count` cycles of a quiet() L1, the last at `last`: what as many cycle() calls would do (their quiet path).
+    void quiet_cycles(std::uint64_t count, core::Cycle last) {
+        accepted_this_cycle_ = false;
+        cycled_ = true;
+        last_cycle_ = last;
+        state_ = LsuState::idle;
+        cycles_ += count;
+        mshr_occupancy_.add(mshr_.busy(), count);
+        if (mshr_.full()) mshr_full_cycles_ += count;
+    }
+
     void receive(const MemPacket& packet, core::Cycle now) {
         if (!packet.is_response) throw Error("the L1 received a packet that is not a response");
         const auto cls = static_cast<IdClass>(packet.id >> id_class_shift);
@@ -344,6 +355,9 @@ public:
         return lsu_count_ == 0 && reexec_.empty() && mshr_.busy() == 0 && const_mshr_.busy() == 0 &&
                miss_queue_.empty() && timed_.empty() && completed_.empty() && free_pending_.size() == pending_.size();
     }
+    // idle(), and nothing left for the SM to drain (issue reports, locality events): cycle() then takes its quiet
+    // path, which moves only the per-cycle counters, and every drain finds nothing (SM::dormant).
+    bool quiet() const { return idle() && issued_.empty() && locality_.empty(); }
     const TagArray& tags() const { return tags_; }
     // Drops every valid line of the data cache (L1Config::flush_between_kernels); the constant cache keeps its
     // lines. The L1 writes through, so no line holds data the L2 lacks. Returns how many lines were dropped.

@@ -84,6 +84,13 @@ public:
         unsigned scheduler = 0, start = 0, k = 0, fetched = 0, step = 0;
     };
 
+    // Whether run() would find no warp to fetch and change nothing: an in-order stage that found none and no event
+    // changed warp state since (begin()'s skip; the cursor it leaves is reset by the next begin()).
+    bool finds_no_warp(const Core& sm) const {
+        if constexpr (Core::in_order_fetch) return idle_epoch_ == sm.state_epoch_;
+        else return false;
+    }
+
     void run(Core& sm) {
         begin(sm);
         resume<false>(sm);

@@ -52,6 +52,12 @@ public:
         quiet_.uncharged = 0; // what a launch stopped by an error left uncharged belongs to no line of the next
     }
 
+    // Whether run() would replay its recorded quiet cycle now: nothing changed since a cycle without issue.
+    bool replays_next_cycle(const Core& sm) const {
+        if constexpr (Core::quiet_cycle_replay) return quiet_.valid && quiet_.epoch == sm.state_epoch_;
+        else return false;
+    }
+
     void run(Core& sm, core::Cycle now) {
         if constexpr (Core::quiet_cycle_replay) {
             if (quiet_.valid && quiet_.epoch == sm.state_epoch_) {
@@ -406,24 +412,37 @@ public:
         quiet_.line_pc[s] = pc;
     }
 
-    void replay_quiet_cycle(Core& sm) {
+    // `count` replayed cycles, the cycles first_now, first_now + 1, ...: one in a quiet cycle (replay_quiet_cycle),
+    // all a dormant SM owes at once (SM::settle_dormant). The quiet hook of a scheduler with state runs once per
+    // cycle and scheduler, in cycle order, with the view's now() that cycle's (CCWS decays by it); no hook reads the
+    // statistics counted here. Leaves sm.now_ at the last cycle.
+    void replay_quiet_cycles(Core& sm, std::uint64_t count, core::Cycle first_now) {
         for (unsigned s = 0; s < Frontend::schedulers; ++s) {
-            sm.stats_.issue_slots += Frontend::dispatch_per_scheduler;
-            ++sm.stats_.outcomes[static_cast<std::size_t>(quiet_.outcome[s])];
-            sm.stats_.ready_warp_cycles += quiet_.ready_warps[s];
-            if constexpr (timing::QuietCycleHook<Scheduler, PoolView>) {
-                // No warp is ready in a replayed cycle of a scheduler with state: the view says so without asking.
-                const unsigned pool = Core::pool_size(s);
-                std::fill_n(ready_flags_.begin(), pool, std::uint8_t{2});
-                sm.schedulers_[s].on_quiet_cycle(PoolView{&sm, s, ready_flags_.data(), pool, 0});
+            sm.stats_.issue_slots += count * Frontend::dispatch_per_scheduler;
+            sm.stats_.outcomes[static_cast<std::size_t>(quiet_.outcome[s])] += count;
+            sm.stats_.ready_warp_cycles += count * quiet_.ready_warps[s];
+        }
+        if constexpr (timing::QuietCycleHook<Scheduler, PoolView>) {
+            for (std::uint64_t k = 0; k < count; ++k) {
+                sm.now_ = first_now + k;
+                for (unsigned s = 0; s < Frontend::schedulers; ++s) {
+                    // No warp is ready in a replayed cycle of a scheduler with state: the view says so without
+                    // asking.
+                    const unsigned pool = Core::pool_size(s);
+                    std::fill_n(ready_flags_.begin(), pool, std::uint8_t{2});
+                    sm.schedulers_[s].on_quiet_cycle(PoolView{&sm, s, ready_flags_.data(), pool, 0});
+                }
             }
         }
-        if (quiet_.cycle_class < 3) ++sm.stats_.cycle_class[quiet_.cycle_class];
+        sm.now_ = first_now + count - 1;
+        if (quiet_.cycle_class < 3) sm.stats_.cycle_class[quiet_.cycle_class] += count;
         // Per-line statistics: a replayed cycle charges what the recorded one charged, counted here and added in
         // one step when the quiet cycles end (charge_replayed).
-        if (sm.lines_.on()) ++quiet_.uncharged;
-        count_lsu_state(sm);
+        if (sm.lines_.on()) quiet_.uncharged += count;
+        count_lsu_state(sm, count);
     }
+
+    void replay_quiet_cycle(Core& sm) { replay_quiet_cycles(sm, 1, sm.now_); }
 
     // Adds the replayed cycles not yet charged to the instructions the recorded quiet cycle charged. Before the
     // next cycle that is not replayed, and before a launch's per-line statistics are read (SM::line_stats).
@@ -434,11 +453,11 @@ public:
         quiet_.uncharged = 0;
     }
 
-    void count_lsu_state(Core& sm) {
+    void count_lsu_state(Core& sm, std::uint64_t cycles = 1) {
         switch (sm.l1_.lsu_state()) {
-        case mem::LsuState::stalled_coalesce: ++sm.stats_.lsu[1]; break;
-        case mem::LsuState::stalled_mshr: ++sm.stats_.lsu[2]; break;
-        case mem::LsuState::stalled_icnt: ++sm.stats_.lsu[3]; break;
+        case mem::LsuState::stalled_coalesce: sm.stats_.lsu[1] += cycles; break;
+        case mem::LsuState::stalled_mshr: sm.stats_.lsu[2] += cycles; break;
+        case mem::LsuState::stalled_icnt: sm.stats_.lsu[3] += cycles; break;
         default: break;
         }
     }

@@ -42,6 +42,8 @@ struct IdealRF {
         written_.clear();
     }
     bool has_pending() const { return !waiting_.empty() || !written_.empty(); }
+    // Quiet-cycle contract (SM::dormant): without pending work, cycle(now) and the drains change only this.
+    void quiet_cycle(core::Cycle now) { now_ = now; }
 
     template <class V> void visit_stats(V& v) const {
         v.counter("operand_reads", reads_, "register operands read");
