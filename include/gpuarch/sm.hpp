@@ -256,8 +256,8 @@ public:
         }
         cycle_timing(now, down);
         cycle_fetch();
-        // Only start_cta, receive, bind and a caller holding the L1 end dormancy (they clear the flag): a dormant
-        // cycle changes no state dormant() reads.
+        // Only the callers of wake() end dormancy (start_cta, receive, bind, set_launch_hint, l1()): a dormant cycle
+        // changes no state dormant() reads.
         if constexpr (skips_dormant_cycles) dormant_ = dormant();
     }
 
@@ -287,7 +287,8 @@ public:
             self.count_cycles(owed);
         }
     }
-    // Ends dormancy (a CTA, a response, a new launch or a caller holding the L1 may change what dormant() reads).
+    // Ends dormancy: a CTA, a response, a new launch, a launch hint or a caller holding the L1 may change what
+    // dormant() reads.
     void wake() {
         settle_dormant();
         dormant_ = false;
@@ -548,7 +549,8 @@ private:
     // in every cycle until the launch ends (atax on the GTX480: 12 of 15 SMs for most of the run), so they only count
     // those cycles and account for them in bulk when something reads or wakes them. For the variants whose every
     // stage states that contract: quiet-cycle replay, in-order fetch, and a register file, L1 and exec unit that
-    // report pending work. Checked against the full scans, which never replay, by tests/pinned/quiet_cycles.cpp.
+    // report pending work. Checked against the full scans, which never replay and so never skip, by
+    // tests/timing/dormant_sms_test.cpp, tests/timing/quiet_replay_stateful_test.cpp and tests/pinned/quiet_cycles.cpp.
     static constexpr bool skips_dormant_cycles =
         quiet_cycle_replay && in_order_fetch &&
         requires(RegisterFile & rf, const RegisterFile& crf, L1& l1, const L1& cl1, const Exec& e, core::Cycle c,

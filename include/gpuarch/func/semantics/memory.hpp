@@ -223,7 +223,7 @@ inline bool place_warp(const Context& c, const detail::Source& base, unsigned by
         any_bits |= a;
     });
     if ((any_bits & (bytes - 1)) != 0) return false;
-    auto fits = [&](std::uint64_t from, std::uint64_t size) { // [from + lo, hi + bytes) within [from, from + size)
+    auto fits = [&](std::uint64_t from, std::uint64_t size) { // every lane's [a, a + bytes) in [from, from + size)
         return lo >= from && hi - from <= size && bytes <= size - (hi - from);
     };
     switch (c.d.space) {
