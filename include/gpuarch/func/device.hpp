@@ -17,8 +17,8 @@
 //   anything that is not a live device-heap allocation returns false for the caller to report. The host cannot
 //   free device-heap memory (free() throws), and the heap size can change only while no device-heap memory has
 //   ever been allocated (CUDA fixes it once a kernel that calls malloc has run).
-#include <array>
 #include <algorithm>
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>

@@ -79,6 +79,8 @@ public:
     std::vector<std::uint8_t> shared;
     std::vector<std::uint8_t> local; // local_frame_bytes per thread, thread-major
     std::uint64_t local_frame_bytes = 0;
+    // The local frame of the CTA's linear thread `thread` (a call's .param arguments live in it too).
+    std::uint8_t* local_frame(std::uint64_t thread) { return local.data() + thread * local_frame_bytes; }
     std::array<BarrierState, barrier_count> barriers{};
     unsigned live_warps = 0; // warps that have not finished
     // The functional engine's scratch rows (special-register operands, the sink `_`, shfl's copy of its source):

@@ -105,8 +105,7 @@ public:
         f.start = next_[0];
         // A fetch stage that found no warp to fetch finds none again until an event changes warp state (the
         // state_epoch_ argument of quiet_cycle_replay); a fetch policy has its own transitions and always scans.
-        if constexpr (Core::in_order_fetch)
-            if (idle_epoch_ == sm.state_epoch_) f.scheduler = Frontend::schedulers;
+        if (finds_no_warp(sm)) f.scheduler = Frontend::schedulers;
     }
 
     // Per scheduler, round-robin from next_, the first Core::fetch_warps_per_scheduler() warps that can fetch

@@ -60,7 +60,7 @@ public:
 
     void run(Core& sm, core::Cycle now) {
         if constexpr (Core::quiet_cycle_replay) {
-            if (quiet_.valid && quiet_.epoch == sm.state_epoch_) {
+            if (replays_next_cycle(sm)) {
                 replay_quiet_cycle(sm);
                 return;
             }

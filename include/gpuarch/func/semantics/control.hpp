@@ -147,8 +147,7 @@ inline bool barrier(const Context& c) {
 
 inline std::uint8_t* thread_local_bytes(const LaunchState& launch, CtaState& cta, const WarpState& w, unsigned lane,
                                         ir::SymbolId symbol) {
-    return cta.local.data() + (std::uint64_t{w.first_thread} + lane) * cta.local_frame_bytes +
-           launch.kernel->symbols[symbol].offset;
+    return cta.local_frame(std::uint64_t{w.first_thread} + lane) + launch.kernel->symbols[symbol].offset;
 }
 
 inline void call_out_of_line(const LaunchState& launch, CtaState& cta, WarpState& w, const DecodedInstruction& d,

@@ -35,7 +35,7 @@ inline const std::uint8_t* generic_view(const Context& c, unsigned lane, std::ui
         return offset <= size && bytes <= size - offset;
     };
     const std::uint64_t frame = c.cta.local_frame_bytes;
-    const std::uint8_t* local = c.cta.local.data() + (std::uint64_t{c.w.first_thread} + lane) * frame;
+    const std::uint8_t* local = c.cta.local_frame(std::uint64_t{c.w.first_thread} + lane);
     for (const ir::StateSpace s :
          {ir::StateSpace::shared, ir::StateSpace::local, ir::StateSpace::constant, ir::StateSpace::param}) {
         const std::uint64_t base = generic_window_base(s);

@@ -23,7 +23,7 @@ inline std::uint8_t* local_bytes(const Context& c, unsigned lane, std::uint64_t 
         fault(c, static_cast<int>(lane),
               "out-of-bounds " + describe() + ": each thread has " + std::to_string(frame) + " bytes of local memory",
               address, KernelErrorKind::illegal_address);
-    return c.cta.local.data() + (std::uint64_t{c.w.first_thread} + lane) * frame + offset;
+    return c.cta.local_frame(std::uint64_t{c.w.first_thread} + lane) + offset;
 }
 
 // resolve's full path: generic windows, every state space, and the fault messages.
@@ -119,7 +119,7 @@ inline std::uint8_t* resolve(const Context& c, unsigned lane, std::uint64_t addr
         } else if (space == ir::StateSpace::local) {
             const std::uint64_t frame = c.cta.local_frame_bytes;
             if (address <= frame && bytes <= frame - address)
-                return c.cta.local.data() + (std::uint64_t{c.w.first_thread} + lane) * frame + address;
+                return c.cta.local_frame(std::uint64_t{c.w.first_thread} + lane) + address;
         } else if (space == ir::StateSpace::param) {
             if (address < call_param_base) { // kernel parameters, read-only
                 const std::uint64_t size = c.launch.params.size();
@@ -127,7 +127,7 @@ inline std::uint8_t* resolve(const Context& c, unsigned lane, std::uint64_t addr
             } else { // a call's .param arguments, kept in the thread's local frame (resolve_checked)
                 const std::uint64_t frame = c.cta.local_frame_bytes, at = address - call_param_base;
                 if (at <= frame && bytes <= frame - at)
-                    return c.cta.local.data() + (std::uint64_t{c.w.first_thread} + lane) * frame + at;
+                    return c.cta.local_frame(std::uint64_t{c.w.first_thread} + lane) + at;
             }
         }
     }
@@ -239,7 +239,7 @@ inline bool place_warp(const Context& c, const detail::Source& base, unsigned by
     case ir::StateSpace::local:
     case ir::StateSpace::param: {
         const std::uint64_t frame = c.cta.local_frame_bytes;
-        std::uint8_t* frames = c.cta.local.data() + std::uint64_t{c.w.first_thread} * frame;
+        std::uint8_t* frames = c.cta.local_frame(c.w.first_thread);
         if (c.d.space == ir::StateSpace::local) {
             if (!fits(0, frame)) return false;
             where = {frames, 0, frame, ir::StateSpace::local};
