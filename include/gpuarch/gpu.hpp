@@ -648,17 +648,23 @@ public:
         std::uint64_t livelock_digest = 0;
         dispatch();
         while (true) {
-            bool busy = next_cta < total_ctas;
+            const bool ctas_waiting = next_cta < total_ctas;
             tick_sms();
-            for (unsigned i = 0; i < NumSMs; ++i) busy = busy || !sms_[i]->idle();
             memory_->cycle(cycle,
                            [this, cycle](std::uint32_t sm, const mem::MemPacket& p) { sms_[sm]->receive(p, cycle); });
             ++cycle;
+            // One pass over the SMs after the cycle. Only an SM's own cycle changes its resident CTAs, its finished
+            // CTAs and its instruction count (a response reaches the L1 only, and dispatch() starts CTAs without
+            // issuing anything), so these are the values the SMs' tick left.
+            bool busy = ctas_waiting;
             bool finished_any = false;
+            std::uint64_t instructions = 0;
             for (auto& sm : sms_) {
+                busy = busy || !sm->idle();
                 const unsigned n = sm->take_finished_ctas();
                 ctas_done += n;
                 finished_any = finished_any || n > 0;
+                instructions += sm->warp_instructions();
             }
             if (finished_any) dispatch();
             if (!busy) break;
@@ -688,8 +694,6 @@ public:
                     livelock_digest_taken = false;
                 }
             }
-            std::uint64_t instructions = 0;
-            for (auto& sm : sms_) instructions += sm->warp_instructions();
             if (instructions != last_instructions || finished_any) {
                 last_instructions = instructions;
                 last_progress = cycle;

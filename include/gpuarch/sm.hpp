@@ -126,6 +126,10 @@ public:
                                    Frontend::shared_unit_partitioning, warp_width,
                                    detail::opcode_timing_of<Frontend>()}),
           l1_(l1_config, sm_id), warps_(Frontend::max_warps) {
+        // Locality events only reach an observing scheduler (cycle_timing's drain): without one, the L1 need not
+        // record them.
+        if constexpr (!timing::ObservesLocality<Scheduler> && requires(L1 & l) { l.report_locality(false); })
+            l1_.report_locality(false);
         for (unsigned s = 0; s < Frontend::schedulers; ++s) {
             const unsigned pool = pool_size(s);
             schedulers_.emplace_back(timing::SchedulerConfig{pool, s});

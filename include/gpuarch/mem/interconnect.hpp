@@ -54,7 +54,8 @@ public:
     Crossbar(std::uint32_t inputs, std::uint32_t outputs, const CrossbarConfig& config)
         : config_((config.validate("an interconnect crossbar"), config)), in_busy_until_(inputs, 0),
           out_busy_until_(outputs, 0), rr_(outputs, 0), words_((inputs + 63) / 64),
-          wants_(std::size_t{outputs} * ((inputs + 63) / 64), 0) {
+          wants_(std::size_t{outputs} * ((inputs + 63) / 64), 0), targeted_((outputs + 63) / 64, 0),
+          holding_((outputs + 63) / 64, 0) {
         if (inputs == 0 || outputs == 0) throw Error("an interconnect crossbar needs at least one input and output");
         inputs_.reserve(inputs);
         for (std::uint32_t i = 0; i < inputs; ++i) inputs_.emplace_back(config.input_capacity, queued_.get());
@@ -82,33 +83,34 @@ public:
         // Each output's candidates, as a bit set over inputs: a non-empty input whose port is free and whose head
         // packet targets that output. The sets are disjoint (one head per input), so a transfer at one output
         // leaves the others' sets as they were; a transferring input is busy for the rest of the cycle anyway.
-        std::fill(wants_.begin(), wants_.end(), 0);
+        // `targeted_` marks the outputs with a candidate: only they can transfer or be refused, so only they are
+        // visited, in index order as a scan of every output would visit them.
         for (std::uint32_t i = 0; i < inputs(); ++i) {
             if (inputs_[i].empty()) continue;
             const std::uint32_t o = route(inputs_[i].front());
             if (o >= outputs()) throw Error("the interconnect was asked to route a packet to a port it lacks");
-            if (in_busy_until_[i] <= now) wants_[std::size_t{o} * words_ + i / 64] |= std::uint64_t{1} << (i % 64);
-        }
-        for (std::uint32_t o = 0; o < outputs(); ++o) {
-            if (out_busy_until_[o] > now) continue;
-            const std::uint32_t i = first_candidate(o);
-            if (i == no_input) continue;
-            if (outputs_[o].full()) {
-                ++blocked_;
-                continue;
+            if (in_busy_until_[i] <= now) {
+                wants_[std::size_t{o} * words_ + i / 64] |= std::uint64_t{1} << (i % 64);
+                targeted_[o / 64] |= std::uint64_t{1} << (o % 64);
             }
-            const MemPacket& p = inputs_[i].front();
-            const std::uint32_t f = flits(p);
-            const std::uint32_t hold = (f + config_.flits_per_cycle - 1) / config_.flits_per_cycle;
-            in_busy_until_[i] = now + hold;
-            out_busy_until_[o] = now + hold;
-            outputs_[o].push(InFlight{p, now + config_.latency + hold - 1});
-            ++in_outputs_;
-            inputs_[i].pop();
-            ++packets_;
-            flits_ += f;
-            rr_[o] = i + 1 == inputs() ? 0 : i + 1;
         }
+        for (std::uint32_t w = 0; w < targeted_.size(); ++w) {
+            for (std::uint64_t bits = targeted_[w]; bits != 0; bits &= bits - 1) {
+                const std::uint32_t o = w * 64 + static_cast<std::uint32_t>(std::countr_zero(bits));
+                arbitrate(o, now);
+                // Back to all-clear for the next cycle (the sets are scratch).
+                std::fill_n(wants_.begin() + static_cast<std::ptrdiff_t>(std::size_t{o} * words_), words_, 0);
+            }
+            targeted_[w] = 0;
+        }
+    }
+
+    // Calls f(o) for every output whose buffer holds a packet (arrived or in flight), in increasing o; f may pop
+    // from o. The outputs no call visits have no ready(o).
+    template <class F> void for_each_holding_output(F&& f) {
+        for (std::uint32_t w = 0; w < holding_.size(); ++w)
+            for (std::uint64_t bits = holding_[w]; bits != 0; bits &= bits - 1)
+                f(w * 64 + static_cast<std::uint32_t>(std::countr_zero(bits)));
     }
 
     // A packet has arrived at output o (as of the last cycle()).
@@ -117,6 +119,7 @@ public:
     void pop(std::uint32_t o) {
         outputs_[o].pop();
         --in_outputs_;
+        if (outputs_[o].empty()) holding_[o / 64] &= ~(std::uint64_t{1} << (o % 64));
     }
     // Some output buffer holds a packet (arrived or still in flight); when false no ready(o) can be true.
     bool any_output() const { return in_outputs_ != 0; }
@@ -136,6 +139,29 @@ public:
 
 private:
     static constexpr std::uint32_t no_input = ~std::uint32_t{0};
+    // Output o's turn in a cycle: the round-robin pick among its candidates moves its head packet when o's port is
+    // free and its buffer has room (a full buffer counts a refused transfer).
+    void arbitrate(std::uint32_t o, core::Cycle now) {
+        if (out_busy_until_[o] > now) return;
+        const std::uint32_t i = first_candidate(o);
+        if (i == no_input) return;
+        if (outputs_[o].full()) {
+            ++blocked_;
+            return;
+        }
+        const MemPacket& p = inputs_[i].front();
+        const std::uint32_t f = flits(p);
+        const std::uint32_t hold = (f + config_.flits_per_cycle - 1) / config_.flits_per_cycle;
+        in_busy_until_[i] = now + hold;
+        out_busy_until_[o] = now + hold;
+        outputs_[o].push(InFlight{p, now + config_.latency + hold - 1});
+        holding_[o / 64] |= std::uint64_t{1} << (o % 64);
+        ++in_outputs_;
+        inputs_[i].pop();
+        ++packets_;
+        flits_ += f;
+        rr_[o] = i + 1 == inputs() ? 0 : i + 1;
+    }
     // Round-robin: the first candidate of output o at or after rr_[o], wrapping around; no_input when none.
     std::uint32_t first_candidate(std::uint32_t o) const {
         const std::uint64_t* set = wants_.data() + std::size_t{o} * words_;
@@ -170,6 +196,8 @@ private:
     std::vector<std::uint32_t> rr_;
     std::uint32_t words_; // 64-bit words per candidate set
     std::vector<std::uint64_t> wants_; // outputs x words_: candidate inputs of each output (scratch for cycle())
+    std::vector<std::uint64_t> targeted_; // outputs with a candidate this cycle (scratch for cycle(); zero between)
+    std::vector<std::uint64_t> holding_; // outputs whose buffer is not empty
     core::Cycle now_ = 0;
     std::uint64_t in_outputs_ = 0; // packets in all output buffers together
     std::uint64_t cycles_ = 0, packets_ = 0, flits_ = 0, blocked_ = 0;

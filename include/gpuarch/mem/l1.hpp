@@ -326,6 +326,9 @@ public:
     }
     // f(warp, const timing::LocalityEvent&) for each data-cache miss (to the warp that missed) and each valid line
     // replaced by a fill or a reservation (to the warp whose miss brought the line in).
+    // Whether misses and replacements are recorded for drain_locality_events (on unless turned off). An SM whose
+    // scheduler observes no locality events turns it off: nothing would read them.
+    void report_locality(bool on) { report_locality_ = on; }
     template <class F> void drain_locality_events(F&& f) {
         for (const auto& [warp, event] : locality_) f(warp, event);
         locality_.clear();
@@ -809,6 +812,7 @@ private:
         line_owner_[slot] = owner;
     }
     void record_locality(std::uint32_t warp, timing::LocalityEvent::Kind kind, std::uint64_t line) {
+        if (!report_locality_) return;
         timing::LocalityEvent event;
         event.kind = kind;
         event.line = line;
@@ -906,6 +910,7 @@ private:
     std::vector<Completion> completed_;
     std::vector<Completion> issued_;
     std::vector<std::pair<std::uint32_t, timing::LocalityEvent>> locality_;
+    bool report_locality_ = true;
     std::size_t issued_stale_ = 0, locality_stale_ = 0;
     struct Reexec {
         std::uint32_t pending;

@@ -101,7 +101,9 @@ public:
         partitions_.reserve(config.partitions);
         for (std::uint32_t p = 0; p < config.partitions; ++p) partitions_.emplace_back(config.partition, p);
         // A new partition is quiescent: asleep from cycle 0 when skipping, else awake for good.
-        awake_.assign(config.partitions, config.skip_idle ? 0 : 1);
+        awake_.assign((config.partitions + 63) / 64, 0);
+        if (!config.skip_idle)
+            for (std::uint32_t p = 0; p < config.partitions; ++p) awake_[p / 64] |= std::uint64_t{1} << (p % 64);
         awake_count_ = config.skip_idle ? 0 : config.partitions;
         slept_l2_.assign(config.partitions, 0);
         slept_dram_.assign(config.partitions, 0);
@@ -133,23 +135,23 @@ public:
             responses_.cycle(icnt_now_, [](const MemPacket& p) { return p.sm; });
         }
         if (requests_.any_output()) {
-            for (std::uint32_t p = 0; p < config_.partitions; ++p) {
+            requests_.for_each_holding_output([&](std::uint32_t p) {
                 while (requests_.ready(p) && partitions_[p].can_accept()) {
-                    if (awake_[p] == 0) wake(p);
+                    if (!awake(p)) wake(p);
                     const MemPacket& packet = requests_.front(p);
                     partitions_[p].accept(packet, map_.local_address(packet.address), now);
                     requests_.pop(p);
                 }
-            }
+            });
         }
         if (responses_.any_output()) {
-            for (std::uint32_t sm = 0; sm < config_.sms; ++sm) {
+            responses_.for_each_holding_output([&](std::uint32_t sm) {
                 while (responses_.ready(sm)) {
                     deliver(sm, responses_.front(sm));
                     responses_.pop(sm);
                     ++delivered_;
                 }
-            }
+            });
         }
         // Partitions are independent of each other within a cycle (each has its own queues and its own port into
         // the response network), so running only the awake ones, in index order, changes nothing for them.
@@ -160,18 +162,18 @@ public:
             dram_now_ += dram_ticks;
             return;
         }
+        // No partition wakes or sleeps inside these loops, so each visits the same awake set.
         for (std::uint32_t k = l2_ticks; k > 0; --k)
-            for (std::uint32_t p = 0; p < config_.partitions; ++p)
-                if (awake_[p] != 0) partitions_[p].l2_cycle(now, responses_.input(p));
+            for_each_awake([&](std::uint32_t p) { partitions_[p].l2_cycle(now, responses_.input(p)); });
         l2_now_ += l2_ticks;
         for (std::uint32_t k = dram_ticks; k > 0; --k) {
             ++dram_now_;
-            for (std::uint32_t p = 0; p < config_.partitions; ++p)
-                if (awake_[p] != 0) partitions_[p].dram_cycle(dram_now_, now);
+            for_each_awake([&](std::uint32_t p) { partitions_[p].dram_cycle(dram_now_, now); });
         }
         if (config_.skip_idle)
-            for (std::uint32_t p = 0; p < config_.partitions; ++p)
-                if (awake_[p] != 0 && partitions_[p].quiescent()) sleep(p);
+            for_each_awake([&](std::uint32_t p) {
+                if (partitions_[p].quiescent()) sleep(p);
+            });
     }
 
     // Partitions ticked every cycle now (all of them with skip_idle off); the others sleep until a request comes.
@@ -215,18 +217,26 @@ private:
     // that changes in a quiescent partition, MemoryPartition::skip_idle_cycles). catch_up is const because it
     // changes nothing observable: a sleeping partition's state is defined as the caught-up one.
     void catch_up(std::uint32_t p) const {
-        if (awake_[p] != 0) return;
+        if (awake(p)) return;
         partitions_[p].skip_idle_cycles(l2_now_ - slept_l2_[p], dram_now_ - slept_dram_[p], dram_now_);
         slept_l2_[p] = l2_now_;
         slept_dram_[p] = dram_now_;
     }
+    bool awake(std::uint32_t p) const { return (awake_[p / 64] >> (p % 64) & 1) != 0; }
+    // f(p) for every awake partition, in increasing p (the order a scan of every partition visits them); f may put
+    // p to sleep.
+    template <class F> void for_each_awake(F&& f) {
+        for (std::size_t w = 0; w < awake_.size(); ++w)
+            for (std::uint64_t bits = awake_[w]; bits != 0; bits &= bits - 1)
+                f(static_cast<std::uint32_t>(w * 64 + static_cast<std::size_t>(std::countr_zero(bits))));
+    }
     void wake(std::uint32_t p) {
         catch_up(p);
-        awake_[p] = 1;
+        awake_[p / 64] |= std::uint64_t{1} << (p % 64);
         ++awake_count_;
     }
     void sleep(std::uint32_t p) {
-        awake_[p] = 0;
+        awake_[p / 64] &= ~(std::uint64_t{1} << (p % 64));
         --awake_count_;
         slept_l2_[p] = l2_now_;
         slept_dram_[p] = dram_now_;
@@ -238,7 +248,7 @@ private:
     Crossbar responses_;
     // mutable: catch_up (see there).
     mutable std::vector<MemoryPartition> partitions_;
-    std::vector<std::uint8_t> awake_; // 1: ticked every cycle; 0: asleep (quiescent), caught up lazily
+    std::vector<std::uint64_t> awake_; // bit p set: ticked every cycle; clear: asleep (quiescent), caught up lazily
     std::uint32_t awake_count_ = 0;
     mutable std::vector<core::Cycle> slept_l2_; // l2_now_ and dram_now_ when a sleeping partition was last
     mutable std::vector<core::Cycle> slept_dram_; // caught up

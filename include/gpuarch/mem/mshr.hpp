@@ -6,6 +6,9 @@
 // requests per entry (8).
 // Contract: storage is preallocated (entries x max_requests); allocation takes the lowest free entry, so
 // entry numbers (which travel as packet ids) are deterministic.
+// Speed: find() looks the line up in an open-addressed index (linear probing, kept at most half full) instead of
+// comparing every entry; a divergent load misses on up to 32 lines per instruction, each one a search.
+#include <bit>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -21,9 +24,12 @@ public:
 
     MshrTable(std::uint32_t entries, std::uint32_t max_requests)
         : max_requests_(max_requests), line_(entries, vacant), valid_(entries, 0), count_(entries, 0),
-          requests_(std::size_t{entries} * max_requests) {
+          requests_(std::size_t{entries} * max_requests), free_((std::size_t{entries} + 63) / 64, 0),
+          index_line_(std::bit_ceil(std::size_t{entries} * 2), vacant), index_entry_(index_line_.size(), none),
+          index_shift_(64 - static_cast<unsigned>(std::countr_zero(index_line_.size()))) {
         if (entries == 0) throw Error("an MSHR table needs at least one entry");
         if (max_requests == 0) throw Error("an MSHR entry must hold at least the request that allocated it");
+        for (std::uint32_t e = 0; e < entries; ++e) free_[e / 64] |= std::uint64_t{1} << (e % 64);
     }
 
     std::uint32_t entries() const { return static_cast<std::uint32_t>(line_.size()); }
@@ -38,23 +44,27 @@ public:
     // The entry tracking `line`, or none.
     std::uint32_t find(std::uint64_t line) const {
         if (busy_ == 0 || line == vacant) return none;
-        // A free entry holds `vacant`, so one comparison per entry tests both validity and line (a stalled load
-        // repeats this search every cycle).
-        for (std::uint32_t e = 0; e < entries(); ++e)
-            if (line_[e] == line) return e;
-        return none;
+        for (std::size_t k = home(line);; k = next(k)) {
+            if (index_line_[k] == line) return index_entry_[k];
+            if (index_line_[k] == vacant) return none;
+        }
     }
-    // Precondition: !full().
+    // Precondition: !full(), and no entry tracks `line` yet (find(line) == none).
     std::uint32_t allocate(std::uint64_t line) {
-        for (std::uint32_t e = 0; e < entries(); ++e) {
-            if (!valid_[e]) {
-                valid_[e] = 1;
-                line_[e] = line;
-                count_[e] = 0;
-                ++busy_;
-                ++version_;
-                return e;
-            }
+        for (std::size_t w = 0; w < free_.size(); ++w) {
+            if (free_[w] == 0) continue;
+            const auto e = static_cast<std::uint32_t>(w * 64 + static_cast<std::size_t>(std::countr_zero(free_[w])));
+            free_[w] &= free_[w] - 1;
+            valid_[e] = 1;
+            line_[e] = line;
+            count_[e] = 0;
+            ++busy_;
+            ++version_;
+            std::size_t k = home(line);
+            while (index_line_[k] != vacant) k = next(k);
+            index_line_[k] = line;
+            index_entry_[k] = e;
+            return e;
         }
         throw Error("an MSHR entry was allocated while every entry was busy");
     }
@@ -73,9 +83,11 @@ public:
     }
     void release(std::uint32_t e) {
         if (!valid(e)) throw Error("a fill arrived for MSHR entry " + std::to_string(e) + ", which is not allocated");
+        unindex(line_[e]);
         valid_[e] = 0;
         line_[e] = vacant;
         count_[e] = 0;
+        free_[e / 64] |= std::uint64_t{1} << (e % 64);
         --busy_;
         ++version_;
     }
@@ -84,11 +96,39 @@ private:
     // The line of a free entry: no line number (an address divided by, or aligned to, a line of at least 4 bytes)
     // has every bit set.
     static constexpr std::uint64_t vacant = ~std::uint64_t{0};
+
+    // The index slot where `line`'s search starts (Fibonacci hashing: line addresses share their low bits).
+    std::size_t home(std::uint64_t line) const {
+        return static_cast<std::size_t>((line * 0x9E3779B97F4A7C15ULL) >> index_shift_);
+    }
+    std::size_t next(std::size_t k) const { return (k + 1) & (index_line_.size() - 1); }
+    // Removes `line` from the index, moving back the later slots of its probe run so that every search still
+    // reaches its line before a vacant slot (backward-shift deletion, no tombstones).
+    void unindex(std::uint64_t line) {
+        std::size_t hole = home(line);
+        while (index_line_[hole] != line) hole = next(hole);
+        for (std::size_t k = next(hole); index_line_[k] != vacant; k = next(k)) {
+            // The slot at k may fill the hole when its home does not lie cyclically in (hole, k].
+            const std::size_t h = home(index_line_[k]);
+            const bool home_after_hole = hole <= k ? (hole < h && h <= k) : (hole < h || h <= k);
+            if (home_after_hole) continue;
+            index_line_[hole] = index_line_[k];
+            index_entry_[hole] = index_entry_[k];
+            hole = k;
+        }
+        index_line_[hole] = vacant;
+        index_entry_[hole] = none;
+    }
+
     std::uint32_t max_requests_;
     std::vector<std::uint64_t> line_;
     std::vector<std::uint8_t> valid_;
     std::vector<std::uint32_t> count_;
     std::vector<Request> requests_;
+    std::vector<std::uint64_t> free_; // bit e: entry e is free
+    std::vector<std::uint64_t> index_line_; // the index: a tracked line per slot, or vacant
+    std::vector<std::uint32_t> index_entry_; // the entry tracking that slot's line
+    unsigned index_shift_; // 64 - log2(index slots)
     std::uint32_t busy_ = 0;
     std::uint64_t version_ = 0;
 };
