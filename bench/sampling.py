@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Sampled timing's real error and speed-up (docs/sampling.md): each workload at the given size, full and with
-`gpuarch-run --sample`, on one machine and scheduler. Prints a table (cycles, real and stated error, wall-clock
-speed-up) and writes it as JSON.
+`gpuarch-run --sample`, on one machine and scheduler. Prints a table (cycles, real and stated error, speed-up in
+CPU time, and the wall seconds of each run) and writes it as JSON.
 
 usage: bench/sampling.py [--build build/default] [--machine gtx480] [--scheduler gto] [--size paper]
                          [--programs a,b,...] [--jobs 2] [--json out.json] [--sample-option --set ...]
@@ -51,10 +51,15 @@ for p in programs:
         continue
     error = (part["cycles"] - full["cycles"]) / full["cycles"]
     stated = part["cycles_error"] / full["cycles"]
-    speedup = full["seconds"] / part["seconds"]
+    # CPU seconds where both runs have them (workload_runs.run_timed): wall time also counts whatever else the host
+    # ran meanwhile.
+    cpu = "cpu_seconds" in full and "cpu_seconds" in part
+    speedup = full["cpu_seconds"] / part["cpu_seconds"] if cpu else full["seconds"] / part["seconds"]
     rows.append({"program": p, "passed": True, "full_cycles": full["cycles"], "sampled_cycles": part["cycles"],
                  "error": error, "stated_error": stated, "speedup": speedup, "full_seconds": full["seconds"],
-                 "sampled_seconds": part["seconds"], "insn_equal": full["insn"] == part["insn"],
+                 "sampled_seconds": part["seconds"], "full_cpu_seconds": full.get("cpu_seconds"),
+                 "sampled_cpu_seconds": part.get("cpu_seconds"), "speedup_measure": "cpu" if cpu else "wall",
+                 "insn_equal": full["insn"] == part["insn"],
                  "sampled_launches": part["sampled_launches"], "launches": part["launches"]})
     print(f"{p:14} {full['cycles']:>12} {part['cycles']:>12} {100 * error:>+7.2f}% {100 * stated:>7.2f}% "
           f"{speedup:>7.2f}x {full['seconds']:>8.1f} {part['seconds']:>9.1f}  {part['sampled_launches']} of "

@@ -157,6 +157,7 @@ struct CCWS {
         score_[slot] += vta_hits_ * KThrottle * cutoff / std::max<std::uint64_t>(1, instructions_);
         above_base_ = above_base_ || score_[slot] > BaseScore;
         stacked_ = false;
+        order_stale_ = true;
     }
 
     std::uint64_t score(unsigned slot) const { return score_[slot]; }
@@ -182,9 +183,16 @@ private:
         if (elapsed == 0 || !above_base_) return;
         above_base_ = false;
         for (auto& s : score_) {
-            s = s > BaseScore + elapsed ? s - elapsed : std::min<std::uint64_t>(s, BaseScore);
-            above_base_ = above_base_ || s > BaseScore;
+            if (s > BaseScore + elapsed) {
+                s -= elapsed;
+                above_base_ = true;
+            } else if (s > BaseScore) {
+                s = BaseScore;
+                order_stale_ = true; // it now ties with the warps at the base score
+            }
         }
+        // The cumulative scores changed; the order by score did not, unless a score fell to the base: every score
+        // above the base fell by the same amount, and a score at the base stayed there.
         stacked_ = false;
     }
     // Stacks the occupied warps by score (highest first, older first on ties) against the cutoff. The stack depends
@@ -192,29 +200,32 @@ private:
     // age rank rebuilt).
     template <class View> void stack(const View& view) {
         if (stacked_ && ranks_.valid() && allowed_.size() == view.pool_size()) return;
+        const bool ranks_rebuilt = !ranks_.valid() || allowed_.size() != view.pool_size();
         ranks_.refresh(view);
         const auto& order = ranks_.order();
         active_ = static_cast<unsigned>(order.size());
-        // Insertion sort of the age order by score, highest first: stable, so ties stay oldest first (the order a
-        // stable sort gives), without the temporary buffer of std::stable_sort in every cycle.
-        sorted_.assign(order.begin(), order.end());
-        for (std::size_t k = 1; k < sorted_.size(); ++k) {
-            const unsigned slot = sorted_[k];
-            std::size_t j = k;
-            for (; j > 0 && score_[sorted_[j - 1]] < score_[slot]; --j) sorted_[j] = sorted_[j - 1];
-            sorted_[j] = slot;
+        if (ranks_rebuilt || order_stale_ || sorted_.size() != order.size()) {
+            // Insertion sort of the age order by score, highest first: stable, so ties stay oldest first (the
+            // order a stable sort gives), without the temporary buffer of std::stable_sort. Only after the age
+            // order or the order of the scores changed: a decay alone keeps it (decay()).
+            sorted_.assign(order.begin(), order.end());
+            for (std::size_t k = 1; k < sorted_.size(); ++k) {
+                const unsigned slot = sorted_[k];
+                std::size_t j = k;
+                for (; j > 0 && score_[sorted_[j - 1]] < score_[slot]; --j) sorted_[j] = sorted_[j - 1];
+                sorted_[j] = slot;
+            }
+            order_stale_ = false;
         }
         allowed_.assign(view.pool_size(), 1);
         const std::uint64_t cutoff = std::uint64_t{active_} * BaseScore;
         std::uint64_t sum = 0;
         throttled_count_ = 0;
-        above_base_ = false;
         for (std::size_t k = 0; k < sorted_.size(); ++k) {
             sum += score_[sorted_[k]];
             allowed_[sorted_[k]] = (k == 0 || sum <= cutoff) ? 1 : 0;
             throttled_count_ += allowed_[sorted_[k]] ? 0U : 1U;
         }
-        for (const std::uint64_t score : score_) above_base_ = above_base_ || score > BaseScore;
         stacked_ = true;
     }
     template <class View> bool throttled(const View& view, unsigned slot) const {
@@ -230,7 +241,10 @@ private:
     unsigned active_ = 0;
     unsigned throttled_count_ = 0; // warps above the cutoff in the current stack
     bool stacked_ = false; // the stack (sorted_, allowed_, throttled_count_) matches the scores and the age order
-    bool above_base_ = false; // some score exceeds the base (only then does decay change anything)
+    bool order_stale_ = true; // sorted_ may no longer be the age order sorted by score (a score's rank changed)
+    // Some score may exceed the base (only then does decay change anything). Set wherever a score rises above the
+    // base (on_locality_event), recomputed by decay; a warp that leaves may leave it true, which only costs a scan.
+    bool above_base_ = false;
     unsigned live_ = 0;
     bool launch_hook_seen_ = false;
     core::Cycle last_decay_ = 0;
