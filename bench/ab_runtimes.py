@@ -1,0 +1,94 @@
+#!/usr/bin/python3
+"""Two builds of gpuarch's CUDA runtime side by side: host CPU time and exactness on the PolyBench-style workloads.
+
+Runs each program under each scheduler with runtime A and runtime B alternately (A, B, A, B, ... for --reps
+rounds, so that a host whose speed drifts treats both alike), keeps each one's fastest CPU time, and prints the
+speed-up B over A per program and its geometric mean per scheduler. It also compares the two runs' `--stats` JSON
+with host seconds left out and reports any difference: a change meant to be behaviour-preserving must show none.
+
+CPU time (the process and the children it waited for, workload_runs.run_timed) rather than wall time, so that other
+work on the host slows neither side; still, one run of a small input varies by several percent, so use --reps 3 or
+more for figures you report.
+
+usage: bench/ab_runtimes.py --a OLD/libcudart.so.13 [--b NEW/libcudart.so.13] [--build build/default]
+                            [--machine gtx480] [--schedulers a,b] [--programs a,b] [--size small] [--reps 1]
+B defaults to the build's own runtime (BUILD/lib/libcudart.so.13). Needs the workloads built (nvcc)."""
+import argparse
+import json
+import math
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "scripts"))
+from workload_runs import gmean, run_timed  # noqa: E402
+
+PROGRAMS = ["atax", "bicg", "mvt", "gesummv", "gemm", "syrk", "2dconv", "fdtd2d", "2mm", "syr2k"]
+SCHEDULERS = ["lrr", "gto", "two_level", "two_level_active", "swl_2", "ccws", "oaws_dynamic", "mascar", "haws"]
+
+
+def without_seconds(doc):
+    if isinstance(doc, dict):
+        return {k: without_seconds(v) for k, v in doc.items() if "seconds" not in k}
+    if isinstance(doc, list):
+        return [without_seconds(v) for v in doc]
+    return doc
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--a", required=True, help="runtime A (a libcudart.so.13 built by gpuarch)")
+    ap.add_argument("--b", default="", help="runtime B (default: BUILD/lib/libcudart.so.13)")
+    ap.add_argument("--build", default="build/default", help="where gpuarch-run and the workloads are")
+    ap.add_argument("--machine", default="gtx480")
+    ap.add_argument("--schedulers", default=",".join(SCHEDULERS))
+    ap.add_argument("--programs", default=",".join(PROGRAMS))
+    ap.add_argument("--size", default="small", choices=["small", "paper"])
+    ap.add_argument("--reps", type=int, default=1)
+    ap.add_argument("--out", default="out/ab_runtimes", help="statistics files and the PTX cache")
+    args = ap.parse_args()
+    runtimes = {"A": os.path.abspath(args.a), "B": os.path.abspath(args.b or os.path.join(args.build, "lib",
+                                                                                         "libcudart.so.13"))}
+    for name, path in runtimes.items():
+        if not os.path.exists(path):
+            print(f"ab_runtimes: runtime {name} ({path}) does not exist", file=sys.stderr)
+            return 2
+    os.makedirs(args.out, exist_ok=True)
+    run = os.path.join(args.build, "tools", "gpuarch-run", "gpuarch-run")
+    programs = args.programs.split(",")
+    differences = 0
+    print(f"CPU-time speed-up of B ({runtimes['B']}) over A ({runtimes['A']}), {args.machine}, size {args.size}, "
+          f"best of {args.reps}")
+    for scheduler in args.schedulers.split(","):
+        ratios = []
+        cells = []
+        for program in programs:
+            best = {}
+            stats = {}
+            for _ in range(args.reps):
+                for name, path in runtimes.items():
+                    env = dict(os.environ, GPUARCH_CUDART=path, GPUARCH_HOST_THREADS="1",
+                               GPUARCH_CACHE_DIR=os.path.join(args.out, "cache"))
+                    stats[name] = os.path.join(args.out, f"{program}.{scheduler}.{name}.json")
+                    cmd = [run, "--machine", args.machine, "--scheduler", scheduler, "--quiet", "--stats", stats[name]]
+                    if args.size == "paper":
+                        cmd += ["--set", "max_cycles=0", "--set", "max_warp_instructions=0"]
+                    cmd += ["--", os.path.join(args.build, "workloads", program), "--size", args.size]
+                    p, cpu = run_timed(cmd, env)
+                    if p.returncode != 0 or f"{program}: ok" not in p.stdout:
+                        print(f"ab_runtimes: {program} under {scheduler} failed with runtime {name}:\n"
+                              + "\n".join((p.stdout + p.stderr).strip().splitlines()[-3:]), file=sys.stderr)
+                        return 1
+                    best[name] = min(best.get(name, math.inf), cpu)
+            with open(stats["A"]) as fa, open(stats["B"]) as fb:
+                same = without_seconds(json.load(fa)) == without_seconds(json.load(fb))
+            differences += 0 if same else 1
+            ratios.append(best["A"] / best["B"])
+            cells.append(f"{program} {ratios[-1]:.2f}" + ("" if same else " (STATISTICS DIFFER)"))
+        print(f"{scheduler:18} geomean {gmean(ratios):.3f}  " + ", ".join(cells), flush=True)
+    print("statistics identical in every run" if differences == 0 else
+          f"statistics differ in {differences} runs")
+    return 0 if differences == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
