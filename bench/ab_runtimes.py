@@ -20,7 +20,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "scripts"))
-from workload_runs import gmean, run_timed  # noqa: E402
+from workload_runs import gmean, run_timed, workload_command  # noqa: E402
 
 PROGRAMS = ["atax", "bicg", "mvt", "gesummv", "gemm", "syrk", "2dconv", "fdtd2d", "2mm", "syr2k"]
 SCHEDULERS = ["lrr", "gto", "two_level", "two_level_active", "swl_2", "ccws", "oaws_dynamic", "mascar", "haws"]
@@ -53,7 +53,6 @@ def main():
             print(f"ab_runtimes: runtime {name} ({path}) does not exist", file=sys.stderr)
             return 2
     os.makedirs(args.out, exist_ok=True)
-    run = os.path.join(args.build, "tools", "gpuarch-run", "gpuarch-run")
     programs = args.programs.split(",")
     differences = 0
     print(f"CPU-time speed-up of B ({runtimes['B']}) over A ({runtimes['A']}), {args.machine}, size {args.size}, "
@@ -69,10 +68,7 @@ def main():
                     env = dict(os.environ, GPUARCH_CUDART=path, GPUARCH_HOST_THREADS="1",
                                GPUARCH_CACHE_DIR=os.path.join(args.out, "cache"))
                     stats[name] = os.path.join(args.out, f"{program}.{scheduler}.{name}.json")
-                    cmd = [run, "--machine", args.machine, "--scheduler", scheduler, "--quiet", "--stats", stats[name]]
-                    if args.size == "paper":
-                        cmd += ["--set", "max_cycles=0", "--set", "max_warp_instructions=0"]
-                    cmd += ["--", os.path.join(args.build, "workloads", program), "--size", args.size]
+                    cmd = workload_command(args.build, program, args.machine, scheduler, args.size, stats[name])
                     p, cpu = run_timed(cmd, env)
                     if p.returncode != 0 or f"{program}: ok" not in p.stdout:
                         print(f"ab_runtimes: {program} under {scheduler} failed with runtime {name}:\n"

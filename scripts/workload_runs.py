@@ -22,6 +22,18 @@ def run_timed(cmd, env):
         return subprocess.CompletedProcess(cmd, proc.returncode, out.read(), err.read()), usage.ru_utime + usage.ru_stime
 
 
+def workload_command(build, program, machine, scheduler, size, stats, options=()):
+    """The gpuarch-run command line that runs workload `program` at `size` on `machine` under `scheduler`, writing
+    its statistics to `stats`; `options` go to gpuarch-run before the program."""
+    cmd = [os.path.join(build, "tools", "gpuarch-run", "gpuarch-run"), "--machine", machine, "--scheduler",
+           scheduler, "--quiet", "--stats", stats, *options]
+    if size == "paper":
+        # The suites' standard inputs run longer than the per-launch safety limits (20 M cycles, 40 M warp
+        # instructions) allow: lift them.
+        cmd += ["--set", "max_cycles=0", "--set", "max_warp_instructions=0"]
+    return cmd + ["--", os.path.join(build, "workloads", program), "--size", size]
+
+
 def run_workload(build, program, machine, scheduler, size, out_dir, options=(), tag=""):
     """One run; returns a dict with `passed` and, when it passed, the GPGPU-Sim-named totals and a few of gpuarch's
     own counters summed over the launches. Each program gets its own PTX cache under out_dir/cache. `options` go to
@@ -29,13 +41,7 @@ def run_workload(build, program, machine, scheduler, size, out_dir, options=(), 
     stats = os.path.join(out_dir, "runs", f"{program}.{machine}.{scheduler}.{size}{tag}.json")
     os.makedirs(os.path.dirname(stats), exist_ok=True)
     env = dict(os.environ, GPUARCH_CACHE_DIR=os.path.join(out_dir, "cache", program))
-    cmd = [os.path.join(build, "tools", "gpuarch-run", "gpuarch-run"), "--machine", machine, "--scheduler",
-           scheduler, "--quiet", "--stats-format", "gpgpusim", "--stats", stats, *options]
-    if size == "paper":
-        # The suites' standard inputs run longer than the per-launch safety limits (20 M cycles, 40 M warp
-        # instructions) allow: lift them.
-        cmd += ["--set", "max_cycles=0", "--set", "max_warp_instructions=0"]
-    cmd += ["--", os.path.join(build, "workloads", program), "--size", size]
+    cmd = workload_command(build, program, machine, scheduler, size, stats, ["--stats-format", "gpgpusim", *options])
     start = time.monotonic()
     p, cpu_seconds = run_timed(cmd, env)
     row = {"program": program, "machine": machine, "scheduler": scheduler, "size": size,

@@ -25,6 +25,7 @@
 #include <gpuarch/core/cycle.hpp>
 #include <gpuarch/core/error.hpp>
 #include <gpuarch/mem/access.hpp>
+#include <gpuarch/mem/index_set.hpp>
 #include <gpuarch/mem/queue.hpp>
 
 namespace gpuarch::mem {
@@ -54,8 +55,7 @@ public:
     Crossbar(std::uint32_t inputs, std::uint32_t outputs, const CrossbarConfig& config)
         : config_((config.validate("an interconnect crossbar"), config)), in_busy_until_(inputs, 0),
           out_busy_until_(outputs, 0), rr_(outputs, 0), words_((inputs + 63) / 64),
-          wants_(std::size_t{outputs} * ((inputs + 63) / 64), 0), targeted_((outputs + 63) / 64, 0),
-          holding_((outputs + 63) / 64, 0) {
+          wants_(std::size_t{outputs} * ((inputs + 63) / 64), 0), targeted_(outputs), holding_(outputs) {
         if (inputs == 0 || outputs == 0) throw Error("an interconnect crossbar needs at least one input and output");
         inputs_.reserve(inputs);
         for (std::uint32_t i = 0; i < inputs; ++i) inputs_.emplace_back(config.input_capacity, queued_.get());
@@ -91,27 +91,19 @@ public:
             if (o >= outputs()) throw Error("the interconnect was asked to route a packet to a port it lacks");
             if (in_busy_until_[i] <= now) {
                 wants_[std::size_t{o} * words_ + i / 64] |= std::uint64_t{1} << (i % 64);
-                targeted_[o / 64] |= std::uint64_t{1} << (o % 64);
+                targeted_.insert(o);
             }
         }
-        for (std::uint32_t w = 0; w < targeted_.size(); ++w) {
-            for (std::uint64_t bits = targeted_[w]; bits != 0; bits &= bits - 1) {
-                const std::uint32_t o = w * 64 + static_cast<std::uint32_t>(std::countr_zero(bits));
-                arbitrate(o, now);
-                // Back to all-clear for the next cycle (the sets are scratch).
-                std::fill_n(wants_.begin() + static_cast<std::ptrdiff_t>(std::size_t{o} * words_), words_, 0);
-            }
-            targeted_[w] = 0;
-        }
+        targeted_.drain([&](std::uint32_t o) {
+            arbitrate(o, now);
+            // Back to all-clear for the next cycle (the sets are scratch).
+            std::fill_n(wants_.begin() + static_cast<std::ptrdiff_t>(std::size_t{o} * words_), words_, 0);
+        });
     }
 
     // Calls f(o) for every output whose buffer holds a packet (arrived or in flight), in increasing o; f may pop
     // from o. The outputs no call visits have no ready(o).
-    template <class F> void for_each_holding_output(F&& f) {
-        for (std::uint32_t w = 0; w < holding_.size(); ++w)
-            for (std::uint64_t bits = holding_[w]; bits != 0; bits &= bits - 1)
-                f(w * 64 + static_cast<std::uint32_t>(std::countr_zero(bits)));
-    }
+    template <class F> void for_each_holding_output(F&& f) { holding_.for_each(f); }
 
     // A packet has arrived at output o (as of the last cycle()).
     bool ready(std::uint32_t o) const { return !outputs_[o].empty() && outputs_[o].front().arrive_at <= now_; }
@@ -119,7 +111,7 @@ public:
     void pop(std::uint32_t o) {
         outputs_[o].pop();
         --in_outputs_;
-        if (outputs_[o].empty()) holding_[o / 64] &= ~(std::uint64_t{1} << (o % 64));
+        if (outputs_[o].empty()) holding_.erase(o);
     }
     // Some output buffer holds a packet (arrived or still in flight); when false no ready(o) can be true.
     bool any_output() const { return in_outputs_ != 0; }
@@ -155,7 +147,7 @@ private:
         in_busy_until_[i] = now + hold;
         out_busy_until_[o] = now + hold;
         outputs_[o].push(InFlight{p, now + config_.latency + hold - 1});
-        holding_[o / 64] |= std::uint64_t{1} << (o % 64);
+        holding_.insert(o);
         ++in_outputs_;
         inputs_[i].pop();
         ++packets_;
@@ -196,8 +188,8 @@ private:
     std::vector<std::uint32_t> rr_;
     std::uint32_t words_; // 64-bit words per candidate set
     std::vector<std::uint64_t> wants_; // outputs x words_: candidate inputs of each output (scratch for cycle())
-    std::vector<std::uint64_t> targeted_; // outputs with a candidate this cycle (scratch for cycle(); zero between)
-    std::vector<std::uint64_t> holding_; // outputs whose buffer is not empty
+    IndexSet targeted_; // outputs with a candidate this cycle (scratch for cycle(); empty between)
+    IndexSet holding_; // outputs whose buffer is not empty
     core::Cycle now_ = 0;
     std::uint64_t in_outputs_ = 0; // packets in all output buffers together
     std::uint64_t cycles_ = 0, packets_ = 0, flits_ = 0, blocked_ = 0;

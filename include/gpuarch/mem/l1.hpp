@@ -324,11 +324,11 @@ public:
         issued_.clear();
         issued_stale_ = 0;
     }
-    // f(warp, const timing::LocalityEvent&) for each data-cache miss (to the warp that missed) and each valid line
-    // replaced by a fill or a reservation (to the warp whose miss brought the line in).
     // Whether misses and replacements are recorded for drain_locality_events (on unless turned off). An SM whose
     // scheduler observes no locality events turns it off: nothing would read them.
     void report_locality(bool on) { report_locality_ = on; }
+    // f(warp, const timing::LocalityEvent&) for each data-cache miss (to the warp that missed) and each valid line
+    // replaced by a fill or a reservation (to the warp whose miss brought the line in).
     template <class F> void drain_locality_events(F&& f) {
         for (const auto& [warp, event] : locality_) f(warp, event);
         locality_.clear();

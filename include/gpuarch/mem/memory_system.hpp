@@ -23,6 +23,7 @@
 #include <gpuarch/core/error.hpp>
 #include <gpuarch/mem/access.hpp>
 #include <gpuarch/mem/clock.hpp>
+#include <gpuarch/mem/index_set.hpp>
 #include <gpuarch/mem/interconnect.hpp>
 #include <gpuarch/mem/l2.hpp>
 #include <gpuarch/mem/queue.hpp>
@@ -95,15 +96,13 @@ public:
     explicit MemorySystem(const MemorySystemConfig& config)
         : config_((config.validate(), config)), map_(config.partitions, config.interleave_bytes),
           requests_(config.sms, config.partitions, config.request_network),
-          responses_(config.partitions, config.sms, config.response_network),
+          responses_(config.partitions, config.sms, config.response_network), awake_(config.partitions),
           icnt_clock_(config.clocks.icnt, config.clocks.core), l2_clock_(config.clocks.l2, config.clocks.core),
           dram_clock_(config.clocks.dram, config.clocks.core) {
         partitions_.reserve(config.partitions);
         for (std::uint32_t p = 0; p < config.partitions; ++p) partitions_.emplace_back(config.partition, p);
         // A new partition is quiescent: asleep from cycle 0 when skipping, else awake for good.
-        awake_.assign((config.partitions + 63) / 64, 0);
-        if (!config.skip_idle)
-            for (std::uint32_t p = 0; p < config.partitions; ++p) awake_[p / 64] |= std::uint64_t{1} << (p % 64);
+        if (!config.skip_idle) awake_.insert_all();
         awake_count_ = config.skip_idle ? 0 : config.partitions;
         slept_l2_.assign(config.partitions, 0);
         slept_dram_.assign(config.partitions, 0);
@@ -137,7 +136,7 @@ public:
         if (requests_.any_output()) {
             requests_.for_each_holding_output([&](std::uint32_t p) {
                 while (requests_.ready(p) && partitions_[p].can_accept()) {
-                    if (!awake(p)) wake(p);
+                    if (!awake_.test(p)) wake(p);
                     const MemPacket& packet = requests_.front(p);
                     partitions_[p].accept(packet, map_.local_address(packet.address), now);
                     requests_.pop(p);
@@ -164,14 +163,14 @@ public:
         }
         // No partition wakes or sleeps inside these loops, so each visits the same awake set.
         for (std::uint32_t k = l2_ticks; k > 0; --k)
-            for_each_awake([&](std::uint32_t p) { partitions_[p].l2_cycle(now, responses_.input(p)); });
+            awake_.for_each([&](std::uint32_t p) { partitions_[p].l2_cycle(now, responses_.input(p)); });
         l2_now_ += l2_ticks;
         for (std::uint32_t k = dram_ticks; k > 0; --k) {
             ++dram_now_;
-            for_each_awake([&](std::uint32_t p) { partitions_[p].dram_cycle(dram_now_, now); });
+            awake_.for_each([&](std::uint32_t p) { partitions_[p].dram_cycle(dram_now_, now); });
         }
         if (config_.skip_idle)
-            for_each_awake([&](std::uint32_t p) {
+            awake_.for_each([&](std::uint32_t p) {
                 if (partitions_[p].quiescent()) sleep(p);
             });
     }
@@ -217,26 +216,18 @@ private:
     // that changes in a quiescent partition, MemoryPartition::skip_idle_cycles). catch_up is const because it
     // changes nothing observable: a sleeping partition's state is defined as the caught-up one.
     void catch_up(std::uint32_t p) const {
-        if (awake(p)) return;
+        if (awake_.test(p)) return;
         partitions_[p].skip_idle_cycles(l2_now_ - slept_l2_[p], dram_now_ - slept_dram_[p], dram_now_);
         slept_l2_[p] = l2_now_;
         slept_dram_[p] = dram_now_;
     }
-    bool awake(std::uint32_t p) const { return (awake_[p / 64] >> (p % 64) & 1) != 0; }
-    // f(p) for every awake partition, in increasing p (the order a scan of every partition visits them); f may put
-    // p to sleep.
-    template <class F> void for_each_awake(F&& f) {
-        for (std::size_t w = 0; w < awake_.size(); ++w)
-            for (std::uint64_t bits = awake_[w]; bits != 0; bits &= bits - 1)
-                f(static_cast<std::uint32_t>(w * 64 + static_cast<std::size_t>(std::countr_zero(bits))));
-    }
     void wake(std::uint32_t p) {
         catch_up(p);
-        awake_[p / 64] |= std::uint64_t{1} << (p % 64);
+        awake_.insert(p);
         ++awake_count_;
     }
     void sleep(std::uint32_t p) {
-        awake_[p / 64] &= ~(std::uint64_t{1} << (p % 64));
+        awake_.erase(p);
         --awake_count_;
         slept_l2_[p] = l2_now_;
         slept_dram_[p] = dram_now_;
@@ -248,7 +239,7 @@ private:
     Crossbar responses_;
     // mutable: catch_up (see there).
     mutable std::vector<MemoryPartition> partitions_;
-    std::vector<std::uint64_t> awake_; // bit p set: ticked every cycle; clear: asleep (quiescent), caught up lazily
+    IndexSet awake_; // partitions ticked every cycle; the others sleep (quiescent), caught up lazily
     std::uint32_t awake_count_ = 0;
     mutable std::vector<core::Cycle> slept_l2_; // l2_now_ and dram_now_ when a sleeping partition was last
     mutable std::vector<core::Cycle> slept_dram_; // caught up

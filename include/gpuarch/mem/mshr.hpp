@@ -15,6 +15,7 @@
 #include <vector>
 
 #include <gpuarch/core/error.hpp>
+#include <gpuarch/mem/index_set.hpp>
 
 namespace gpuarch::mem {
 
@@ -24,12 +25,12 @@ public:
 
     MshrTable(std::uint32_t entries, std::uint32_t max_requests)
         : max_requests_(max_requests), line_(entries, vacant), valid_(entries, 0), count_(entries, 0),
-          requests_(std::size_t{entries} * max_requests), free_((std::size_t{entries} + 63) / 64, 0),
+          requests_(std::size_t{entries} * max_requests), free_(entries),
           index_line_(std::bit_ceil(std::size_t{entries} * 2), vacant), index_entry_(index_line_.size(), none),
           index_shift_(64 - static_cast<unsigned>(std::countr_zero(index_line_.size()))) {
         if (entries == 0) throw Error("an MSHR table needs at least one entry");
         if (max_requests == 0) throw Error("an MSHR entry must hold at least the request that allocated it");
-        for (std::uint32_t e = 0; e < entries; ++e) free_[e / 64] |= std::uint64_t{1} << (e % 64);
+        free_.insert_all();
     }
 
     std::uint32_t entries() const { return static_cast<std::uint32_t>(line_.size()); }
@@ -51,22 +52,19 @@ public:
     }
     // Precondition: !full(), and no entry tracks `line` yet (find(line) == none).
     std::uint32_t allocate(std::uint64_t line) {
-        for (std::size_t w = 0; w < free_.size(); ++w) {
-            if (free_[w] == 0) continue;
-            const auto e = static_cast<std::uint32_t>(w * 64 + static_cast<std::size_t>(std::countr_zero(free_[w])));
-            free_[w] &= free_[w] - 1;
-            valid_[e] = 1;
-            line_[e] = line;
-            count_[e] = 0;
-            ++busy_;
-            ++version_;
-            std::size_t k = home(line);
-            while (index_line_[k] != vacant) k = next(k);
-            index_line_[k] = line;
-            index_entry_[k] = e;
-            return e;
-        }
-        throw Error("an MSHR entry was allocated while every entry was busy");
+        const std::uint32_t e = free_.first();
+        if (e == IndexSet::none) throw Error("an MSHR entry was allocated while every entry was busy");
+        free_.erase(e);
+        valid_[e] = 1;
+        line_[e] = line;
+        count_[e] = 0;
+        ++busy_;
+        ++version_;
+        std::size_t k = home(line);
+        while (index_line_[k] != vacant) k = next(k);
+        index_line_[k] = line;
+        index_entry_[k] = e;
+        return e;
     }
     bool valid(std::uint32_t e) const { return e < entries() && valid_[e]; }
     bool can_add(std::uint32_t e) const { return count_[e] < max_requests_; }
@@ -87,7 +85,7 @@ public:
         valid_[e] = 0;
         line_[e] = vacant;
         count_[e] = 0;
-        free_[e / 64] |= std::uint64_t{1} << (e % 64);
+        free_.insert(e);
         --busy_;
         ++version_;
     }
@@ -125,7 +123,7 @@ private:
     std::vector<std::uint8_t> valid_;
     std::vector<std::uint32_t> count_;
     std::vector<Request> requests_;
-    std::vector<std::uint64_t> free_; // bit e: entry e is free
+    IndexSet free_; // the free entries
     std::vector<std::uint64_t> index_line_; // the index: a tracked line per slot, or vacant
     std::vector<std::uint32_t> index_entry_; // the entry tracking that slot's line
     unsigned index_shift_; // 64 - log2(index slots)
