@@ -25,6 +25,7 @@
 // a template argument and `component_types` lists them for the polymorphism check in tests.
 #include <array>
 #include <concepts>
+#include <bit>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -573,6 +574,23 @@ private:
     bool slot_occupied(unsigned s, unsigned i) const {
         if constexpr (max_pool <= 64) return (occupied_slots_[s] >> i) & 1U;
         else return warps_[slot_of(s, i)].occupied;
+    }
+    // Calls f(w) for every occupied warp slot w in ascending order: what a loop over warps_ that skips the empty
+    // slots visits, without visiting them (by occupied_slots_, pools of at most 64 slots). f must not change which
+    // slots are occupied.
+    template <class F> void for_each_occupied_warp(F&& f) const {
+        if constexpr (max_pool <= 64) {
+            std::uint64_t any_scheduler = 0;
+            for (const std::uint64_t m : occupied_slots_) any_scheduler |= m;
+            for (; any_scheduler != 0; any_scheduler &= any_scheduler - 1) {
+                const auto i = static_cast<unsigned>(std::countr_zero(any_scheduler));
+                for (unsigned s = 0; s < Frontend::schedulers; ++s)
+                    if ((occupied_slots_[s] >> i) & 1U) f(slot_of(s, i));
+            }
+        } else {
+            for (unsigned w = 0; w < warps_.size(); ++w)
+                if (warps_[w].occupied) f(w);
+        }
     }
     // Event-driven fetch (FetchStage's masks).
     static constexpr bool event_driven_fetch =

@@ -132,6 +132,38 @@ TEST_CASE("CCWS: a VTA hit raises the warp's score by Eq. 1 and stacks the young
     CHECK_FALSE(s.withholds(v, 3));
 }
 
+TEST_CASE("CCWS: as a score decays the warps allowed loads grow from the top of the stack, without a re-sort") {
+    sched::CCWS<8, 16, 8, 100> s(timing::SchedulerConfig{4, 0});
+    schedtest::start(s, 4);
+    MemView v = MemView::of(4);
+    for (unsigned w = 0; w < 4; ++w) v.load(w, 1);
+    (void)s.select(v); // 4 active warps: cutoff 400
+    for (int i = 0; i < 16; ++i) s.on_issue(0, 0); // 16 instructions
+    s.on_locality_event(2, timing::LocalityEvent{timing::LocalityEvent::eviction, 0x1000});
+    s.on_locality_event(2, timing::LocalityEvent{timing::LocalityEvent::miss, 0x1000});
+    CHECK(s.score(2) == 300); // Eq. 1: 1 hit / 16 instructions x 8 x 400 = 200
+    // Stack: warp 2 (300), then warps 0, 1, 3 by age: 300, 400, 500, 600: warps 1 and 3 may not load.
+    (void)s.select(v);
+    CHECK_FALSE(s.withholds(v, 2));
+    CHECK_FALSE(s.withholds(v, 0));
+    CHECK(s.withholds(v, 1));
+    CHECK(s.withholds(v, 3));
+    // 99 cycles later: 201, 301, 401: unchanged.
+    v.now_ = 99;
+    (void)s.select(v);
+    CHECK(s.score(2) == 201);
+    CHECK(s.withholds(v, 1));
+    CHECK(s.withholds(v, 3));
+    // One more: 200, 300, 400, 500: warp 1 may load again, warp 3 still may not (the stack's order is unchanged).
+    v.now_ = 100;
+    (void)s.select(v);
+    CHECK(s.score(2) == 200);
+    CHECK_FALSE(s.withholds(v, 1));
+    CHECK(s.withholds(v, 3));
+    CHECK_FALSE(s.withholds(v, 0));
+    CHECK_FALSE(s.withholds(v, 2));
+}
+
 TEST_CASE("CCWS: the warp stacked first keeps its loads even when its score alone exceeds the cutoff") {
     sched::CCWS<8, 16, 8, 100> s(timing::SchedulerConfig{2, 0});
     schedtest::start(s, 2);

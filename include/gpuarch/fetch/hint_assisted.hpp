@@ -362,11 +362,10 @@ struct HintAssisted {
 
         // Start of the fetch stage: warps enter and leave hint mode.
         void transitions(Core& sm) {
-            for (unsigned w = 0; w < sm.warps_.size(); ++w) {
-                if (!sm.slot_occupied(w % Core::Frontend::schedulers, w / Core::Frontend::schedulers)) continue;
+            sm.for_each_occupied_warp([&](unsigned w) {
                 if (warp_of(sm, w).hint_mode) maybe_return(sm, w);
                 else maybe_enter(sm, w);
-            }
+            });
         }
         void maybe_enter(Core& sm, unsigned w) {
             typename Core::WarpState& ws = sm.warps_[w];

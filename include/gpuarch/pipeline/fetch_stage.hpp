@@ -126,6 +126,22 @@ public:
                 }
             }
             while (f.k < pool && f.fetched < Core::fetch_warps_per_scheduler()) {
+                if constexpr (!Core::event_driven_fetch && Core::max_pool <= 64) {
+                    // The scan skips empty slots (can_fetch is false for them) by the occupied mask, rotated so
+                    // that bit k is the slot the scan visits k-th.
+                    if (!f.in_warp) {
+                        const std::uint64_t occupied = sm.occupied_slots_[s];
+                        const std::uint64_t rotated =
+                            (occupied >> f.start) |
+                            (f.start == 0 ? 0 : (occupied & pipeline::low_bits(f.start)) << (pool - f.start));
+                        const std::uint64_t ahead = rotated >> f.k;
+                        if (ahead == 0) {
+                            f.k = pool;
+                            break;
+                        }
+                        f.k += static_cast<unsigned>(std::countr_zero(ahead));
+                    }
+                }
                 const unsigned pi = f.start + f.k < pool ? f.start + f.k : f.start + f.k - pool; // f.start < pool
                 const unsigned w = Core::slot_of(s, pi);
                 if (!f.in_warp) {

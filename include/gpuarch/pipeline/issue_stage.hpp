@@ -133,8 +133,7 @@ public:
         // The outcome of a scheduler that issues nothing: the reason of its warp closest to issuing. Also feeds
         // the SM-wide Gong classification.
         auto classify = [&] {
-            for (unsigned i = 0; i < pool; ++i) {
-                if (!sm.slot_occupied(s, i)) continue; // (ascending, as the lowest slot of the best reason counts)
+            auto classify_slot = [&](unsigned i) {
                 any_warp = true;
                 const timing::IssueOutcome o = pool_outcome(sm, s, i);
                 if (o != timing::IssueOutcome::raw_long_latency) all_long = false;
@@ -143,6 +142,14 @@ public:
                     best = o;
                     best_slot = i;
                 }
+            };
+            // The occupied slots, ascending, as the lowest slot of the best reason counts.
+            if constexpr (Core::max_pool <= 64) {
+                for (std::uint64_t m = sm.occupied_slots_[s]; m != 0; m &= m - 1)
+                    classify_slot(static_cast<unsigned>(std::countr_zero(m)));
+            } else {
+                for (unsigned i = 0; i < pool; ++i)
+                    if (sm.slot_occupied(s, i)) classify_slot(i);
             }
         };
         if constexpr (Frontend::issue_rule == timing::IssueRule::one_per_type_round_robin) {
@@ -314,7 +321,9 @@ public:
             if (code != timing::IssueOutcome::idle) m.by_code[static_cast<std::size_t>(code)] |= bit;
             if (code == timing::IssueOutcome::issued) {
                 const WarpState& ws = sm.warps_[w];
-                warp_unit_key_[w] = static_cast<std::uint8_t>(unit_key(sm.records_[ws.ibuffer[ws.ib_head]]));
+                const InFlight& head = sm.records_[ws.ibuffer[ws.ib_head]];
+                warp_unit_key_[w] = static_cast<std::uint8_t>(unit_key(head));
+                warp_head_[w] = HeadPreview{head.result.pc, head.active_lanes, head.result.instruction->op_class};
                 m.by_unit[warp_unit_key_[w]] |= bit;
                 m.units_used |= std::uint32_t{1} << warp_unit_key_[w];
             }
@@ -493,6 +502,16 @@ public:
         return timing::IssueOutcome::issued;
     }
 
+    // What memory-aware schedulers read of a ready warp's next instruction (PoolView's previews), kept here so
+    // that they need not read its decoded record.
+    struct HeadPreview {
+        ir::Pc pc = ir::no_pc;
+        unsigned active_lanes = 0;
+        ir::OpClass op_class = ir::OpClass::nop;
+    };
+    // Warp w's head instruction; valid while the event-driven masks let w issue (warp_code_ is `issued`), which
+    // every ready warp's is.
+    const HeadPreview& head_preview(unsigned w) const { return warp_head_[w]; }
     // blocker() of pool slot i of the scheduler now issuing, computed once between two issues: the stall
     // classification and the scheduler's readiness queries share it. issue_scheduler() clears it on entry and
     // after every issue, the only state changes inside a scheduler's issue step.
@@ -579,6 +598,8 @@ private:
     std::array<std::uint8_t, Frontend::max_warps> warp_code_ =
         per_warp(static_cast<std::uint8_t>(timing::IssueOutcome::idle));
     std::array<std::uint8_t, Frontend::max_warps> warp_unit_key_ = per_warp(no_unit_key);
+    // What a candidate's head instruction is, set with its unit key: valid while warp_code_ is `issued`.
+    std::array<HeadPreview, Frontend::max_warps> warp_head_{};
     // Per pool slot of the scheduler now issuing.
     mutable std::array<std::uint8_t, max_pool> ready_flags_{};
     mutable std::array<std::uint8_t, max_pool> outcome_cache_{}; // pool_outcome(): IssueOutcome + 1, 0 unknown

@@ -2,6 +2,7 @@
 // pipeline::PoolView<Core>: what one of SM's schedulers sees of its warp pool in an issue step (the
 // timing::SchedulerView concept, with the PreviewsInstructions and ReportsBarrierWaits hooks of timing/hooks.hpp).
 // Readiness is IssueStage's: computed on first use in a cycle, or precomputed as a mask by event-driven issue.
+#include <bit>
 #include <cstdint>
 
 #include <gpuarch/core/cycle.hpp>
@@ -35,8 +36,13 @@ template <class Core> struct PoolView {
     std::uint64_t ready_mask() const {
         if constexpr (Core::event_driven_issue) return ready_bits;
         std::uint64_t bits = 0;
-        for (unsigned i = 0; i < pool && i < 64; ++i)
-            if (ready(i)) bits |= std::uint64_t{1} << i;
+        if constexpr (Core::max_pool <= 64) {
+            for (std::uint64_t m = sm->occupied_slots_[scheduler]; m != 0; m &= m - 1) // an empty slot is never ready
+                if (const auto i = static_cast<unsigned>(std::countr_zero(m)); ready(i)) bits |= std::uint64_t{1} << i;
+        } else {
+            for (unsigned i = 0; i < pool && i < 64; ++i)
+                if (ready(i)) bits |= std::uint64_t{1} << i;
+        }
         return bits;
     }
     std::uint64_t age(unsigned i) const { return sm->warps_[sm->slot_of(scheduler, i)].age; }
@@ -46,16 +52,25 @@ template <class Core> struct PoolView {
                sm->head_blocked_by_long(sm->slot_of(scheduler, i));
     }
     // The decoded instruction a warp would issue next (nullptr when its instruction buffer is empty), and how
-    // many lanes execute it; OAWS predicts a load's misses from these (Wang 2016 Sec. 4.1).
+    // many lanes execute it; OAWS predicts a load's misses from these (Wang 2016 Sec. 4.1). Under event-driven
+    // issue, a ready warp's lanes, PC and op class come from what IssueStage keeps of its head instruction.
     const ir::Instruction* next_instruction(unsigned i) const {
         const auto& w = sm->warps_[sm->slot_of(scheduler, i)];
         return w.occupied && w.ib_count > 0 ? sm->records_[w.ibuffer[w.ib_head]].result.instruction : nullptr;
     }
+    // The op class of a ready slot's next instruction. Precondition: ready(i).
+    ir::OpClass ready_next_class(unsigned i) const requires Core::event_driven_issue {
+        return sm->issue_.head_preview(sm->slot_of(scheduler, i)).op_class;
+    }
     unsigned next_active_lanes(unsigned i) const {
+        if constexpr (Core::event_driven_issue)
+            if (ready(i)) return sm->issue_.head_preview(sm->slot_of(scheduler, i)).active_lanes;
         const auto& w = sm->warps_[sm->slot_of(scheduler, i)];
         return w.occupied && w.ib_count > 0 ? sm->records_[w.ibuffer[w.ib_head]].active_lanes : 0;
     }
     ir::Pc next_pc(unsigned i) const {
+        if constexpr (Core::event_driven_issue)
+            if (ready(i)) return sm->issue_.head_preview(sm->slot_of(scheduler, i)).pc;
         const auto& w = sm->warps_[sm->slot_of(scheduler, i)];
         return w.occupied && w.ib_count > 0 ? sm->records_[w.ibuffer[w.ib_head]].result.pc : ir::no_pc;
     }

@@ -198,12 +198,16 @@ private:
     // Stacks the occupied warps by score (highest first, older first on ties) against the cutoff. The stack depends
     // only on the scores and the age order, so it is rebuilt only after one of them changed (stacked_ false, or the
     // age rank rebuilt).
+    // Every score is at least the base, so the cumulative scores rise along the stack and the warps allowed loads
+    // are a prefix of it: the first `allowed_prefix_` warps. Finding its end reads the stack only that far, and
+    // only the warps between the old and the new end change their allowed_ flag (a decay alone only lengthens it).
     template <class View> void stack(const View& view) {
         if (stacked_ && ranks_.valid() && allowed_.size() == view.pool_size()) return;
         const bool ranks_rebuilt = !ranks_.valid() || allowed_.size() != view.pool_size();
         ranks_.refresh(view);
         const auto& order = ranks_.order();
         active_ = static_cast<unsigned>(order.size());
+        bool restacked = false;
         if (ranks_rebuilt || order_stale_ || sorted_.size() != order.size()) {
             // Insertion sort of the age order by score, highest first: stable, so ties stay oldest first (the
             // order a stable sort gives), without the temporary buffer of std::stable_sort. Only after the age
@@ -216,16 +220,23 @@ private:
                 sorted_[j] = slot;
             }
             order_stale_ = false;
+            restacked = true;
         }
-        allowed_.assign(view.pool_size(), 1);
         const std::uint64_t cutoff = std::uint64_t{active_} * BaseScore;
-        std::uint64_t sum = 0;
-        throttled_count_ = 0;
-        for (std::size_t k = 0; k < sorted_.size(); ++k) {
-            sum += score_[sorted_[k]];
-            allowed_[sorted_[k]] = (k == 0 || sum <= cutoff) ? 1 : 0;
-            throttled_count_ += allowed_[sorted_[k]] ? 0U : 1U;
+        std::size_t prefix = 0; // the first stacked warp always keeps its loads; then while the sum stays in
+        for (std::uint64_t sum = 0; prefix < sorted_.size(); ++prefix) {
+            sum += score_[sorted_[prefix]];
+            if (prefix > 0 && sum > cutoff) break;
         }
+        if (restacked) {
+            allowed_.assign(view.pool_size(), 1);
+            for (std::size_t k = prefix; k < sorted_.size(); ++k) allowed_[sorted_[k]] = 0;
+        } else {
+            for (std::size_t k = std::min(prefix, allowed_prefix_); k < std::max(prefix, allowed_prefix_); ++k)
+                allowed_[sorted_[k]] = k < prefix ? 1 : 0;
+        }
+        allowed_prefix_ = prefix;
+        throttled_count_ = static_cast<unsigned>(sorted_.size() - prefix);
         stacked_ = true;
     }
     template <class View> bool throttled(const View& view, unsigned slot) const {
@@ -240,6 +251,7 @@ private:
     unsigned greedy_ = timing::no_warp;
     unsigned active_ = 0;
     unsigned throttled_count_ = 0; // warps above the cutoff in the current stack
+    std::size_t allowed_prefix_ = 0; // the first this many warps of sorted_ may issue loads
     bool stacked_ = false; // the stack (sorted_, allowed_, throttled_count_) matches the scores and the age order
     bool order_stale_ = true; // sorted_ may no longer be the age order sorted by score (a score's rank changed)
     // Some score may exceed the base (only then does decay change anything). Set wherever a score rises above the

@@ -10,6 +10,7 @@
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -73,19 +74,30 @@ constexpr bool uses_data_path(ir::OpClass c) {
     }
 }
 
-template <class View> NextAccess next_access(const View& view, unsigned slot) {
+// The op class of a warp's next instruction; nullopt when its instruction buffer is empty. A ready warp's is read
+// from what the view keeps (PoolView::ready_next_class, under event-driven issue) instead of the decoded record.
+template <class View> std::optional<ir::OpClass> next_class(const View& view, unsigned slot) {
     require_instruction_preview<View>();
+    if constexpr (requires {
+                      { view.ready_next_class(slot) } -> std::same_as<ir::OpClass>;
+                  }) {
+        if (view.ready(slot)) return view.ready_next_class(slot);
+    }
     const ir::Instruction* inst = view.next_instruction(slot);
-    return inst == nullptr ? NextAccess::unknown : access_of(inst->op_class);
+    if (inst == nullptr) return std::nullopt;
+    return inst->op_class;
+}
+template <class View> NextAccess next_access(const View& view, unsigned slot) {
+    const std::optional<ir::OpClass> c = next_class(view, slot);
+    return c ? access_of(*c) : NextAccess::unknown;
 }
 template <class View> bool next_is_memory(const View& view, unsigned slot) {
     const NextAccess a = next_access(view, slot);
     return a == NextAccess::cached_load || a == NextAccess::other_memory;
 }
 template <class View> bool next_uses_data_path(const View& view, unsigned slot) {
-    require_instruction_preview<View>();
-    const ir::Instruction* inst = view.next_instruction(slot);
-    return inst != nullptr && uses_data_path(inst->op_class);
+    const std::optional<ir::OpClass> c = next_class(view, slot);
+    return c && uses_data_path(*c);
 }
 template <class View> unsigned next_active_lanes(const View& view, unsigned slot) {
     require_instruction_preview<View>();

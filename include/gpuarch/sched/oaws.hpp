@@ -363,11 +363,17 @@ private:
             }
             seen_age_version_ = shared_->age_version;
         }
+        // The ranks change only here: with this scheduler's age order or another scheduler's (age_version).
+        global_rank_.assign(view.pool_size(), 0);
+        const auto& order = ranks_.order();
+        for (unsigned local = 0; local < order.size(); ++local) global_rank_[order[local]] = sm_rank(local);
     }
-    // Age rank among the SM's warps (this scheduler's alone while not attached).
-    unsigned rank(unsigned slot) const {
-        const unsigned local = ranks_.rank(slot);
-        if (local == AgeRank::unranked || shared_ == nullptr) return local == AgeRank::unranked ? 0 : local;
+    // Age rank among the SM's warps (this scheduler's alone while not attached); 0 for an empty slot. Contract:
+    // asked after refresh_ranks in the same select, as every caller does.
+    unsigned rank(unsigned slot) const { return slot < global_rank_.size() ? global_rank_[slot] : 0; }
+    // The SM-wide rank of the warp at local rank `local`: older warps of the other schedulers are counted in.
+    unsigned sm_rank(unsigned local) const {
+        if (shared_ == nullptr) return local;
         const std::uint64_t age = ranks_.ages()[local];
         unsigned r = local;
         for (unsigned s = 0; s < shared_->ages.size(); ++s) {
@@ -450,6 +456,7 @@ private:
     SmShared* shared_ = nullptr;
     AgeRank ranks_;
     std::uint64_t seen_age_version_ = 0;
+    std::vector<unsigned> global_rank_; // rank() of every pool slot, rebuilt by refresh_ranks
     unsigned greedy_ = timing::no_warp;
     unsigned live_warps_ = 0;
     bool launch_hook_seen_ = false;
