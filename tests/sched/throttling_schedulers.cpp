@@ -71,6 +71,21 @@ TEST_CASE("without barrier visibility SWL lifts its limit after a long starvatio
 }
 
 // ------------------------------------------------------------------------------------------------ CCWS
+namespace {
+// Four warps with a load each, stacked once (4 active warps: cutoff 400), then `instructions` issues.
+void start_four_loading(sched::CCWS<8, 16, 8, 100>& s, MemView& v, int instructions) {
+    schedtest::start(s, 4);
+    for (unsigned w = 0; w < 4; ++w) v.load(w, 1);
+    (void)s.select(v);
+    for (int i = 0; i < instructions; ++i) s.on_issue(0, 0);
+}
+// Warp `warp` lost `line` to an eviction and misses on it again: one VTA hit.
+void lose_and_miss(sched::CCWS<8, 16, 8, 100>& s, unsigned warp, std::uint64_t line) {
+    s.on_locality_event(warp, timing::LocalityEvent{timing::LocalityEvent::eviction, line});
+    s.on_locality_event(warp, timing::LocalityEvent{timing::LocalityEvent::miss, line});
+}
+} // namespace
+
 TEST_CASE("a victim tag array keeps 16 tags in two 8-way LRU sets and gives up a tag on a hit") {
     sched::VictimTagArray<16, 8> vta;
     for (std::uint64_t k = 0; k < 8; ++k) vta.insert(k * 256); // all in set 0 (line number even)
@@ -100,14 +115,9 @@ TEST_CASE("CCWS: without lost locality every warp keeps its base score and nothi
 
 TEST_CASE("CCWS: a VTA hit raises the warp's score by Eq. 1 and stacks the youngest warps above the cutoff") {
     sched::CCWS<8, 16, 8, 100> s(timing::SchedulerConfig{4, 0});
-    schedtest::start(s, 4);
     MemView v = MemView::of(4);
-    for (unsigned w = 0; w < 4; ++w) v.load(w, 1);
-    (void)s.select(v); // 4 active warps: cutoff 400
-    for (int i = 0; i < 100; ++i) s.on_issue(0, 0); // 100 instructions
-    // Warp 2 lost line 0x1000 (evicted) and misses on it again: a VTA hit.
-    s.on_locality_event(2, timing::LocalityEvent{timing::LocalityEvent::eviction, 0x1000});
-    s.on_locality_event(2, timing::LocalityEvent{timing::LocalityEvent::miss, 0x1000});
+    start_four_loading(s, v, 100); // 100 instructions
+    lose_and_miss(s, 2, 0x1000);
     CHECK(s.vta_hits() == 1);
     // Eq. 1: 1 hit / 100 instructions x K_THROTTLE 8 x cutoff 400 = 32.
     CHECK(s.score(2) == 132);
@@ -134,13 +144,9 @@ TEST_CASE("CCWS: a VTA hit raises the warp's score by Eq. 1 and stacks the young
 
 TEST_CASE("CCWS: as a score decays the warps allowed loads grow from the top of the stack, without a re-sort") {
     sched::CCWS<8, 16, 8, 100> s(timing::SchedulerConfig{4, 0});
-    schedtest::start(s, 4);
     MemView v = MemView::of(4);
-    for (unsigned w = 0; w < 4; ++w) v.load(w, 1);
-    (void)s.select(v); // 4 active warps: cutoff 400
-    for (int i = 0; i < 16; ++i) s.on_issue(0, 0); // 16 instructions
-    s.on_locality_event(2, timing::LocalityEvent{timing::LocalityEvent::eviction, 0x1000});
-    s.on_locality_event(2, timing::LocalityEvent{timing::LocalityEvent::miss, 0x1000});
+    start_four_loading(s, v, 16); // 16 instructions
+    lose_and_miss(s, 2, 0x1000);
     CHECK(s.score(2) == 300); // Eq. 1: 1 hit / 16 instructions x 8 x 400 = 200
     // Stack: warp 2 (300), then warps 0, 1, 3 by age: 300, 400, 500, 600: warps 1 and 3 may not load.
     (void)s.select(v);
@@ -171,8 +177,7 @@ TEST_CASE("CCWS: the warp stacked first keeps its loads even when its score alon
     v.load(0, 1).load(1, 1);
     (void)s.select(v); // cutoff 200
     s.on_issue(0, 0); // 1 instruction
-    s.on_locality_event(1, timing::LocalityEvent{timing::LocalityEvent::eviction, 0x80});
-    s.on_locality_event(1, timing::LocalityEvent{timing::LocalityEvent::miss, 0x80});
+    lose_and_miss(s, 1, 0x80);
     CHECK(s.score(1) == 100 + 1 * 8 * 200);
     (void)s.select(v);
     CHECK_FALSE(s.withholds(v, 1)); // the most lost locality: exclusively prioritized for loads
