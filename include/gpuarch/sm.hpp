@@ -252,7 +252,7 @@ public:
     // One core cycle. `down` is this SM's port into the interconnect. Equivalent to cycle_timing then
     // cycle_fetch; a dormant SM only counts the cycle (settle_dormant accounts for it).
     void cycle(core::Cycle now, mem::Downstream& down) {
-        if constexpr (skips_dormant_cycles) {
+        if constexpr (sleeps_when_idle) {
             if (dormant_) { // counted here, accounted in bulk by settle_dormant()
                 ++dormant_owed_;
                 dormant_last_ = now;
@@ -263,15 +263,19 @@ public:
         cycle_fetch();
         // Only the callers of wake() end dormancy (start_cta, receive, bind, set_launch_hint, l1()): a dormant cycle
         // changes no state dormant() reads.
-        if constexpr (skips_dormant_cycles) dormant_ = dormant();
+        if constexpr (sleeps_when_idle) dormant_ = dormant();
     }
 
     // Dormant: no resident CTA and nothing in flight in any stage; the issue stage about to replay its recorded quiet
-    // cycle and the fetch stage about to find no warp (see skips_dormant_cycles).
+    // cycle and the fetch stage about to find no warp (see skips_dormant_cycles), or, for the variants that skip
+    // only vacant cycles, no warp at all (see skips_vacant_cycles).
     bool dormant() const {
         if constexpr (skips_dormant_cycles)
             return ctas_.resident() == 0 && !exec_.has_pending() && !rf_.has_pending() && l1_.quiet() &&
                    issue_.replays_next_cycle(*this) && fetch_.finds_no_warp(*this);
+        else if constexpr (skips_vacant_cycles)
+            return ctas_.resident() == 0 && !any_warp_occupied() && !exec_.has_pending() && !rf_.has_pending() &&
+                   l1_.quiet();
         else return false;
     }
     // Accounts the cycles counted while dormant as cycle_timing and cycle_fetch would have, one by one: the register
@@ -280,7 +284,7 @@ public:
     // const, as MemorySystem::catch_up: it changes nothing observable, a dormant SM's state being defined as the
     // settled one.
     void settle_dormant() const {
-        if constexpr (skips_dormant_cycles) {
+        if constexpr (sleeps_when_idle) {
             if (dormant_owed_ == 0) return;
             SM& self = const_cast<SM&>(*this); // every SM is created non-const; only the owed cycles are settled
             const std::uint64_t owed = std::exchange(self.dormant_owed_, 0);
@@ -288,7 +292,8 @@ public:
             // The owed cycles are consecutive and end at dormant_last_: a settle precedes every full cycle.
             self.rf_.quiet_cycle(dormant_last_);
             self.l1_.quiet_cycles(owed, dormant_last_);
-            self.issue_.replay_quiet_cycles(self, owed, dormant_last_ + 1 - owed);
+            if constexpr (skips_dormant_cycles) self.issue_.replay_quiet_cycles(self, owed, dormant_last_ + 1 - owed);
+            else self.issue_.count_vacant_cycles(self, owed, dormant_last_);
             self.count_cycles(owed);
         }
     }
@@ -302,6 +307,9 @@ public:
     // Whether this variant skips the scan of its warp pools in cycles where nothing changed since a cycle without
     // issue and replays that cycle's statistics instead (see quiet_cycle_replay); results are the same either way.
     static constexpr bool replays_quiet_cycles() { return quiet_cycle_replay; }
+    // Whether this variant, which does not replay quiet cycles, skips the cycles in which it holds no warp and has
+    // nothing in flight (see skips_vacant_cycles).
+    static constexpr bool skips_vacant() { return skips_vacant_cycles; }
 
     // The phases of a cycle, for GPU's parallel tick. cycle_timing (stages 1-5) reads and writes
     // only this SM's own state and its own `down` port, so the SMs of a GPU may run it concurrently on host
@@ -481,8 +489,8 @@ public:
         settle_dormant();
         return stats_.cycles;
     }
-    // Of cycles(), those the SM spent dormant (skips_dormant_cycles): a speed figure, not a statistic, because the
-    // same run on a variant without the skip has the same statistics.
+    // Of cycles(), those the SM spent dormant (skips_dormant_cycles) or vacant (skips_vacant_cycles): a speed
+    // figure, not a statistic, because the same run on a variant without the skip has the same statistics.
     std::uint64_t dormant_cycles() const {
         settle_dormant();
         return dormant_total_;
@@ -548,6 +556,15 @@ private:
     // (tests/pinned) are unchanged.
     static constexpr bool quiet_cycle_replay =
         stall_reasons_change_only_by_events && timing::ReplaysQuietCycles<Scheduler, pipeline::PoolView<SM>>;
+    // The register file's, the L1's and the exec unit's quiet-cycle contracts, which both skips below rest on.
+    static constexpr bool stages_report_quiet = requires(RegisterFile & rf, const RegisterFile& crf, L1& l1,
+                                                         const L1& cl1, const Exec& e, core::Cycle c, std::uint64_t n) {
+        rf.quiet_cycle(c);
+        { crf.has_pending() } -> std::convertible_to<bool>;
+        { cl1.quiet() } -> std::convertible_to<bool>;
+        l1.quiet_cycles(n, c);
+        { e.has_pending() } -> std::convertible_to<bool>;
+    };
     // Dormant cycles (dormant(), settle_dormant()): such a cycle changes only counters, those of the register
     // file's and the L1's quiet paths (their quiet-cycle contracts: IdealRF::quiet_cycle, L1Unit::quiet and
     // quiet_cycles), the issue stage's replay and count_cycle. The SMs a grid's tail leaves without work are dormant
@@ -556,16 +573,30 @@ private:
     // stage states that contract: quiet-cycle replay, in-order fetch, and a register file, L1 and exec unit that
     // report pending work. Checked against the full scans, which never replay and so never skip, by
     // tests/timing/dormant_sms_test.cpp, tests/timing/quiet_replay_stateful_test.cpp and tests/pinned/quiet_cycles.cpp.
-    static constexpr bool skips_dormant_cycles =
-        quiet_cycle_replay && in_order_fetch &&
-        requires(RegisterFile & rf, const RegisterFile& crf, L1& l1, const L1& cl1, const Exec& e, core::Cycle c,
-                 std::uint64_t n) {
-        rf.quiet_cycle(c);
-        { crf.has_pending() } -> std::convertible_to<bool>;
-        { cl1.quiet() } -> std::convertible_to<bool>;
-        l1.quiet_cycles(n, c);
-        { e.has_pending() } -> std::convertible_to<bool>;
-    };
+    static constexpr bool skips_dormant_cycles = quiet_cycle_replay && in_order_fetch && stages_report_quiet;
+    // Vacant cycles: the variants without quiet-cycle replay whose register file, L1 and exec unit state the quiet
+    // contracts (HAWS's reordering fetch policy with the ideal register file; a register file with port limits
+    // states none) still skip the cycles of an SM that holds no warp and has nothing in flight. Such a
+    // cycle changes only counters: each scheduler's select sees an empty pool (a const select, so it changes
+    // nothing; the scheduler's outcome is idle, no warp ready), the fetch stage and a fetch policy's transitions find
+    // no warp, and the register file and the L1 take their quiet paths. IssueStage::count_vacant_cycles counts them.
+    // Not for the full scans (scan_every_cycle: the reference never skips), nor for a SIMD turn (Southern Islands).
+    // Checked against the full scans by tests/timing/vacant_sms_test.cpp.
+    static constexpr bool skips_vacant_cycles = !skips_dormant_cycles && stages_report_quiet && !scans_every_cycle &&
+                                                Frontend::issue_rule != timing::IssueRule::one_per_type_round_robin &&
+                                                timing::ConstSelect<SchedulerT, pipeline::PoolView<SM>>;
+    static constexpr bool sleeps_when_idle = skips_dormant_cycles || skips_vacant_cycles;
+    bool any_warp_occupied() const {
+        if constexpr (max_pool <= 64) {
+            for (const std::uint64_t m : occupied_slots_)
+                if (m != 0) return true;
+            return false;
+        } else {
+            for (const auto& ws : warps_)
+                if (ws.occupied) return true;
+            return false;
+        }
+    }
     // Event-driven issue (IssueStage's IssueMasks): per scheduler, per warp slot. It does not need the scheduler's
     // cooperation (select is still asked every cycle), so it serves schedulers with state too.
     static constexpr bool event_driven_issue = stall_reasons_change_only_by_events && max_pool <= 64;

@@ -8,40 +8,70 @@
 #include <gpuarch/support/run_machine.hpp>
 
 #include <corpus/corpus.hpp>
+#include <gpuarch/machines.hpp>
+#include <gpuarch/support/variants.hpp>
 #include <gpuarch/timing/concepts.hpp>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
 
 namespace gpuarch::test_support {
 
-template <class Base>
-struct FullScan : Base {
+template <class Base> struct FullScan : Base {
     static constexpr bool scan_every_cycle = true;
     using Base::Base;
-    template <timing::SchedulerView View>
-    unsigned select(const View& view) {
-        return Base::select(view);
-    }
+    template <timing::SchedulerView View> unsigned select(const View& view) { return Base::select(view); }
 };
 
-// The shipped variant replays quiet cycles, and its cycles, instructions and every statistic equal the full scan's.
-template <class Machine, class Scheduler>
-void check_replay_matches_full_scan(const char* machine, const char* kernel) {
-    using Replaying = typename Machine::template gpu<Scheduler>;
+// Runs `kernel` (small) on Machine's GPU with the shipped Scheduler and with FullScan<Scheduler>: cycles,
+// instructions and every statistic must be equal.
+template <class Machine, class Scheduler> void check_matches_full_scan(const char* machine, const char* kernel) {
+    using Shipped = typename Machine::template gpu<Scheduler>;
     using Scanning = typename Machine::template gpu<FullScan<Scheduler>>;
-    static_assert(Replaying::SMType::replays_quiet_cycles(), "the shipped variant replays quiet cycles");
-    static_assert(!Scanning::SMType::replays_quiet_cycles(), "scan_every_cycle turns the replay off");
-    const auto replayed = examples::run_on_gpu<Machine, Replaying>(machine, "replay", kernel, kernels::Size::small, {});
+    const auto shipped = examples::run_on_gpu<Machine, Shipped>(machine, "shipped", kernel, kernels::Size::small, {});
     const auto scanned = examples::run_on_gpu<Machine, Scanning>(machine, "scan", kernel, kernels::Size::small, {});
-    INFO(machine << " " << kernel << ": " << replayed.message << scanned.message);
+    INFO(machine << " " << kernel << ": " << shipped.message << scanned.message);
     REQUIRE(scanned.passed);
-    CHECK(replayed.passed);
-    CHECK(replayed.cycles == scanned.cycles);
-    CHECK(replayed.warp_instructions == scanned.warp_instructions);
-    CHECK(replayed.thread_instructions == scanned.thread_instructions);
-    CHECK(replayed.stats == scanned.stats); // every stall class, Gong class, LSU, memory and scheduler counter
+    CHECK(shipped.passed);
+    CHECK(shipped.cycles == scanned.cycles);
+    CHECK(shipped.warp_instructions == scanned.warp_instructions);
+    CHECK(shipped.thread_instructions == scanned.thread_instructions);
+    CHECK(shipped.stats == scanned.stats); // every stall class, Gong class, LSU, memory and scheduler counter
+}
+
+// The shipped variant replays quiet cycles, and its cycles, instructions and every statistic equal the full scan's.
+template <class Machine, class Scheduler> void check_replay_matches_full_scan(const char* machine, const char* kernel) {
+    static_assert(Machine::template gpu<Scheduler>::SMType::replays_quiet_cycles(),
+                  "the shipped variant replays quiet cycles");
+    static_assert(!Machine::template gpu<FullScan<Scheduler>>::SMType::replays_quiet_cycles(),
+                  "scan_every_cycle turns the replay off");
+    check_matches_full_scan<Machine, Scheduler>(machine, kernel);
+}
+
+// Runs atax (small: 3 CTAs per launch for 15 SMs) on a GTX480 with `Scheduler` and returns {skipped, all}
+// SM-cycles over the 15 SMs (SM::dormant_cycles: the dormant or vacant cycles counted in bulk).
+template <class Scheduler> std::pair<std::uint64_t, std::uint64_t> skipped_share_of_atax() {
+    using Gpu = machines::GTX480::gpu<Scheduler>;
+    func::Device device;
+    const auto module =
+        func::Module::from_file(examples::kernels_dir() + "/ptx/" + std::string(kernels::find_case("atax").ptx_file));
+    auto gpu = std::make_unique<Gpu>(machines::GTX480::config<Gpu>());
+    auto launcher = [&](const func::Module& m, std::string_view entry, const func::LaunchConfig& launch,
+                        const func::Args& args) { gpu->launch(device, m, entry, launch, args); };
+    REQUIRE(kernels::run_case("atax", device, module, launcher, kernels::Size::small).passed);
+    std::uint64_t skipped = 0, cycles = 0;
+    for (unsigned i = 0; i < 15; ++i) {
+        skipped += gpu->sm(i).dormant_cycles();
+        cycles += gpu->sm(i).cycles();
+    }
+    return {skipped, cycles};
 }
 
 // Memory-bound kernels (long quiet stretches), barriers and shared memory, global atomics, divergence.
-inline constexpr const char* quiet_replay_kernels[] = {"vector_add", "bfs", "nw", "histogram_global", "reduce_shared",
-                                                       "sgemm_tiled", "kmeans_assign", "atax"};
+inline constexpr const char* quiet_replay_kernels[] = {
+    "vector_add", "bfs", "nw", "histogram_global", "reduce_shared", "sgemm_tiled", "kmeans_assign", "atax"};
 
 } // namespace gpuarch::test_support

@@ -453,6 +453,18 @@ public:
 
     void replay_quiet_cycle(Core& sm) { replay_quiet_cycles(sm, 1, sm.now_); }
 
+    // `count` cycles of an SM that holds no warp (SM::skips_vacant_cycles), the last at `last`: what as many run()
+    // calls count there. Every scheduler's outcome is idle with no warp ready, no Gong cycle class applies (no
+    // warp), and the per-line statistics charge nothing (no instruction).
+    void count_vacant_cycles(Core& sm, std::uint64_t count, core::Cycle last) {
+        for (unsigned s = 0; s < Frontend::schedulers; ++s) {
+            sm.stats_.issue_slots += count * Frontend::dispatch_per_scheduler;
+            sm.stats_.outcomes[static_cast<std::size_t>(timing::IssueOutcome::idle)] += count;
+        }
+        sm.now_ = last;
+        count_lsu_state(sm, count);
+    }
+
     // Adds the replayed cycles not yet charged to the instructions the recorded quiet cycle charged. Before the
     // next cycle that is not replayed, and before a launch's per-line statistics are read (SM::line_stats).
     void charge_replayed(Core& sm) {

@@ -35,6 +35,7 @@
 #include <gpuarch/sched/gto.hpp>
 #include <gpuarch/sched/rcu.hpp>
 #include <gpuarch/timing/concepts.hpp>
+#include <gpuarch/timing/hooks.hpp>
 
 namespace gpuarch::sched {
 
@@ -222,7 +223,11 @@ public:
 
     // The base picks among ready warps. With HawsEntry::failed_issue, every warp the base asks about and finds not
     // ready is a failed issue attempt (Sec. 5.2), which the SM's next fetch stage reads (failed_issue_at).
-    template <timing::SchedulerView View> unsigned select(const View& view) {
+    // A failed_issue entry notes every failed attempt, so its select changes the scheduler; otherwise select is
+    // the base's, const when the base's is (which lets an SM without warps skip its cycles, SM::skips_vacant_cycles).
+    template <timing::SchedulerView View>
+        requires(Entry == HawsEntry::failed_issue || !timing::ConstSelect<Base, View>)
+    unsigned select(const View& view) {
         if constexpr (Entry == HawsEntry::failed_issue) {
             const AttemptView<View> attempts{view, this};
             return base_.select(attempts);
@@ -230,6 +235,9 @@ public:
             return base_.select(view);
         }
     }
+    template <timing::SchedulerView View>
+        requires(Entry != HawsEntry::failed_issue && timing::ConstSelect<Base, View>)
+    unsigned select(const View& view) const { return base_.select(view); }
     void on_issue(unsigned slot, core::Cycle now) {
         if constexpr (Entry == HawsEntry::failed_issue) warps_[slot].issued_at = now;
         base_.on_issue(slot, now);
