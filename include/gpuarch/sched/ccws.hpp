@@ -223,7 +223,8 @@ private:
             restacked = true;
         }
         const std::uint64_t cutoff = std::uint64_t{active_} * BaseScore;
-        std::size_t prefix = 0; // the first stacked warp always keeps its loads; then while the sum stays in
+        // The first stacked warp always keeps its loads; each next one while the cumulative score is within the cutoff.
+        std::size_t prefix = 0;
         for (std::uint64_t sum = 0; prefix < sorted_.size(); ++prefix) {
             sum += score_[sorted_[prefix]];
             if (prefix > 0 && sum > cutoff) break;
