@@ -273,9 +273,8 @@ public:
         if constexpr (skips_dormant_cycles)
             return ctas_.resident() == 0 && !exec_.has_pending() && !rf_.has_pending() && l1_.quiet() &&
                    issue_.replays_next_cycle(*this) && fetch_.finds_no_warp(*this);
-        else if constexpr (skips_vacant_cycles)
-            return ctas_.resident() == 0 && !any_warp_occupied() && !exec_.has_pending() && !rf_.has_pending() &&
-                   l1_.quiet();
+        else if constexpr (skips_vacant_cycles) // a warp is occupied only while its CTA is resident
+            return ctas_.resident() == 0 && !exec_.has_pending() && !rf_.has_pending() && l1_.quiet();
         else return false;
     }
     // Accounts the cycles counted while dormant as cycle_timing and cycle_fetch would have, one by one: the register
@@ -586,17 +585,6 @@ private:
                                                 Frontend::issue_rule != timing::IssueRule::one_per_type_round_robin &&
                                                 timing::ConstSelect<SchedulerT, pipeline::PoolView<SM>>;
     static constexpr bool sleeps_when_idle = skips_dormant_cycles || skips_vacant_cycles;
-    bool any_warp_occupied() const {
-        if constexpr (max_pool <= 64) {
-            for (const std::uint64_t m : occupied_slots_)
-                if (m != 0) return true;
-            return false;
-        } else {
-            for (const auto& ws : warps_)
-                if (ws.occupied) return true;
-            return false;
-        }
-    }
     // Event-driven issue (IssueStage's IssueMasks): per scheduler, per warp slot. It does not need the scheduler's
     // cooperation (select is still asked every cycle), so it serves schedulers with state too.
     static constexpr bool event_driven_issue = stall_reasons_change_only_by_events && max_pool <= 64;
