@@ -95,6 +95,32 @@ TEST_CASE("allocate-on-miss reservations block further misses to a set even with
         b.step();
         CHECK(b.state_at(5) == LsuState::busy);
     }
+    SUBCASE("a stalled load is retried until a fill to its own set, whatever else changes") {
+        // The L1 reuses a stalled load's outcome while its set and the MSHRs are unchanged. A fill to another set
+        // changes the MSHRs (one entry is released) but not the answer; only the fill to its own set frees a way.
+        using TwoSets = L1<Sets<2>, Ways<1>, MSHR<8>, AllocOnMiss, LinearIndex>;
+        constexpr std::uint64_t a = 0, c = 128, b = 256; // a and b map to set 0, c to set 1
+        TwoSets l1({}, 0);
+        L1Bench<TwoSets> bench(l1);
+        Access mc(1, {c}), ma(2, {a}), mb(3, {b});
+        bench.step(mc);
+        bench.step(ma);
+        bench.step(mb); // b: set 0's only way is reserved for a
+        const auto fails = [&] { return memtest::stats_of(l1).counter("reservation_fail_cycles"); };
+        bench.step();
+        const auto before_other_fill = fails();
+        CHECK(before_other_fill >= 1);
+        bench.respond(bench.request_for(c), bench.now); // set 1 fills: the MSHRs change, set 0 does not
+        bench.step();
+        bench.step();
+        CHECK(fails() == before_other_fill + 2);
+        CHECK(l1.tags().probe(c).state == LineState::valid);
+        CHECK(l1.tags().probe(b).state == LineState::invalid);
+        bench.respond(bench.request_for(a), bench.now); // set 0 fills: its way can be reserved again
+        bench.step();
+        CHECK(fails() == before_other_fill + 2);
+        CHECK(l1.tags().probe(b).state == LineState::reserved);
+    }
     SUBCASE("allocate-on-fill: the same misses all proceed") {
         using OnFill = L1<Sets<1>, Ways<2>, MSHR<8>, AllocOnFill>;
         OnFill l1({}, 0);

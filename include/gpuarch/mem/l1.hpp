@@ -692,11 +692,19 @@ private:
     LsuState serve_cached_load(std::uint64_t address, std::uint32_t index, core::Cycle now) {
         Pending& p = pending_[index];
         const std::uint64_t line = config_.geometry.line_of(address);
-        // A load stalled for MSHR resources is retried every cycle until a fill or another MSHR change; while the
-        // tags and the MSHRs are unchanged the retry gives the same answer, so it is counted without the search.
-        if (mshr_stall_.line == line && mshr_stall_.tags == tags_.version() && mshr_stall_.mshr == mshr_.version()) {
-            ++(mshr_stall_.merge_full ? merge_full_stall_cycles_ : mshr_full_stall_cycles_);
-            return LsuState::stalled_mshr;
+        const std::uint32_t set = config_.geometry.set_of(line);
+        // A load that cannot start (no MSHR, no room to merge, every way of its set reserved) is retried every
+        // cycle. While its set's tags and the MSHRs are unchanged the retry gives the same answer, so it is counted
+        // without the searches. A reservation failure comes after the miss-queue check, so that check still runs.
+        if (stall_.line == line && stall_.tags == tags_.set_version(set) && stall_.mshr == mshr_.version()) {
+            switch (stall_.reason) {
+            case LoadStall::merge_full: ++merge_full_stall_cycles_; return LsuState::stalled_mshr;
+            case LoadStall::mshr_full: ++mshr_full_stall_cycles_; return LsuState::stalled_mshr;
+            case LoadStall::no_way:
+                if (miss_queue_.full()) return LsuState::stalled_icnt;
+                ++reservation_fail_cycles_;
+                return LsuState::stalled_mshr;
+            }
         }
         const auto probe = tags_.probe(line);
         if (probe.state == LineState::valid) {
@@ -710,7 +718,7 @@ private:
         if (found != mshr_.none) {
             if (!mshr_.can_add(found)) {
                 ++merge_full_stall_cycles_;
-                mshr_stall_ = MshrStall{line, tags_.version(), mshr_.version(), true};
+                stall_ = LoadStall{line, tags_.set_version(set), mshr_.version(), LoadStall::merge_full};
                 return LsuState::stalled_mshr;
             }
             ++accesses_;
@@ -723,7 +731,7 @@ private:
         }
         if (mshr_.full()) {
             ++mshr_full_stall_cycles_;
-            mshr_stall_ = MshrStall{line, tags_.version(), mshr_.version(), false};
+            stall_ = LoadStall{line, tags_.set_version(set), mshr_.version(), LoadStall::mshr_full};
             return LsuState::stalled_mshr;
         }
         if (miss_queue_.full()) return LsuState::stalled_icnt;
@@ -732,6 +740,7 @@ private:
             way = tags_.victim(probe.set);
             if (way == TagArray::no_way) {
                 ++reservation_fail_cycles_;
+                stall_ = LoadStall{line, tags_.set_version(set), mshr_.version(), LoadStall::no_way};
                 return LsuState::stalled_mshr;
             }
             install_line(probe.set, way, line, LineState::reserved, p.info.warp);
@@ -877,13 +886,16 @@ private:
 
     // The last cached-load access that stalled for an MSHR entry or merge slot, and the tag and MSHR versions it
     // saw (serve_cached_load). No line is ~0.
-    struct MshrStall {
+    // The last load that could not start, and why: serve_cached_load's answer while `tags` (its set's version)
+    // and `mshr` (the MSHRs' version) stand.
+    struct LoadStall {
+        enum Reason : std::uint8_t { merge_full, mshr_full, no_way };
         std::uint64_t line = ~std::uint64_t{0};
         std::uint64_t tags = 0;
         std::uint64_t mshr = 0;
-        bool merge_full = false;
+        Reason reason = merge_full;
     };
-    MshrStall mshr_stall_;
+    LoadStall stall_;
 
     L1Config config_;
     std::uint32_t sm_;

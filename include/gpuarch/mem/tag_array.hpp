@@ -62,14 +62,16 @@ public:
 
     explicit TagArray(const CacheGeometry& geometry)
         : geometry_(geometry), tags_(std::size_t{geometry.sets} * geometry.ways, no_line),
-          state_(tags_.size(), LineState::invalid), dirty_(tags_.size(), 0), stamp_(tags_.size(), 0) {
+          state_(tags_.size(), LineState::invalid), dirty_(tags_.size(), 0), stamp_(tags_.size(), 0),
+          set_version_(geometry.sets, 0) {
         geometry_.validate("a cache");
     }
 
     const CacheGeometry& geometry() const { return geometry_; }
-    // Changes whenever a line's tag or state changes (install, validate_reserved, invalidate), so that equal
-    // versions mean every probe() answers the same (touch and set_dirty leave it: they change neither).
-    std::uint64_t version() const { return version_; }
+    // Changes whenever a tag or state of `set` changes (install, validate_reserved, invalidate), so that equal
+    // versions mean probe() answers the same for every line of the set, and victim() too (touch and set_dirty
+    // leave it: they change neither the tags nor the states).
+    std::uint64_t set_version(std::uint32_t set) const { return set_version_[set]; }
 
     struct Probe {
         LineState state = LineState::invalid; // valid: hit; reserved: allocated on miss, fill pending; invalid: miss
@@ -79,17 +81,24 @@ public:
     // Looks the line up without changing replacement state.
     Probe probe(std::uint64_t address) const {
         const std::uint64_t line = geometry_.line_of(address);
+        const std::uint32_t set = geometry_.set_of(line);
+        // A request its cache cannot serve yet (no MSHR, a full queue, every way reserved) is retried, and probed,
+        // every cycle. While its set is unchanged the last answer for the same line stands: no search.
+        if (line == last_line_ && set_version_[set] == last_set_version_) return last_probe_;
         Probe p;
-        p.set = geometry_.set_of(line);
-        const std::size_t base = std::size_t{p.set} * geometry_.ways;
+        p.set = set;
+        const std::size_t base = std::size_t{set} * geometry_.ways;
         // An invalid way holds no_line, so one comparison per way tests both the state and the tag.
         for (std::uint32_t w = 0; w < geometry_.ways; ++w) {
             if (tags_[base + w] == line) {
                 p.state = state_[base + w];
                 p.way = w;
-                return p;
+                break;
             }
         }
+        last_line_ = line;
+        last_set_version_ = set_version_[set];
+        last_probe_ = p;
         return p;
     }
     // Marks the line most recently used.
@@ -127,7 +136,7 @@ public:
         state_[i] = state;
         dirty_[i] = dirty ? 1 : 0;
         stamp_[i] = ++clock_;
-        ++version_;
+        ++set_version_[set];
         return e;
     }
     // A reserved line's fill arrived.
@@ -136,7 +145,7 @@ public:
         state_[i] = LineState::valid;
         dirty_[i] = dirty ? 1 : 0;
         stamp_[i] = ++clock_;
-        ++version_;
+        ++set_version_[set];
     }
     // Drops a valid line (write-evict); returns whether one was there.
     bool invalidate(std::uint64_t address) {
@@ -144,7 +153,7 @@ public:
         if (p.state != LineState::valid) return false;
         state_[index(p.set, p.way)] = LineState::invalid;
         tags_[index(p.set, p.way)] = no_line;
-        ++version_;
+        ++set_version_[p.set];
         return true;
     }
     // Drops every valid line (a cache flush); reserved lines, whose fills are pending, stay. Returns how many.
@@ -154,9 +163,9 @@ public:
             if (state_[i] == LineState::valid) {
                 state_[i] = LineState::invalid;
                 tags_[i] = no_line;
+                ++set_version_[i / geometry_.ways];
                 ++dropped;
             }
-        if (dropped != 0) ++version_;
         return dropped;
     }
     void set_dirty(std::uint32_t set, std::uint32_t way) { dirty_[index(set, way)] = 1; }
@@ -177,7 +186,11 @@ private:
     std::vector<std::uint8_t> dirty_;
     std::vector<std::uint64_t> stamp_;
     std::uint64_t clock_ = 0;
-    std::uint64_t version_ = 0;
+    std::vector<std::uint64_t> set_version_; // per set: see set_version()
+    // probe()'s last answer, valid while its set's version is last_set_version_.
+    mutable std::uint64_t last_line_ = no_line;
+    mutable std::uint64_t last_set_version_ = 0;
+    mutable Probe last_probe_{};
 };
 
 } // namespace gpuarch::mem
