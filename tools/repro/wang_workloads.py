@@ -4,8 +4,8 @@ unchanged through gpuarch-run on the 15-SM Fermi preset with GTO, LRR, OAWS (sta
 MASCAR. Writes the reproduction contract's JSON (support/include/gpuarch/support/repro.hpp) with --repro FILE: Fig. 8's IPC gains over
 GTO (geometric means over the divergent and the coherent benchmarks) and Fig. 10's fully cached divergent loads.
 
-usage: wang_workloads.py --build DIR [--size paper|small] [--quick] [--programs a,b] [--jobs N] [--out DIR]
-                         [--sample a,b|all] [--resume] [--stored DIR] [--only-stored]
+usage: wang_workloads.py --build DIR [--size paper|small] [--quick] [--programs a,b] [--schedulers a,b] [--jobs N]
+                         [--out DIR] [--sample a,b|all] [--resume] [--stored DIR] [--only-stored]
                          [--repro FILE]
 --quick runs two programs at the small size (what `repro --quick` checks: the table is produced).
 Every finished run leaves its totals in OUT/rows/ (one small JSON each, with the commit that produced it). --resume
@@ -102,6 +102,9 @@ def main():
                          "%(default)s; '' for none)")
     ap.add_argument("--only-stored", action="store_true",
                     help="run nothing: the table from OUT/rows/ (programs with a missing run are left out)")
+    ap.add_argument("--schedulers", default="",
+                    help="run only these schedulers' missing runs (comma-separated), so that several processes can "
+                         "share one program's runs; the table is built once every run is stored")
     ap.add_argument("--sample", default="",
                     help="programs (comma-separated, or 'all') whose runs use gpuarch-run --sample: sampled timing "
                          "for the largest inputs (docs/sampling.md); the table says which rows are sampled")
@@ -110,6 +113,11 @@ def main():
     programs = args.programs.split(",") if args.programs else (QUICK if args.quick else DIVERGENT + COHERENT)
     out = args.out or os.path.join(args.build, "tools", "repro", "workloads")
     schedulers = [BASELINE] + [s for names in POLICIES.values() for s in names]
+    only = [s for s in args.schedulers.split(",") if s]
+    if unknown := [s for s in only if s not in schedulers]:
+        print(f"wang_workloads: unknown scheduler {', '.join(unknown)} (the reproduction runs {', '.join(schedulers)})",
+              file=sys.stderr)
+        return 1
     missing = [p for p in programs if not os.path.exists(os.path.join(args.build, "workloads", p))]
     if missing and not args.only_stored:
         print(f"wang_workloads: no workload executable for {', '.join(missing)} under {args.build}/workloads "
@@ -132,7 +140,7 @@ def main():
                     stored = stored or load_row(where, p, s, size, form)
             if stored:
                 runs[(p, s)] = stored
-            elif not args.only_stored:
+            elif not args.only_stored and (not only or s in only):
                 plan.append((p, s))
     if args.only_stored:
         kept = [p for p in programs if all((p, s) in runs for s in schedulers)]
@@ -155,6 +163,10 @@ def main():
             store_row(out, r, r["program"] in sampled, commit)
             print(f"[{i}/{len(plan)}] {r['program']} {r['scheduler']}: {'ok' if r['passed'] else 'FAILED'} "
                   f"({r['seconds']:.0f} s)", file=sys.stderr, flush=True)
+    if missing_runs := [(p, s) for p in programs for s in schedulers if (p, s) not in runs]:
+        print(f"wang_workloads: runs stored in {out}/rows; the table waits for {len(missing_runs)} more "
+              f"({', '.join(f'{p} {s}' for p, s in missing_runs)}): run again without --schedulers", file=sys.stderr)
+        return 0
     failed = [r for r in runs.values() if not r["passed"]]
 
     def best(p, names):
