@@ -884,10 +884,8 @@ private:
         free_pending_.push_back(index);
     }
 
-    // The last cached-load access that stalled for an MSHR entry or merge slot, and the tag and MSHR versions it
-    // saw (serve_cached_load). No line is ~0.
     // The last load that could not start, and why: serve_cached_load's answer while `tags` (its set's version)
-    // and `mshr` (the MSHRs' version) stand.
+    // and `mshr` (the MSHRs' version) stand. No line is ~0.
     struct LoadStall {
         enum Reason : std::uint8_t { merge_full, mshr_full, no_way };
         std::uint64_t line = ~std::uint64_t{0};

@@ -68,9 +68,9 @@ public:
     }
 
     const CacheGeometry& geometry() const { return geometry_; }
-    // Changes whenever a tag or state of `set` changes (install, validate_reserved, invalidate), so that equal
-    // versions mean probe() answers the same for every line of the set, and victim() too (touch and set_dirty
-    // leave it: they change neither the tags nor the states).
+    // Changes whenever a tag or state of `set` changes (install, validate_reserved, invalidate and
+    // invalidate_all), so that equal versions mean probe() answers the same for every line of the set, and
+    // victim() too (touch and set_dirty leave it: they change neither the tags nor the states).
     std::uint64_t set_version(std::uint32_t set) const { return set_version_[set]; }
 
     struct Probe {
