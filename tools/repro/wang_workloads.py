@@ -165,7 +165,8 @@ def main():
                   f"({r['seconds']:.0f} s)", file=sys.stderr, flush=True)
     if missing_runs := [(p, s) for p in programs for s in schedulers if (p, s) not in runs]:
         print(f"wang_workloads: runs stored in {out}/rows; the table waits for {len(missing_runs)} more "
-              f"({', '.join(f'{p} {s}' for p, s in missing_runs)}): run again without --schedulers", file=sys.stderr)
+              f"({', '.join(f'{p} {s}' for p, s in missing_runs)}); once every run is stored, --only-stored prints it",
+              file=sys.stderr)
         return 0
     failed = [r for r in runs.values() if not r["passed"]]
 
