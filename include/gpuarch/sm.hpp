@@ -23,10 +23,12 @@
 //
 // Contract: deterministic (no host-time, address or hash-order dependence); zero virtual dispatch: every slot is
 // a template argument and `component_types` lists them for the polymorphism check in tests.
+#include <algorithm>
 #include <array>
 #include <concepts>
 #include <bit>
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -253,17 +255,26 @@ public:
     // cycle_fetch; a dormant SM only counts the cycle (settle_dormant accounts for it).
     void cycle(core::Cycle now, mem::Downstream& down) {
         if constexpr (sleeps_when_idle) {
-            if (dormant_) { // counted here, accounted in bulk by settle_dormant()
-                ++dormant_owed_;
-                dormant_last_ = now;
-                return;
+            if (dormant_) {
+                if (now < wake_at_) { // counted here, accounted in bulk by settle_dormant()
+                    ++dormant_owed_;
+                    dormant_last_ = now;
+                    return;
+                }
+                wake(); // a completion comes due in this cycle
             }
         }
         cycle_timing(now, down);
         cycle_fetch();
-        // Only the callers of wake() end dormancy (start_cta, receive, bind, set_launch_hint, l1()): a dormant cycle
-        // changes no state dormant() reads.
-        if constexpr (sleeps_when_idle) dormant_ = dormant();
+        // Only the callers of wake() end dormancy (start_cta, receive, bind, set_launch_hint, l1()) before wake_at_:
+        // a dormant cycle changes no state dormant() or waits_on_l1() reads.
+        if constexpr (sleeps_when_idle) {
+            dormant_ = dormant();
+            wake_at_ = never;
+            stalled_on_l1_ = false;
+            if constexpr (sleeps_on_stalled_l1)
+                if (!dormant_ && waits_on_l1(now)) dormant_ = stalled_on_l1_ = true;
+        }
     }
 
     // Dormant: no resident CTA and nothing in flight in any stage; the issue stage about to replay its recorded quiet
@@ -276,6 +287,26 @@ public:
         else if constexpr (skips_vacant_cycles) // a warp is occupied only while its CTA is resident
             return ctas_.resident() == 0 && !exec_.has_pending() && !rf_.has_pending() && l1_.quiet();
         else return false;
+    }
+    // Whether the SM may sleep through the cycles after `now` until a response reaches its L1 (receive) or an exec
+    // unit's or an L1 hit's completion comes due (wake_at_, set here): every one of those cycles would repeat the
+    // L1's stall (L1Unit::repeats_stall) and change nothing else. The issue stage would replay its quiet cycle and
+    // the fetch stage find no warp, as in dormant(); no register write waits to be drained; and every instruction
+    // waiting for dispatch is a memory instruction, which the full LSU refuses (an ALU one would dispatch once its
+    // unit frees). Such cycles are accounted by settle_dormant as dormant ones, with the L1's stalled_cycles in place
+    // of its quiet ones. On syrk (GTX480, GTO) most LSU cycles are such a stall: a load whose set has every way
+    // reserved, retried in each cycle until a fill comes back.
+    bool waits_on_l1(core::Cycle now) {
+        if constexpr (sleeps_on_stalled_l1) {
+            if (!issue_.replays_next_cycle(*this) || !l1_.repeats_stall() || !fetch_.finds_no_warp(*this) ||
+                rf_.writes_pending() || dispatch_.non_memory_waiting() != 0 || (rf_.has_pending() && !l1_.lsu_full()))
+                return false;
+            wake_at_ = std::min(exec_.next_completion(), l1_.next_timed_completion());
+            return wake_at_ > now + 1;
+        } else {
+            (void)now;
+            return false;
+        }
     }
     // Accounts the cycles counted while dormant as cycle_timing and cycle_fetch would have, one by one: the register
     // file's and the L1's quiet paths, the issue stage's replay, count_cycle (the fetch stage, finding no warp,
@@ -290,7 +321,15 @@ public:
             self.dormant_total_ += owed;
             // The owed cycles are consecutive and end at dormant_last_: a settle precedes every full cycle.
             self.rf_.quiet_cycle(dormant_last_);
-            self.l1_.quiet_cycles(owed, dormant_last_);
+            bool stalled = false;
+            if constexpr (sleeps_on_stalled_l1) {
+                stalled = stalled_on_l1_;
+                if (stalled) {
+                    self.l1_.stalled_cycles(owed, dormant_last_);
+                    self.stalled_total_ += owed;
+                }
+            }
+            if (!stalled) self.l1_.quiet_cycles(owed, dormant_last_);
             if constexpr (skips_dormant_cycles) self.issue_.replay_quiet_cycles(self, owed, dormant_last_ + 1 - owed);
             else self.issue_.count_vacant_cycles(self, owed, dormant_last_);
             self.count_cycles(owed);
@@ -321,7 +360,7 @@ public:
     // which is the order of SM-by-SM cycle() because private steps commute with every step of another CTA and
     // no timing phase reads what another SM's fetch writes.
     void cycle_timing(core::Cycle now, mem::Downstream& down) {
-        settle_dormant(); // the parallel tick runs every SM's full cycle
+        wake(); // the parallel tick runs every SM's full cycle
         now_ = now;
         // 1. completions
         exec_.drain_completed(now, [this](std::uint64_t token) {
@@ -494,6 +533,11 @@ public:
         settle_dormant();
         return dormant_total_;
     }
+    // Of dormant_cycles(), those the SM slept while its L1 repeated a stall (waits_on_l1), CTAs resident.
+    std::uint64_t stalled_cycles_slept() const {
+        settle_dormant();
+        return stalled_total_;
+    }
     std::uint64_t warp_instructions() const { return stats_.warp_instructions; }
     std::uint64_t thread_instructions() const { return stats_.thread_instructions; }
 
@@ -585,6 +629,18 @@ private:
                                                 Frontend::issue_rule != timing::IssueRule::one_per_type_round_robin &&
                                                 timing::ConstSelect<SchedulerT, pipeline::PoolView<SM>>;
     static constexpr bool sleeps_when_idle = skips_dormant_cycles || skips_vacant_cycles;
+    // Stalled sleep (waits_on_l1): for the variants that skip dormant cycles and whose L1, exec unit and register file
+    // say when their next cycle repeats a stall and when their next completion comes.
+    static constexpr bool stages_report_stalls =
+        requires(L1 & l1, const L1& cl1, const Exec& e, const RegisterFile& rf, std::uint64_t n, core::Cycle c) {
+        { cl1.repeats_stall() } -> std::convertible_to<bool>;
+        { cl1.lsu_full() } -> std::convertible_to<bool>;
+        { cl1.next_timed_completion() } -> std::convertible_to<core::Cycle>;
+        l1.stalled_cycles(n, c);
+        { e.next_completion() } -> std::convertible_to<core::Cycle>;
+        { rf.writes_pending() } -> std::convertible_to<bool>;
+    };
+    static constexpr bool sleeps_on_stalled_l1 = skips_dormant_cycles && stages_report_stalls;
     // Event-driven issue (IssueStage's IssueMasks): per scheduler, per warp slot. It does not need the scheduler's
     // cooperation (select is still asked every cycle), so it serves schedulers with state too.
     static constexpr bool event_driven_issue = stall_reasons_change_only_by_events && max_pool <= 64;
@@ -749,6 +805,10 @@ private:
     std::uint64_t dormant_owed_ = 0; // dormant cycles not yet settled (settle_dormant)
     std::uint64_t dormant_total_ = 0; // dormant cycles settled, over the SM's life (dormant_cycles)
     core::Cycle dormant_last_ = 0; // the last of them
+    static constexpr core::Cycle never = std::numeric_limits<core::Cycle>::max();
+    core::Cycle wake_at_ = never; // a dormant SM runs its full cycle again from this cycle on (waits_on_l1)
+    bool stalled_on_l1_ = false; // dormant by waits_on_l1: its L1 repeats a stall rather than idling
+    std::uint64_t stalled_total_ = 0; // of dormant_total_, the cycles slept by waits_on_l1 (stalled_cycles_slept)
     pipeline::FetchStage<SM> fetch_;
     pipeline::IssueStage<SM> issue_;
     pipeline::DispatchStage<SM> dispatch_;

@@ -64,7 +64,10 @@ template <class L1T> struct L1Bench {
     std::vector<LsuState> states;
     std::multimap<Cycle, MemPacket> scheduled;
 
-    explicit L1Bench(L1T& l) : l1(l) {}
+    // When set, step() leaves the L1's packets in its port (a network that takes nothing: the miss queue backs up).
+    bool hold_down = false;
+
+    explicit L1Bench(L1T& l, std::size_t down_capacity = 4096) : l1(l), down(down_capacity) {}
 
     // Runs cycle `now`; accepts `a` afterwards when given and possible. Returns whether it was accepted.
     bool step(const WarpAccess* a = nullptr) {
@@ -77,7 +80,7 @@ template <class L1T> struct L1Bench {
             completions[c.token] = c;
             done_at[c.token] = now;
         });
-        while (!down.empty()) {
+        while (!hold_down && !down.empty()) {
             sent.emplace_back(now, down.front());
             down.pop();
         }

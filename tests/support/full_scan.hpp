@@ -8,6 +8,7 @@
 #include <gpuarch/support/run_machine.hpp>
 
 #include <corpus/corpus.hpp>
+#include <gpuarch/core/stats.hpp>
 #include <gpuarch/machines.hpp>
 #include <gpuarch/support/variants.hpp>
 #include <gpuarch/timing/concepts.hpp>
@@ -51,23 +52,37 @@ template <class Machine, class Scheduler> void check_replay_matches_full_scan(co
     check_matches_full_scan<Machine, Scheduler>(machine, kernel);
 }
 
-// Runs atax (small: 3 CTAs per launch for 15 SMs) on a GTX480 with `Scheduler` and returns {skipped, all}
-// SM-cycles over the 15 SMs (SM::dormant_cycles: the dormant or vacant cycles counted in bulk).
-template <class Scheduler> std::pair<std::uint64_t, std::uint64_t> skipped_share_of_atax() {
+// SM-cycles of a GTX480 run over its 15 SMs: all of them, those counted in bulk (SM::dormant_cycles: dormant,
+// vacant or slept while the L1 repeated a stall), of those the ones slept on the L1 (SM::stalled_cycles_slept),
+// and the L1s' cycles stalled for an MSHR, a merge slot or a reservable way (ldst_mshr_cycles).
+struct SkippedCycles {
+    std::uint64_t skipped = 0, slept_on_l1 = 0, cycles = 0, l1_stalled = 0;
+};
+template <class Scheduler> SkippedCycles skipped_cycles_on_gtx480(const char* kernel) {
     using Gpu = machines::GTX480::gpu<Scheduler>;
     func::Device device;
     const auto module =
-        func::Module::from_file(examples::kernels_dir() + "/ptx/" + std::string(kernels::find_case("atax").ptx_file));
+        func::Module::from_file(examples::kernels_dir() + "/ptx/" + std::string(kernels::find_case(kernel).ptx_file));
     auto gpu = std::make_unique<Gpu>(machines::GTX480::config<Gpu>());
     auto launcher = [&](const func::Module& m, std::string_view entry, const func::LaunchConfig& launch,
                         const func::Args& args) { gpu->launch(device, m, entry, launch, args); };
-    REQUIRE(kernels::run_case("atax", device, module, launcher, kernels::Size::small).passed);
-    std::uint64_t skipped = 0, cycles = 0;
+    REQUIRE(kernels::run_case(kernel, device, module, launcher, kernels::Size::small).passed);
+    SkippedCycles out;
     for (unsigned i = 0; i < 15; ++i) {
-        skipped += gpu->sm(i).dormant_cycles();
-        cycles += gpu->sm(i).cycles();
+        const auto& sm = gpu->sm(i);
+        out.skipped += sm.dormant_cycles();
+        out.slept_on_l1 += sm.stalled_cycles_slept();
+        out.cycles += sm.cycles();
+        core::StatsTable l1;
+        l1.collect("", sm.l1());
+        out.l1_stalled += l1.counter("ldst_mshr_cycles");
     }
-    return {skipped, cycles};
+    return out;
+}
+// atax (small: 3 CTAs per launch for 15 SMs): {skipped, all} SM-cycles.
+template <class Scheduler> std::pair<std::uint64_t, std::uint64_t> skipped_share_of_atax() {
+    const SkippedCycles c = skipped_cycles_on_gtx480<Scheduler>("atax");
+    return {c.skipped, c.cycles};
 }
 
 // Memory-bound kernels (long quiet stretches), barriers and shared memory, global atomics, divergence.

@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <limits>
 #include <queue>
 #include <string_view>
 #include <vector>
@@ -82,6 +83,10 @@ public:
         }
     }
     bool has_pending() const { return !completions_.empty(); }
+    // The cycle at which the earliest instruction in flight completes (none: the largest cycle).
+    core::Cycle next_completion() const {
+        return completions_.empty() ? std::numeric_limits<core::Cycle>::max() : completions_.top().ready;
+    }
 
     template <class V> void visit_stats(V& v) const {
         for (std::size_t k = 0; k < timing::unit_kind_count; ++k) {

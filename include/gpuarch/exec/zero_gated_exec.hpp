@@ -125,6 +125,7 @@ public:
         inner_.drain_completed(now, std::forward<Done>(done));
     }
     bool has_pending() const { return inner_.has_pending(); }
+    core::Cycle next_completion() const { return inner_.next_completion(); }
 
     template <class V> void visit_stats(V& v) const {
         inner_.visit_stats(v);

@@ -39,8 +39,9 @@
 #include <algorithm>
 #include <bit>
 #include <cstddef>
-#include <functional>
 #include <cstdint>
+#include <functional>
+#include <limits>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -294,6 +295,48 @@ public:
         cycles_ += count;
         mshr_occupancy_.add(mshr_.busy(), count);
         if (mshr_.full()) mshr_full_cycles_ += count;
+    }
+
+    // Whether the next cycle() repeats the last one's stall and does nothing else: the LSU head is a cached load
+    // whose access the stall memo answers (no MSHR, no merge slot or no reservable way, with its set's tags and the
+    // MSHRs unchanged since), and nothing else is to be sent, re-executed, completed or drained. Only a response
+    // (receive, which changes the MSHRs) or a hit's completion coming due (next_timed_completion) ends it; until
+    // then each cycle() changes only what stalled_cycles() counts.
+    bool repeats_stall() const {
+        if (lsu_count_ == 0 || !miss_queue_.empty() || !reexec_.empty() || config_.reexecution_entries != 0 ||
+            !issued_.empty() || !locality_.empty() || !completed_.empty())
+            return false;
+        const LsuSlot& slot = lsu_[lsu_head_];
+        if (slot.path != Path::data_load || slot.next >= slot.accesses.size() || !pending_[slot.pending].started)
+            return false;
+        const std::uint64_t line = config_.geometry.line_of(slot.accesses[slot.next].address);
+        return stall_.line == line && stall_.tags == tags_.set_version(config_.geometry.set_of(line)) &&
+               stall_.mshr == mshr_.version();
+    }
+    // The cycle at which the earliest hit now waiting completes (none: the largest cycle).
+    core::Cycle next_timed_completion() const {
+        return timed_.empty() ? std::numeric_limits<core::Cycle>::max() : timed_.front().at;
+    }
+    // The LSU holds as many instructions as it can: can_accept() is false in the next cycle.
+    bool lsu_full() const { return lsu_count_ == lsu_.size(); }
+    // `count` cycles of an L1 that repeats_stall(), the last at `last`: what as many cycle() calls would do (busy_cycle
+    // with serve_head taking the stall memo's answer, the miss queue empty, so not full).
+    void stalled_cycles(std::uint64_t count, core::Cycle last) {
+        accepted_this_cycle_ = false;
+        cycled_ = true;
+        last_cycle_ = last;
+        switch (stall_.reason) {
+        case LoadStall::merge_full: merge_full_stall_cycles_ += count; break;
+        case LoadStall::mshr_full: mshr_full_stall_cycles_ += count; break;
+        case LoadStall::no_way: reservation_fail_cycles_ += count; break;
+        }
+        pending_[lsu_[lsu_head_].pending].info.occlusion_cycles += count;
+        state_ = LsuState::stalled_mshr;
+        cycles_ += count;
+        mshr_occupancy_.add(mshr_.busy(), count);
+        if (mshr_.full()) mshr_full_cycles_ += count;
+        lsu_active_cycles_ += count;
+        ldst_mshr_cycles_ += count;
     }
 
     void receive(const MemPacket& packet, core::Cycle now) {

@@ -35,7 +35,11 @@ public:
         ++pending_[Core::kind_index(rec.unit)][s];
         if (rec.index >= waiting_.size()) waiting_.resize(rec.index + 1);
         waiting_[rec.index] = Waiting{Core::token_of(rec), rec.unit, static_cast<std::uint8_t>(s), rec.is_memory, true};
+        if (!rec.is_memory) ++non_memory_waiting_;
     }
+    // Reserved instructions not yet dispatched that access no memory: these dispatch when their unit frees, whatever
+    // the L1 does (the SM's stalled sleep needs none of them).
+    unsigned non_memory_waiting() const { return non_memory_waiting_; }
     // Instructions of scheduler s waiting to dispatch to units of `kind` (the deadlock report shows them).
     unsigned pending(std::size_t kind, unsigned s) const { return pending_[kind][s]; }
 
@@ -108,7 +112,10 @@ public:
         op.values = rec.result.has_value ? rec.result.values.data() : nullptr;
         sm.exec_.dispatch(op, s, sm.now_);
         --pending_[Core::kind_index(rec.unit)][s];
-        if (index < waiting_.size()) waiting_[index].live = false;
+        if (index < waiting_.size()) {
+            if (waiting_[index].live && !waiting_[index].is_memory) --non_memory_waiting_;
+            waiting_[index].live = false;
+        }
         return true;
     }
 
@@ -123,6 +130,7 @@ private:
         bool live = false; // reserved and not yet dispatched
     };
     std::vector<Waiting> waiting_;
+    unsigned non_memory_waiting_ = 0; // live entries of waiting_ with is_memory false
     std::array<std::array<unsigned, Frontend::schedulers>, timing::unit_kind_count> capacity_{};
     std::array<std::array<unsigned, Frontend::schedulers>, timing::unit_kind_count> pending_{};
 };

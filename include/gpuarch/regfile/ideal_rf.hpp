@@ -42,6 +42,8 @@ struct IdealRF {
         written_.clear();
     }
     bool has_pending() const { return !waiting_.empty() || !written_.empty(); }
+    // Writes not yet drained (has_pending less the instructions waiting to be offered for dispatch).
+    bool writes_pending() const { return !written_.empty(); }
     // Quiet-cycle contract (SM::dormant): without pending work, cycle(now) and the drains change only this.
     void quiet_cycle(core::Cycle now) { now_ = now; }
 

@@ -1,0 +1,126 @@
+// The L1's contract for an SM that sleeps through a repeated stall (SM::waits_on_l1): while repeats_stall() holds,
+// no response arrives and no hit completion comes due (next_timed_completion), k calls of cycle() change exactly
+// what one stalled_cycles(k, last) does, and send, complete and report nothing. Checked on random load streams over
+// a few lines of a small allocate-on-miss and allocate-on-fill L1 (MSHRs full, no merge slot, every way reserved),
+// with responses after random delays and a network that refuses packets now and then: at every cycle where repeats_stall() holds, a copy of the L1 takes the bulk
+// call while the original runs the same cycles one by one.
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <random>
+#include <vector>
+
+#include <doctest/doctest.h>
+
+#include <gpuarch/mem/l1.hpp>
+
+#include "mem_test_support.hpp"
+
+using namespace gpuarch::mem;
+using memtest::Access;
+using memtest::L1Bench;
+using memtest::stats_of;
+
+namespace {
+
+template <class L1T> struct StallLaw {
+    std::uint64_t stalls = 0; // cycles at which repeats_stall() held
+    std::uint64_t slept = 0; // cycles compared by the bulk call
+    std::uint64_t hit_pending = 0; // stalls with a hit waiting to complete (next_timed_completion bounds the sleep)
+};
+
+template <class L1T> StallLaw<L1T> check_stall_law(std::uint32_t seed) {
+    L1T l1({}, 0);
+    L1Bench<L1T> b(l1, 1);
+    std::mt19937 rng(seed);
+    std::vector<std::unique_ptr<Access>> accesses;
+    StallLaw<L1T> law;
+    std::uint64_t token = 1;
+    std::size_t sent_seen = 0;
+    for (int step = 0; step < 3000; ++step) {
+        // A load of 1 to 4 lanes over 12 lines that fall into the L1's two sets.
+        std::unique_ptr<Access> next;
+        if (rng() % 4 != 0) {
+            std::vector<std::uint64_t> addresses;
+            const unsigned lanes = 1 + rng() % 4;
+            for (unsigned i = 0; i < lanes; ++i) addresses.push_back(std::uint64_t{rng() % 12} * 128 + 4 * i);
+            next = std::make_unique<Access>(token, addresses);
+        }
+        b.hold_down = rng() % 2 == 0; // the network refuses packets now and then: the miss queue fills
+        if (b.step(next ? &next->access : nullptr)) {
+            ++token;
+            accesses.push_back(std::move(next));
+        }
+        // Every request sent gets its response after 3 to 40 cycles (the L2 and DRAM are not modelled here).
+        for (; sent_seen < b.sent.size(); ++sent_seen) b.respond(b.sent[sent_seen].second, b.now + 3 + rng() % 38);
+        if (!l1.repeats_stall()) continue;
+        ++law.stalls;
+        // The cycles b.now .. b.now + k - 1 may be slept: none receives a response or completes a hit.
+        gpuarch::core::Cycle limit = l1.next_timed_completion();
+        if (limit != std::numeric_limits<gpuarch::core::Cycle>::max()) ++law.hit_pending;
+        if (!b.scheduled.empty()) limit = std::min(limit, b.scheduled.begin()->first);
+        if (limit <= b.now) continue; // a response or a completion in the very next cycle: nothing to sleep
+        const std::uint64_t k = std::min<std::uint64_t>(limit - b.now, 1 + rng() % 30);
+        L1T bulk = l1;
+        bulk.stalled_cycles(k, b.now + k - 1);
+        const std::size_t sent_before = b.sent.size() + b.down.size(), completed_before = b.completions.size();
+        b.hold_down = false; // the port's packets, sent before, are recorded now; the L1 must send no more
+        for (std::uint64_t i = 0; i < k; ++i) b.step();
+        law.slept += k;
+        INFO("seed " << seed << ", cycles " << b.now - k << " to " << b.now - 1);
+        CHECK(b.sent.size() == sent_before);
+        CHECK(b.completions.size() == completed_before);
+        CHECK(l1.repeats_stall());
+        CHECK(bulk.lsu_state() == l1.lsu_state());
+        CHECK(bulk.can_accept() == l1.can_accept());
+        CHECK(stats_of(bulk).entries().size() == stats_of(l1).entries().size());
+        const auto a = stats_of(l1), c = stats_of(bulk);
+        for (std::size_t e = 0; e < a.entries().size(); ++e) {
+            INFO(a.entries()[e].name);
+            CHECK(a.entries()[e].value == c.entries()[e].value);
+            CHECK(a.entries()[e].buckets == c.entries()[e].buckets);
+        }
+        // The stalled load's occlusion, reported when it completes, must be the same: run both to the end.
+        L1Bench<L1T> bulk_bench(bulk);
+        bulk_bench.now = b.now;
+        bulk_bench.scheduled = b.scheduled;
+        L1T original = l1;
+        L1Bench<L1T> original_bench(original);
+        original_bench.now = b.now;
+        original_bench.scheduled = b.scheduled;
+        for (int i = 0; i < 200; ++i) {
+            bulk_bench.step();
+            original_bench.step();
+            for (std::size_t s = original_bench.sent.size();
+                 s-- > 0 && original_bench.sent[s].first + 1 == original_bench.now;) {
+                const auto delay = 3 + (original_bench.sent[s].second.address / 128) % 7;
+                original_bench.respond(original_bench.sent[s].second, original_bench.now + delay);
+                bulk_bench.respond(original_bench.sent[s].second, original_bench.now + delay);
+            }
+        }
+        CHECK(bulk_bench.done_at == original_bench.done_at);
+        for (const auto& [t, c_orig] : original_bench.completions)
+            CHECK(bulk_bench.completions.at(t).occlusion_cycles == c_orig.occlusion_cycles);
+    }
+    return law;
+}
+
+} // namespace
+
+TEST_CASE("L1 stalled sleep: k stalled cycles equal one stalled_cycles(k) and change nothing else") {
+    for (std::uint32_t seed = 1; seed <= 6; ++seed) {
+        const auto on_miss =
+            check_stall_law<L1<Sets<2>, Ways<2>, MSHR<3>, Merges<2>, HitLatency<6>, AllocOnMiss>>(seed);
+        const auto on_fill =
+            check_stall_law<L1<Sets<2>, Ways<2>, MSHR<2>, Merges<2>, HitLatency<6>, AllocOnFill>>(seed);
+        INFO("seed " << seed << ": allocate-on-miss " << on_miss.stalls << " stalls (" << on_miss.hit_pending
+                     << " with a hit pending), " << on_miss.slept << " cycles slept; allocate-on-fill "
+                     << on_fill.stalls << " (" << on_fill.hit_pending << "), " << on_fill.slept);
+        // The streams must reach the stall often, and with hits waiting to complete.
+        CHECK(on_miss.stalls > 100);
+        CHECK(on_fill.stalls > 100);
+        CHECK(on_miss.hit_pending > 10);
+        CHECK(on_fill.hit_pending > 10);
+    }
+}
