@@ -17,6 +17,7 @@
 #include <vector>
 
 #include <gpuarch/core/error.hpp>
+#include <gpuarch/core/lane_mask.hpp>
 #include <gpuarch/mem/access.hpp>
 #include <gpuarch/mem/tag_array.hpp>
 
@@ -155,7 +156,7 @@ public:
             epoch_ = 1;
         }
         for (const auto& t : lines) {
-            c.sectors += static_cast<std::uint32_t>(std::popcount(t.sector_mask));
+            c.sectors += core::count_bits(t.sector_mask);
             const std::uint32_t set = geometry_.set_of(t.address);
             if (set_stamp_[set] != epoch_) {
                 set_stamp_[set] = epoch_;

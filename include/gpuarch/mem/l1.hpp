@@ -49,6 +49,7 @@
 
 #include <gpuarch/core/cycle.hpp>
 #include <gpuarch/core/error.hpp>
+#include <gpuarch/core/lane_mask.hpp>
 #include <gpuarch/core/stats.hpp>
 #include <gpuarch/mem/access.hpp>
 #include <gpuarch/mem/coalescer.hpp>
@@ -708,7 +709,7 @@ private:
                     tags_.touch(probe.set, probe.way);
                 }
             }
-            const auto bytes = static_cast<std::uint32_t>(std::popcount(t.sector_mask)) * config_.sector_bytes;
+            const auto bytes = core::count_bits(t.sector_mask) * config_.sector_bytes;
             miss_queue_.push(
                 MemPacket{t.address, bytes, MemPacket::write, sm_, make_id(IdClass::write_ack, 0), false, 0});
             ++write_requests_;
@@ -720,7 +721,7 @@ private:
             if (tags_.invalidate(t.address)) ++write_evictions_;
             // The packet carries the touched sectors of one line; several lanes may update the same word, so the
             // lane count (which times the L2's atomic unit) can exceed what fits in the line.
-            const auto bytes = static_cast<std::uint32_t>(std::popcount(t.sector_mask)) * config_.sector_bytes;
+            const auto bytes = core::count_bits(t.sector_mask) * config_.sector_bytes;
             miss_queue_.push(
                 MemPacket{t.address, bytes, MemPacket::atomic, sm_, make_id(IdClass::atomic, index), false, t.lanes});
             ++atomic_requests_;

@@ -21,6 +21,7 @@
 
 #include <gpuarch/core/cycle.hpp>
 #include <gpuarch/core/error.hpp>
+#include <gpuarch/core/lane_mask.hpp>
 #include <gpuarch/ir/instruction.hpp>
 #include <gpuarch/mem/access.hpp>
 #include <gpuarch/pipeline/pool_view.hpp>
@@ -388,7 +389,7 @@ public:
             else outcome = timing::IssueOutcome::idle;
         }
         ++sm.stats_.outcomes[static_cast<std::size_t>(outcome)];
-        const auto ready_warps = static_cast<unsigned>(std::popcount(ready));
+        const auto ready_warps = core::count_bits(ready);
         sm.stats_.ready_warp_cycles += ready_warps;
         if (sm.lines_.on()) [[unlikely]] {
             // The warps whose reason the outcome is: the lowest pool slot among them is charged, as the full scan

@@ -13,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include <gpuarch/core/lane_mask.hpp>
 #include <gpuarch/timing/concepts.hpp>
 
 namespace gpuarch::regfile {
@@ -94,7 +95,7 @@ public:
             }
             if (requesters == 0) continue;
             if (bank_used[b]) {
-                conflict_cycles_ += static_cast<std::uint64_t>(std::popcount(requesters));
+                conflict_cycles_ += std::uint64_t{core::count_bits(requesters)};
                 continue;
             }
             unsigned winner = Collectors;
@@ -103,7 +104,7 @@ public:
                     (priority_[i] & requesters & ~(std::uint64_t{1} << i)) == (requesters & ~(std::uint64_t{1} << i)))
                     winner = i;
             // Losers this cycle each count a conflict cycle.
-            conflict_cycles_ += static_cast<std::uint64_t>(std::popcount(requesters)) - 1;
+            conflict_cycles_ += std::uint64_t{core::count_bits(requesters)} - 1;
             auto& c = collectors_[winner];
             for (unsigned k = 0; k < c.count; ++k)
                 if ((c.pending >> k) & 1U && c.bank[k] == b) {

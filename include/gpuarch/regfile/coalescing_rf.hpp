@@ -295,7 +295,7 @@ public:
             BankGrants& bg = bank_grants_[r.bank];
             // Sub-banks activated and slices carried. CORF's sub-banks are not controlled separately: a bank access
             // reads the whole row, and the second read of a coalesced pair comes with it (corf.hpp).
-            unsigned bytes = static_cast<unsigned>(std::popcount(static_cast<unsigned>(r.mask)));
+            unsigned bytes = core::count_bits(static_cast<unsigned>(r.mask));
             if constexpr (Coalescing::mode == CoalescingMode::corf) bytes = bg.count == 0 ? lane_bytes : 0;
             sub_bank_accesses_ += bytes;
             ++bg.count;

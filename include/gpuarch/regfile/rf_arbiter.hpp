@@ -34,6 +34,7 @@
 #include <vector>
 
 #include <gpuarch/core/error.hpp>
+#include <gpuarch/core/lane_mask.hpp>
 
 namespace gpuarch::regfile {
 
@@ -154,9 +155,7 @@ private:
         std::int32_t bank = -1;
     };
 
-    static unsigned bytes_of(const RfRequest& r) {
-        return static_cast<unsigned>(std::popcount(static_cast<unsigned>(r.mask & 0xFU)));
-    }
+    static unsigned bytes_of(const RfRequest& r) { return core::count_bits(r.mask & 0xFU); }
     static std::uint8_t side_bit(Side s) { return s == Side::right ? 1U : 2U; }
 
     bool fits(std::uint8_t used_mask, std::uint8_t used_bytes, std::uint8_t used_sides, const RfRequest& r,
