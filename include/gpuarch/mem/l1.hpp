@@ -289,13 +289,8 @@ public:
 
     // `count` cycles of a quiet() L1, the last at `last`: what as many cycle() calls would do (their quiet path).
     void quiet_cycles(std::uint64_t count, core::Cycle last) {
-        accepted_this_cycle_ = false;
-        cycled_ = true;
-        last_cycle_ = last;
+        count_bulk_cycles(count, last);
         state_ = LsuState::idle;
-        cycles_ += count;
-        mshr_occupancy_.add(mshr_.busy(), count);
-        if (mshr_.full()) mshr_full_cycles_ += count;
     }
 
     // Whether the next cycle() repeats the last one's stall and does nothing else: the LSU head is a cached load
@@ -311,8 +306,7 @@ public:
         if (slot.path != Path::data_load || slot.next >= slot.accesses.size() || !pending_[slot.pending].started)
             return false;
         const std::uint64_t line = config_.geometry.line_of(slot.accesses[slot.next].address);
-        return stall_.line == line && stall_.tags == tags_.set_version(config_.geometry.set_of(line)) &&
-               stall_.mshr == mshr_.version();
+        return stall_answers(line, config_.geometry.set_of(line));
     }
     // The cycle at which the earliest hit now waiting completes (none: the largest cycle).
     core::Cycle next_timed_completion() const {
@@ -323,19 +317,10 @@ public:
     // `count` cycles of an L1 that repeats_stall(), the last at `last`: what as many cycle() calls would do (busy_cycle
     // with serve_head taking the stall memo's answer, the miss queue empty, so not full).
     void stalled_cycles(std::uint64_t count, core::Cycle last) {
-        accepted_this_cycle_ = false;
-        cycled_ = true;
-        last_cycle_ = last;
-        switch (stall_.reason) {
-        case LoadStall::merge_full: merge_full_stall_cycles_ += count; break;
-        case LoadStall::mshr_full: mshr_full_stall_cycles_ += count; break;
-        case LoadStall::no_way: reservation_fail_cycles_ += count; break;
-        }
+        count_bulk_cycles(count, last);
+        stall_cycles(stall_.reason) += count;
         pending_[lsu_[lsu_head_].pending].info.occlusion_cycles += count;
         state_ = LsuState::stalled_mshr;
-        cycles_ += count;
-        mshr_occupancy_.add(mshr_.busy(), count);
-        if (mshr_.full()) mshr_full_cycles_ += count;
         lsu_active_cycles_ += count;
         ldst_mshr_cycles_ += count;
     }
@@ -740,15 +725,10 @@ private:
         // A load that cannot start (no MSHR, no room to merge, every way of its set reserved) is retried every
         // cycle. While its set's tags and the MSHRs are unchanged the retry gives the same answer, so it is counted
         // without the searches. A reservation failure comes after the miss-queue check, so that check still runs.
-        if (stall_.line == line && stall_.tags == tags_.set_version(set) && stall_.mshr == mshr_.version()) {
-            switch (stall_.reason) {
-            case LoadStall::merge_full: ++merge_full_stall_cycles_; return LsuState::stalled_mshr;
-            case LoadStall::mshr_full: ++mshr_full_stall_cycles_; return LsuState::stalled_mshr;
-            case LoadStall::no_way:
-                if (miss_queue_.full()) return LsuState::stalled_icnt;
-                ++reservation_fail_cycles_;
-                return LsuState::stalled_mshr;
-            }
+        if (stall_answers(line, set)) {
+            if (stall_.reason == LoadStall::no_way && miss_queue_.full()) return LsuState::stalled_icnt;
+            ++stall_cycles(stall_.reason);
+            return LsuState::stalled_mshr;
         }
         const auto probe = tags_.probe(line);
         if (probe.state == LineState::valid) {
@@ -938,6 +918,29 @@ private:
         Reason reason = merge_full;
     };
     LoadStall stall_;
+    // Whether the stall memo answers a retry of `line` (in `set`): its set's tags and the MSHRs are unchanged since.
+    bool stall_answers(std::uint64_t line, std::uint32_t set) const {
+        return stall_.line == line && stall_.tags == tags_.set_version(set) && stall_.mshr == mshr_.version();
+    }
+    // The counter of the cycles a load stalled for `reason`.
+    std::uint64_t& stall_cycles(LoadStall::Reason reason) {
+        switch (reason) {
+        case LoadStall::merge_full: return merge_full_stall_cycles_;
+        case LoadStall::mshr_full: return mshr_full_stall_cycles_;
+        case LoadStall::no_way: break;
+        }
+        return reservation_fail_cycles_;
+    }
+    // What every one of `count` cycles ending at `last` counts whatever the LSU does (quiet_cycles, stalled_cycles).
+    // The miss queue is empty in both, so no cycle counts it full.
+    void count_bulk_cycles(std::uint64_t count, core::Cycle last) {
+        accepted_this_cycle_ = false;
+        cycled_ = true;
+        last_cycle_ = last;
+        cycles_ += count;
+        mshr_occupancy_.add(mshr_.busy(), count);
+        if (mshr_.full()) mshr_full_cycles_ += count;
+    }
 
     L1Config config_;
     std::uint32_t sm_;
