@@ -12,7 +12,8 @@
 //   l1(): the L1 slot (GPU flushes its data between kernels).
 // Optional, each probed by GPU: set_launch_hint(h) (Gong 2020 Table 6.1); the parallel tick's split of a cycle,
 //   cycle_timing(now, downstream), cycle_fetch_private(), cycle_fetch_finish() and max_fetch_steps_per_cycle()
-//   (static), which must together equal cycle() (sm.hpp states the argument); without them GPU ticks on one thread.
+//   (static), which must together equal cycle() (sm.hpp states the argument); without them GPU ticks on one thread;
+//   asleep_until() and count_slept_cycles(n, last), which let GPU skip the cycles of a sleeping core (sm.hpp).
 // Models: SM<...> (sm.hpp), barrel::BarrelSM<...> (barrel/barrel_sm.hpp).
 #include <concepts>
 #include <cstdint>

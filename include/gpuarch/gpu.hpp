@@ -18,6 +18,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <bit>
 #include <limits>
 #include <memory>
 #include <optional>
@@ -327,6 +328,63 @@ inline unsigned host_threads_for(unsigned requested, unsigned sms) {
     return std::max(1U, std::min(n, sms));
 }
 
+// Which SMs GPU::launch visits in a cycle: the awake ones, in index order. A core that offers asleep_until() (SM)
+// sleeps after a visit whose answer lies beyond the next cycle, and is visited again from that cycle on, or when
+// something reaches it first (wake). The cycles it skipped, [slept_from, end), are handed to it when it wakes
+// (count_slept_cycles, called by `hand`), before anything else reaches it. A sleeping SM costs nothing per cycle:
+// the visit loop reads only the awake set, and one compare tells when some sleeper's time comes.
+template <unsigned N> class SleepSchedule {
+public:
+    static constexpr unsigned words = (N + 63) / 64;
+    using Mask = std::array<std::uint64_t, words>;
+    static constexpr core::Cycle never = std::numeric_limits<core::Cycle>::max();
+
+    SleepSchedule() {
+        for (unsigned i = 0; i < N; ++i) awake_[i / 64] |= std::uint64_t{1} << (i % 64);
+    }
+    bool awake(unsigned i) const { return (awake_[i / 64] >> (i % 64)) & 1U; }
+    const Mask& awake_set() const { return awake_; }
+    // SM i was visited in cycle `now` and answered asleep_until() = `until` (0: no sleep).
+    void after_visit(unsigned i, core::Cycle now, core::Cycle until) {
+        if (until <= now + 1) return; // its next cycle runs anyway
+        awake_[i / 64] &= ~(std::uint64_t{1} << (i % 64));
+        slept_from_[i] = now + 1;
+        until_[i] = until;
+        next_wake_ = std::min(next_wake_, until);
+    }
+    // Before the visits of cycle `now`: wakes the sleepers whose time has come.
+    template <class Hand> void wake_due(core::Cycle now, Hand&& hand) {
+        if (now < next_wake_) return;
+        next_wake_ = never;
+        for (unsigned i = 0; i < N; ++i) {
+            if (awake(i)) continue;
+            if (until_[i] <= now) wake(i, now, hand);
+            else next_wake_ = std::min(next_wake_, until_[i]);
+        }
+    }
+    // Wakes SM i, handing over the cycles it skipped before `end` (exclusive: the first cycle not yet ticked).
+    template <class Hand> void wake(unsigned i, core::Cycle end, Hand&& hand) {
+        if (awake(i)) return;
+        awake_[i / 64] |= std::uint64_t{1} << (i % 64);
+        if (end > slept_from_[i]) hand(i, end - slept_from_[i], end - 1);
+    }
+    template <class Hand> void wake_all(core::Cycle end, Hand&& hand) {
+        for (unsigned i = 0; i < N; ++i) wake(i, end, hand);
+    }
+    // f(i) for every SM set in `mask`, ascending.
+    template <class F> static void for_each(const Mask& mask, F&& f) {
+        for (unsigned w = 0; w < words; ++w)
+            for (std::uint64_t bits = mask[w]; bits != 0; bits &= bits - 1)
+                f(w * 64 + static_cast<unsigned>(std::countr_zero(bits)));
+    }
+
+private:
+    Mask awake_{};
+    std::array<core::Cycle, N> slept_from_{};
+    std::array<core::Cycle, N> until_{};
+    core::Cycle next_wake_ = never;
+};
+
 } // namespace detail
 
 template <class SMVariant, unsigned NumSMs> class GPU {
@@ -513,7 +571,48 @@ public:
             next_cta = resume;
             measure();
         };
+        // Sleeping SMs (detail::SleepSchedule): an SM whose next cycles would only count as dormant
+        // (SM::asleep_until) is not visited in them. Its cycles are handed over (SM::count_slept_cycles) before
+        // anything else reaches it: a response, a CTA, a statistics read, a deadlock or limit report, the end of the
+        // launch. The post-cycle pass reads only the SMs visited: only an SM's own cycle changes its finished CTAs,
+        // idle() and instruction count, or dispatch() (resident CTAs), which rereads every SM.
+        constexpr bool sms_sleep = requires(SMVariant & sm, const SMVariant& csm) {
+            { csm.asleep_until() } -> std::convertible_to<core::Cycle>;
+            sm.count_slept_cycles(std::uint64_t{}, core::Cycle{});
+        };
+        detail::SleepSchedule<NumSMs> sleepers;
+        typename detail::SleepSchedule<NumSMs>::Mask visited{};
+        core::Cycle ticked_through = cycle; // the first cycle whose SMs have not ticked yet
+        auto hand = [this](unsigned i, std::uint64_t n, core::Cycle last) {
+            if constexpr (sms_sleep) sms_[i]->count_slept_cycles(n, last);
+        };
+        auto wake_all = [&] { sleepers.wake_all(ticked_through, hand); };
+        // The SMs' idle() and instruction counts as of their last visit, and their totals.
+        std::array<bool, NumSMs> sm_idle{};
+        std::array<std::uint64_t, NumSMs> sm_instructions{};
+        unsigned busy_sms = 0;
+        std::uint64_t instructions = 0;
+        auto reread = [&](unsigned i) {
+            busy_sms -= sm_idle[i] ? 0U : 1U;
+            instructions -= sm_instructions[i];
+            sm_idle[i] = sms_[i]->idle();
+            sm_instructions[i] = sms_[i]->warp_instructions();
+            busy_sms += sm_idle[i] ? 0U : 1U;
+            instructions += sm_instructions[i];
+        };
+        for (unsigned i = 0; i < NumSMs; ++i) sm_idle[i] = true;
+        // Whatever ends the launch, every SM has been handed its cycles (a caller may still read its statistics).
+        struct WakeAllAtExit {
+            decltype(wake_all)& f;
+            ~WakeAllAtExit() {
+                try {
+                    f();
+                } catch (...) { // only on a launch that already failed: its own error is the one reported
+                }
+            }
+        } wake_all_at_exit{wake_all};
         auto dispatch = [&] {
+            wake_all();
             bool placed = true;
             while (placed && next_cta < total_ctas) {
                 placed = false;
@@ -534,6 +633,7 @@ public:
                     placed = true;
                 }
             }
+            for (unsigned i = 0; i < NumSMs; ++i) reread(i);
         };
         // Parallel tick. Serial when there is one thread, when the SM variant does not split its
         // cycle into phases, or when the L1s report to a GPU-wide duplicate-MSHR tracker (shared state that the
@@ -577,9 +677,23 @@ public:
             const bool parallel = shareable && adaptive_.parallel();
             if (shareable) adaptive_.count_cycle();
             if (!parallel) {
-                for (unsigned i = 0; i < NumSMs; ++i) sms_[i]->cycle(cycle, memory_->downstream(i));
+                if constexpr (sms_sleep) {
+                    sleepers.wake_due(cycle, hand);
+                    visited = sleepers.awake_set();
+                    sleepers.for_each(visited, [&](unsigned i) {
+                        sms_[i]->cycle(cycle, memory_->downstream(i));
+                        sleepers.after_visit(i, cycle, sms_[i]->asleep_until());
+                    });
+                } else {
+                    for (unsigned i = 0; i < NumSMs; ++i) sms_[i]->cycle(cycle, memory_->downstream(i));
+                    visited = sleepers.awake_set(); // every SM
+                }
+                ticked_through = cycle + 1;
                 return;
             }
+            wake_all();
+            visited = sleepers.awake_set();
+            ticked_through = cycle + 1;
             if constexpr (requires(SMVariant & sm) { sm.cycle_fetch_finish(); }) {
                 // Private steps check the instruction limit against the count of the previous cycle: allowed
                 // only while no step of this cycle can reach the limit, so that no step faults on it.
@@ -602,6 +716,7 @@ public:
         };
         // Stops the launch with a KernelError at a running warp (the lowest SM's lowest running warp slot).
         auto stop = [&](const std::string& what, func::KernelErrorKind kind) {
+            wake_all();
             for (const auto& sm : sms_)
                 if (auto site = sm->running_site()) throw func::KernelError(what, *site, kind);
             throw func::KernelError("kernel '" + std::string(entry) + "': " + what, kind);
@@ -614,6 +729,7 @@ public:
         };
         std::optional<Timeline> timeline;
         auto read_counters = [&](Timeline& t, std::vector<std::uint64_t>& sm_values, std::vector<std::uint64_t>& mem) {
+            wake_all();
             sm_values.clear();
             for (const auto& sm : sms_) {
                 t.sm_reader.read(*sm, t.row);
@@ -643,6 +759,11 @@ public:
             std::swap(t.mem_before, t.mem_now);
             t.begin = cycle;
         };
+        // A response wakes its SM (SM::receive), which first gets the cycles it slept.
+        auto deliver = [&](std::uint32_t sm, const mem::MemPacket& p) {
+            sleepers.wake(sm, ticked_through, hand);
+            sms_[sm]->receive(p, cycle);
+        };
         core::Cycle livelock_window_start = cycle;
         bool livelock_digest_taken = false; // the device memory digest taken halfway through the window
         std::uint64_t livelock_digest = 0;
@@ -650,22 +771,19 @@ public:
         while (true) {
             const bool ctas_waiting = next_cta < total_ctas;
             tick_sms();
-            memory_->cycle(cycle,
-                           [this, cycle](std::uint32_t sm, const mem::MemPacket& p) { sms_[sm]->receive(p, cycle); });
+            memory_->cycle(cycle, deliver);
             ++cycle;
             // One pass over the SMs after the cycle. Only an SM's own cycle changes its resident CTAs, its finished
             // CTAs and its instruction count (a response reaches the L1 only, and dispatch() starts CTAs without
             // issuing anything), so these are the values the SMs' tick left.
-            bool busy = ctas_waiting;
             bool finished_any = false;
-            std::uint64_t instructions = 0;
-            for (auto& sm : sms_) {
-                busy = busy || !sm->idle();
-                const unsigned n = sm->take_finished_ctas();
+            sleepers.for_each(visited, [&](unsigned i) {
+                const unsigned n = sms_[i]->take_finished_ctas();
                 ctas_done += n;
                 finished_any = finished_any || n > 0;
-                instructions += sm->warp_instructions();
-            }
+                reread(i);
+            });
+            const bool busy = ctas_waiting || busy_sms > 0;
             if (finished_any) dispatch();
             if (!busy) break;
             if (options.progress && (cycle - start) % options.progress_interval == 0)
@@ -698,6 +816,7 @@ public:
                 last_instructions = instructions;
                 last_progress = cycle;
             } else if (cycle - last_progress > options.deadlock_cycles) {
+                wake_all();
                 std::string state;
                 for (const auto& sm : sms_)
                     if (!sm->idle() && state.size() < 4000) state += sm->describe_state();
@@ -715,10 +834,10 @@ public:
         // Let outstanding writes drain so the next launch starts from a quiet memory system.
         while (!memory_->idle()) {
             tick_sms();
-            memory_->cycle(cycle,
-                           [this, cycle](std::uint32_t sm, const mem::MemPacket& p) { sms_[sm]->receive(p, cycle); });
+            memory_->cycle(cycle, deliver);
             ++cycle;
         }
+        wake_all();
         if (timeline) close_interval();
 
         LaunchResult result;

@@ -277,6 +277,28 @@ public:
         }
     }
 
+    // The first cycle in which cycle() would do more than count a dormant cycle: wake_at_ while dormant (never for
+    // an SM without work), else 0 (its next cycle runs). Read after cycle() or a wake. A caller may skip cycle() for
+    // the cycles before it, if it hands them over with count_slept_cycles before anything else reaches the SM
+    // (GPU::launch does, so that a sleeping SM costs it no visit per cycle).
+    core::Cycle asleep_until() const {
+        if constexpr (sleeps_when_idle) return dormant_ ? wake_at_ : 0;
+        else return 0;
+    }
+    // What `n` calls of cycle() for the consecutive cycles ending at `last`, all before asleep_until(), would have
+    // done: count them as dormant (settle_dormant accounts for them).
+    void count_slept_cycles(std::uint64_t n, core::Cycle last) {
+        if constexpr (sleeps_when_idle) {
+            if (!dormant_ || last >= wake_at_)
+                throw Error("SM " + std::to_string(id_) + ": cycles handed over as slept past its wake-up (cycle " +
+                            std::to_string(last) + ")");
+            dormant_owed_ += n;
+            dormant_last_ = last;
+        } else if (n != 0) {
+            throw Error("SM " + std::to_string(id_) + " does not sleep; its cycles cannot be skipped");
+        }
+    }
+
     // Dormant: no resident CTA and nothing in flight in any stage; the issue stage about to replay its recorded quiet
     // cycle and the fetch stage about to find no warp (see skips_dormant_cycles), or, for the variants that skip
     // only vacant cycles, no warp at all (see skips_vacant_cycles).

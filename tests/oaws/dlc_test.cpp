@@ -100,3 +100,33 @@ TEST_CASE("without launch notifications OAWS clears its DLC when a warp starts a
     s.on_warp_start(1);
     CHECK_FALSE(s.dlc().contains(3));
 }
+
+// find() answers from a compact copy of the valid entries' PCs (OAWS asks it for every ready warp in every cycle):
+// on random records, evictions, decays and clears it must name exactly the valid entry of the table that holds the
+// PC, for both eviction policies and a small table that fills.
+TEST_CASE("the DLC finds exactly the valid entry that holds a PC, through evictions, decays and clears") {
+    for (const auto eviction : {sched::DlcEviction::zero_inst, sched::DlcEviction::lru}) {
+        sched::DivergentLoadClassifier<4> dlc(eviction, 3);
+        std::uint32_t state = 12345;
+        auto next = [&state] { return state = state * 1103515245U + 12345U; };
+        unsigned hits = 0;
+        for (int step = 0; step < 20000; ++step) {
+            const ir::Pc pc = (next() >> 8) % 9;
+            if ((next() >> 8) % 500 == 0) dlc.clear();
+            else dlc.record(pc, 1 + (next() >> 8) % 40, 1 + (next() >> 8) % 8);
+            for (ir::Pc probe = 0; probe < 10; ++probe) {
+                const sched::DivergentLoadClassifier<4>::Entry* expected = nullptr;
+                for (const auto& e : dlc.table())
+                    if (e.valid && e.pc == probe) {
+                        expected = &e;
+                        break;
+                    }
+                REQUIRE(dlc.find(probe) == expected);
+                CHECK(dlc.contains(probe) == (expected != nullptr));
+                hits += expected != nullptr ? 1U : 0U;
+            }
+            CHECK_FALSE(dlc.contains(ir::no_pc));
+        }
+        CHECK(hits > 10000);
+    }
+}
