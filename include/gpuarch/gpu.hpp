@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <bit>
 #include <chrono>
 #include <cstdint>
 #include <cstdlib>
@@ -18,7 +19,6 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
-#include <bit>
 #include <limits>
 #include <memory>
 #include <optional>
@@ -340,14 +340,14 @@ public:
     static constexpr core::Cycle never = std::numeric_limits<core::Cycle>::max();
 
     SleepSchedule() {
-        for (unsigned i = 0; i < N; ++i) awake_[i / 64] |= std::uint64_t{1} << (i % 64);
+        for (unsigned i = 0; i < N; ++i) awake_[i / 64] |= bit(i);
     }
-    bool awake(unsigned i) const { return (awake_[i / 64] >> (i % 64)) & 1U; }
+    bool awake(unsigned i) const { return (awake_[i / 64] & bit(i)) != 0; }
     const Mask& awake_set() const { return awake_; }
     // SM i was visited in cycle `now` and answered asleep_until() = `until` (0: no sleep).
     void after_visit(unsigned i, core::Cycle now, core::Cycle until) {
         if (until <= now + 1) return; // its next cycle runs anyway
-        awake_[i / 64] &= ~(std::uint64_t{1} << (i % 64));
+        awake_[i / 64] &= ~bit(i);
         slept_from_[i] = now + 1;
         until_[i] = until;
         next_wake_ = std::min(next_wake_, until);
@@ -365,7 +365,7 @@ public:
     // Wakes SM i, handing over the cycles it skipped before `end` (exclusive: the first cycle not yet ticked).
     template <class Hand> void wake(unsigned i, core::Cycle end, Hand&& hand) {
         if (awake(i)) return;
-        awake_[i / 64] |= std::uint64_t{1} << (i % 64);
+        awake_[i / 64] |= bit(i);
         if (end > slept_from_[i]) hand(i, end - slept_from_[i], end - 1);
     }
     template <class Hand> void wake_all(core::Cycle end, Hand&& hand) {
@@ -379,6 +379,7 @@ public:
     }
 
 private:
+    static std::uint64_t bit(unsigned i) { return std::uint64_t{1} << (i % 64); } // SM i's bit in its mask word
     Mask awake_{};
     std::array<core::Cycle, N> slept_from_{};
     std::array<core::Cycle, N> until_{};
@@ -581,7 +582,7 @@ public:
             sm.count_slept_cycles(std::uint64_t{}, core::Cycle{});
         };
         detail::SleepSchedule<NumSMs> sleepers;
-        typename detail::SleepSchedule<NumSMs>::Mask visited{};
+        typename detail::SleepSchedule<NumSMs>::Mask visited = sleepers.awake_set(); // every SM, until one sleeps
         core::Cycle ticked_through = cycle; // the first cycle whose SMs have not ticked yet
         auto hand = [this](unsigned i, std::uint64_t n, core::Cycle last) {
             if constexpr (sms_sleep) sms_[i]->count_slept_cycles(n, last);
@@ -600,7 +601,7 @@ public:
             busy_sms += sm_idle[i] ? 0U : 1U;
             instructions += sm_instructions[i];
         };
-        for (unsigned i = 0; i < NumSMs; ++i) sm_idle[i] = true;
+        sm_idle.fill(true);
         // Whatever ends the launch, every SM has been handed its cycles (a caller may still read its statistics).
         struct WakeAllAtExit {
             decltype(wake_all)& f;
@@ -686,7 +687,6 @@ public:
                     });
                 } else {
                     for (unsigned i = 0; i < NumSMs; ++i) sms_[i]->cycle(cycle, memory_->downstream(i));
-                    visited = sleepers.awake_set(); // every SM
                 }
                 ticked_through = cycle + 1;
                 return;
