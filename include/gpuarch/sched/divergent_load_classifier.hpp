@@ -19,6 +19,7 @@
 //  * clear() empties the table; OAWS calls it at each kernel launch (Sec. 4.4: "DLC is cleared at each kernel
 //    invocation").
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <string_view>
 
@@ -71,6 +72,7 @@ public:
             if (e->valid) ++evictions_;
             ++insertions_;
             *e = Entry{true, pc, 0, 0, 0, 0};
+            pcs_[static_cast<std::size_t>(e - table_.data())] = pc;
         }
         if (e->inst + 1 > inst_max || e->acc + accesses > acc_max || e->sets + sets > sets_max) {
             e->inst = (e->inst + 1) / 2;
@@ -85,9 +87,8 @@ public:
     }
 
     const Entry* find(ir::Pc pc) const {
-        for (const Entry& e : table_)
-            if (e.valid && e.pc == pc) return &e;
-        return nullptr;
+        const unsigned i = index_of(pc);
+        return i == Entries ? nullptr : &table_[i];
     }
     bool contains(ir::Pc pc) const { return find(pc) != nullptr; }
 
@@ -104,7 +105,8 @@ public:
             if (e.valid && e.inst > 0) --e.inst;
     }
     void clear() {
-        for (Entry& e : table_) e = Entry{};
+        table_.fill(Entry{});
+        pcs_.fill(ir::no_pc);
         ++clears_;
     }
     unsigned size() const {
@@ -122,10 +124,22 @@ public:
     }
 
 private:
+    static constexpr std::array<ir::Pc, Entries> filled(ir::Pc pc) {
+        std::array<ir::Pc, Entries> a{};
+        a.fill(pc);
+        return a;
+    }
+    // OAWS asks for the PC of every ready warp's next load in every prediction, so the lookup scans the compact
+    // `pcs_` (one cache line for 32 entries) rather than the entries themselves.
+    unsigned index_of(ir::Pc pc) const {
+        if (pc == ir::no_pc) return Entries;
+        for (unsigned i = 0; i < Entries; ++i)
+            if (pcs_[i] == pc) return i;
+        return Entries;
+    }
     Entry* find_mutable(ir::Pc pc) {
-        for (Entry& e : table_)
-            if (e.valid && e.pc == pc) return &e;
-        return nullptr;
+        const unsigned i = index_of(pc);
+        return i == Entries ? nullptr : &table_[i];
     }
     Entry* free_or_victim() {
         for (Entry& e : table_)
@@ -142,6 +156,9 @@ private:
     }
 
     std::array<Entry, Entries> table_{};
+    // pcs_[i] is table_[i].pc where table_[i] is valid and ir::no_pc elsewhere (entries never become invalid except
+    // through clear()).
+    std::array<ir::Pc, Entries> pcs_ = filled(ir::no_pc);
     DlcEviction eviction_;
     std::uint32_t decay_period_;
     std::uint64_t records_ = 0, insertions_ = 0, evictions_ = 0, rejections_ = 0, clears_ = 0;
