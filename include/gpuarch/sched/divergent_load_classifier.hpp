@@ -55,7 +55,9 @@ public:
     };
 
     explicit DivergentLoadClassifier(DlcEviction eviction = DlcEviction::zero_inst, std::uint32_t decay_period = 128)
-        : eviction_(eviction), decay_period_(decay_period) {}
+        : eviction_(eviction), decay_period_(decay_period) {
+        pcs_.fill(ir::no_pc);
+    }
 
     // A divergent load at `pc` had its `accesses` lines served, touching `sets` L1 sets. Returns whether `pc` is in
     // the table afterwards.
@@ -124,11 +126,6 @@ public:
     }
 
 private:
-    static constexpr std::array<ir::Pc, Entries> filled(ir::Pc pc) {
-        std::array<ir::Pc, Entries> a{};
-        a.fill(pc);
-        return a;
-    }
     // OAWS asks for the PC of every ready warp's next load in every prediction, so the lookup scans the compact
     // `pcs_` (one cache line for 32 entries) rather than the entries themselves.
     unsigned index_of(ir::Pc pc) const {
@@ -158,7 +155,7 @@ private:
     std::array<Entry, Entries> table_{};
     // pcs_[i] is table_[i].pc where table_[i] is valid and ir::no_pc elsewhere (entries never become invalid except
     // through clear()).
-    std::array<ir::Pc, Entries> pcs_ = filled(ir::no_pc);
+    std::array<ir::Pc, Entries> pcs_; // filled by the constructor
     DlcEviction eviction_;
     std::uint32_t decay_period_;
     std::uint64_t records_ = 0, insertions_ = 0, evictions_ = 0, rejections_ = 0, clears_ = 0;
