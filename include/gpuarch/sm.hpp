@@ -576,6 +576,9 @@ private:
     // The fetch slot (timing/fetch.hpp). With fetch::InOrder none of the mechanism's hooks is compiled: every call
     // sits behind `if constexpr (!in_order_fetch)`, and the in-order code is what it is without a fetch slot.
     static constexpr bool in_order_fetch = FetchPolicy::in_order;
+    // Whether the fetch slot changes warp state only through events that advance state_epoch_: in-order fetch, or
+    // a fetch policy that states the quiet-cycle contract with this scheduler (timing::FollowsStateEpoch).
+    static constexpr bool fetch_follows_epoch = in_order_fetch || timing::FollowsStateEpoch<FetchPolicy, SchedulerT>;
     struct NoFetchState {};
     template <class F> static auto fetch_record_type() {
         if constexpr (F::in_order) return std::type_identity<NoFetchState>{};
@@ -604,11 +607,12 @@ private:
     // A Scheduler that declares `scan_every_cycle` keeps the full per-cycle scans of the issue and fetch stages and no
     // quiet-cycle replay (the reference the fast paths are tested against, tests/pinned/quiet_cycles.cpp).
     static constexpr bool scans_every_cycle = timing::ScansEveryCycle<SchedulerT>;
-    // Whether every warp's stall reason changes only through events that touch it: in-order fetch (a fetch policy
-    // changes warp state in its own transitions), no per-cycle SIMD turn (Southern Islands), a register file that
-    // accepts every read (IdealRF: no per-cycle port state). Both issue-stage shortcuts below rest on it.
+    // Whether every warp's stall reason changes only through events that advance state_epoch_: a fetch slot that
+    // follows the epoch (fetch_follows_epoch: a fetch policy changes warp state in its own transitions), no per-cycle
+    // SIMD turn (Southern Islands), a register file that accepts every read (IdealRF: no per-cycle port state). Both
+    // issue-stage shortcuts below rest on it.
     static constexpr bool stall_reasons_change_only_by_events =
-        in_order_fetch && Frontend::issue_rule != timing::IssueRule::one_per_type_round_robin &&
+        fetch_follows_epoch && Frontend::issue_rule != timing::IssueRule::one_per_type_round_robin &&
         timing::AcceptsEveryRead<RegisterFile> && !scans_every_cycle;
     // Quiet cycles. A cycle in which no scheduler issued leaves every warp's blocker() and every scheduler's outcome
     // unchanged until some event touches the SM's state: a completion, a write-back, a dispatch, an issue, a fetch, a
@@ -637,16 +641,18 @@ private:
     // those cycles and account for them in bulk when something reads or wakes them. For the variants whose every
     // stage states that contract: quiet-cycle replay, in-order fetch, and a register file, L1 and exec unit that
     // report pending work. Checked against the full scans, which never replay and so never skip, by
-    // tests/timing/dormant_sms_test.cpp, tests/timing/quiet_replay_stateful_test.cpp and tests/pinned/quiet_cycles.cpp.
-    static constexpr bool skips_dormant_cycles = quiet_cycle_replay && in_order_fetch && stages_report_quiet;
+    // tests/timing/dormant_sms_test.cpp, tests/timing/quiet_replay_stateful_test.cpp, tests/pinned/quiet_cycles.cpp
+    // and, for HAWS's fetch policy, tests/timing/quiet_replay_haws_test.cpp.
+    static constexpr bool skips_dormant_cycles = quiet_cycle_replay && stages_report_quiet;
     // Vacant cycles: the variants without quiet-cycle replay whose register file, L1 and exec unit state the quiet
-    // contracts (HAWS's reordering fetch policy with the ideal register file; a register file with port limits
-    // states none) still skip the cycles of an SM that holds no warp and has nothing in flight. Such a
-    // cycle changes only counters: each scheduler's select sees an empty pool (a const select, so it changes
-    // nothing; the scheduler's outcome is idle, no warp ready), the fetch stage and a fetch policy's transitions find
-    // no warp, and the register file and the L1 take their quiet paths. IssueStage::count_vacant_cycles counts them.
-    // Not for the full scans (scan_every_cycle: the reference never skips), nor for a SIMD turn (Southern Islands).
-    // Checked against the full scans by tests/timing/vacant_sms_test.cpp.
+    // contracts (a reordering fetch policy without the quiet-cycle contract, with the ideal register file; a register
+    // file with port limits states none) still skip the cycles of an SM that holds no warp and has nothing in
+    // flight. Such a cycle changes only counters: each scheduler's select sees an empty pool (a const select, so it
+    // changes nothing; the scheduler's outcome is idle, no warp ready), the fetch stage and a fetch policy's
+    // transitions find no warp, and the register file and the L1 take their quiet paths.
+    // IssueStage::count_vacant_cycles counts them. Not for the full scans (scan_every_cycle: the reference never
+    // skips), nor for a SIMD turn (Southern Islands). Checked against the full scans by
+    // tests/timing/vacant_sms_test.cpp.
     static constexpr bool skips_vacant_cycles = !skips_dormant_cycles && stages_report_quiet && !scans_every_cycle &&
                                                 Frontend::issue_rule != timing::IssueRule::one_per_type_round_robin &&
                                                 timing::ConstSelect<SchedulerT, pipeline::PoolView<SM>>;
@@ -664,7 +670,9 @@ private:
     };
     static constexpr bool sleeps_on_stalled_l1 = skips_dormant_cycles && stages_report_stalls;
     // Event-driven issue (IssueStage's IssueMasks): per scheduler, per warp slot. It does not need the scheduler's
-    // cooperation (select is still asked every cycle), so it serves schedulers with state too.
+    // cooperation (select is still asked every cycle), so it serves schedulers with state too. A fetch policy that
+    // follows the epoch also touch()es every warp whose eligibility its transitions and fetches change
+    // (timing::FollowsStateEpoch).
     static constexpr bool event_driven_issue = stall_reasons_change_only_by_events && max_pool <= 64;
     // Whether pool slot i of scheduler s holds a warp (WarpState::occupied). The full scans ask it of every slot in
     // every cycle: a bit of occupied_slots_ costs no visit to the warp's state (pools of at most 64 slots).
@@ -690,8 +698,8 @@ private:
         }
     }
     // Event-driven fetch (FetchStage's masks).
-    static constexpr bool event_driven_fetch =
-        in_order_fetch && max_pool <= 64 && !scans_every_cycle && detail::fetch_warps_per_scheduler<Frontend>() == 1;
+    static constexpr bool event_driven_fetch = fetch_follows_epoch && max_pool <= 64 && !scans_every_cycle &&
+                                               detail::fetch_warps_per_scheduler<Frontend>() == 1;
 
     // ---------------------------------------------------------------------------------------------------
     // Shared bookkeeping, used by every stage.

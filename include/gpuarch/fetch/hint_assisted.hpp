@@ -190,6 +190,11 @@ struct HintAssisted {
     // owns_fetch() says no.
     static constexpr bool in_order = false;
     using RecordState = HintRecordState;
+    // The quiet-cycle contract (timing/fetch.hpp, FollowsStateEpoch): every transition advances the SM's state epoch
+    // (transitions below), and every decision reads the warp's buffer, scoreboard, RCU and hint-mode state, which
+    // only epoch-advancing events change. Not with HawsEntry::failed_issue, whose entry reads whether this cycle's
+    // issue stage tried the warp (failed_issue_at == now): a cycle-numbered fact.
+    template <class Scheduler> static constexpr bool follows_state_epoch = !Scheduler::enter_on_failed_issue;
 
     // Run by SM `Core` (a friend of it: the mechanism reads and rewrites the core's warp, record and scoreboard
     // state, which is what fetch-stage hardware does). One per SM; holds the bound kernel's hints and the
@@ -238,6 +243,7 @@ struct HintAssisted {
             return ws.fetch_blocked ? timing::IssueOutcome::raw_other : timing::IssueOutcome::ibuffer_empty;
         }
         void fetch(Core& sm, unsigned w) {
+            sm.touch(w); // the fetch stage advances the epoch after any fetch
             if (warp_of(sm, w).hint_mode) fetch_hinted(sm, w);
             else fetch_window(sm, w);
         }
@@ -360,6 +366,13 @@ struct HintAssisted {
                                                                       : hw.vector_renames.lookup(r);
         }
 
+        // Every transition of warp w: the SM's state epoch moves and w's issue and fetch eligibility are re-evaluated
+        // (the quiet-cycle contract, follows_state_epoch; event-driven issue and fetch).
+        static void transition(Core& sm, unsigned w) {
+            ++sm.state_epoch_;
+            sm.touch(w);
+        }
+
         // Start of the fetch stage: warps enter and leave hint mode.
         void transitions(Core& sm) {
             sm.for_each_occupied_warp([&](unsigned w) {
@@ -388,6 +401,7 @@ struct HintAssisted {
                 // A long-latency stall with nothing to run: the thesis's switches include these (Fig. 5.13).
                 hw.stall_token = Core::token_of(rec);
                 ++stats_of(sm, w).stalls_without_chain;
+                transition(sm, w);
                 return;
             }
             if constexpr (Scheduler::trigger_all_stalled) {
@@ -401,6 +415,7 @@ struct HintAssisted {
             }
             auto& st = stats_of(sm, w);
             hw.stall_token = Core::token_of(rec);
+            transition(sm, w); // whether or not the warp enters
             if (!hw.stack_copy.take(sm.ctas_[ws.cta_slot].state->warps[ws.warp_in_cta].stack)) {
                 ++st.simt_copy_overflows;
                 return;
@@ -455,6 +470,7 @@ struct HintAssisted {
             }
             hw.hint_mode = false;
             ws.head_hazard = Core::hazard_unknown;
+            transition(sm, w);
             sm.schedulers_[ws.scheduler].end_episode(ws.pool_index, hw);
         }
         // Puts the staged (fetched, not issued) hinted instruction back into the window.
@@ -486,6 +502,8 @@ struct HintAssisted {
             sm.fetch_.note_async_fetch(sm, w, rec);
             ++ws.in_flight;
             ++stats_of(sm, w).run_ahead_steps;
+            // The step may have released a barrier the CTA's other warps wait at functionally (as in-order fetch).
+            if (rec.result.barrier_released) sm.touch_cta(cta);
             if (rec.result.warp_finished) hw.window_done = true;
             WindowEntry e;
             e.record = r;

@@ -81,13 +81,16 @@ public:
         State state = State::closed;
         bool any_fetched = false;
         bool in_warp = false;
+        std::uint64_t begin_epoch = 0; // the state epoch when the stage began (before a fetch policy's begin_stage)
         unsigned scheduler = 0, start = 0, k = 0, fetched = 0, step = 0;
     };
 
-    // Whether run() would find no warp to fetch and change nothing: an in-order stage that found none and no event
-    // changed warp state since (begin()'s skip; the cursor it leaves is reset by the next begin()).
+    // Whether run() would find no warp to fetch and change nothing: a stage that found none (and whose fetch policy's
+    // begin_stage changed nothing) and no event changed warp state since (begin()'s skip; the cursor it leaves is
+    // reset by the next begin()). For in-order fetch and for a fetch policy that states the quiet-cycle contract
+    // (timing::FollowsStateEpoch); any other policy has transitions of its own and always runs.
     bool finds_no_warp(const Core& sm) const {
-        if constexpr (Core::in_order_fetch) return idle_epoch_ == sm.state_epoch_;
+        if constexpr (Core::fetch_follows_epoch) return idle_epoch_ == sm.state_epoch_;
         else return false;
     }
 
@@ -98,14 +101,19 @@ public:
     }
 
     void begin(Core& sm) {
-        if constexpr (!Core::in_order_fetch) sm.fetch_mechanism_.begin_stage(sm);
         FetchCursor& f = cursor_;
         f = FetchCursor{};
         f.state = FetchCursor::State::open;
         f.start = next_[0];
+        f.begin_epoch = sm.state_epoch_;
         // A fetch stage that found no warp to fetch finds none again until an event changes warp state (the
-        // state_epoch_ argument of quiet_cycle_replay); a fetch policy has its own transitions and always scans.
-        if (finds_no_warp(sm)) f.scheduler = Frontend::schedulers;
+        // state_epoch_ argument of quiet_cycle_replay), and its fetch policy's begin_stage, which changed nothing
+        // then, changes nothing again (timing::FollowsStateEpoch); a policy without that contract always runs.
+        if (finds_no_warp(sm)) {
+            f.scheduler = Frontend::schedulers;
+            return;
+        }
+        if constexpr (!Core::in_order_fetch) sm.fetch_mechanism_.begin_stage(sm);
     }
 
     // Per scheduler, round-robin from next_, the first Core::fetch_warps_per_scheduler() warps that can fetch
@@ -169,7 +177,7 @@ public:
 
     void end(Core& sm) {
         if (cursor_.any_fetched) ++sm.state_epoch_;
-        else idle_epoch_ = sm.state_epoch_;
+        else if (Core::in_order_fetch || cursor_.begin_epoch == sm.state_epoch_) idle_epoch_ = sm.state_epoch_;
         cursor_.state = FetchCursor::State::closed;
     }
 

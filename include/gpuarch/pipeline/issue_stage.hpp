@@ -251,9 +251,9 @@ public:
     }
 
     void issue_head(Core& sm, unsigned w, unsigned s, core::Cycle) {
+        sm.touch(w);
         if constexpr (!Core::in_order_fetch)
             if (sm.fetch_mechanism_.issue_instead(sm, w)) return;
-        sm.touch(w);
         WarpState& ws = sm.warps_[w];
         InFlight& rec = sm.records_[ws.pop_head()];
         const ir::Instruction& inst = *rec.result.instruction;
@@ -287,9 +287,9 @@ public:
     // re-evaluates only the dirty warps, then checks the structural limits (resources_block, which change every
     // cycle) of the warps whose own state lets them issue. Statistics and picks equal the full scan's:
     // tests/pinned/quiet_cycles.cpp compares full statistics tables against a scheduler that disables this.
-    // Only where Core::event_driven_issue holds: in-order fetch (a fetch policy changes warp state in its own
-    // transitions), no SIMD turn, a register file that accepts every read, pools of at most 64 slots. The scheduler
-    // is asked every cycle either way, so schedulers with state use it too.
+    // Only where Core::event_driven_issue holds: in-order fetch or a fetch policy that touches the warps its
+    // transitions change (timing::FollowsStateEpoch), no SIMD turn, a register file that accepts every read, pools of
+    // at most 64 slots. The scheduler is asked every cycle either way, so schedulers with state use it too.
     static constexpr std::size_t unit_keys = timing::unit_kind_count * 2;
     static_assert(unit_keys <= 32, "IssueMasks::units_used holds one bit per unit key");
     static std::size_t unit_key(const InFlight& rec) {

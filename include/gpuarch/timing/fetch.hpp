@@ -33,8 +33,22 @@
 //       resolves_control(rec)         whether a completing control instruction unblocks in-order fetch;
 //       on_retire(sm, rec)            when an instruction retires.
 //   Without a policy (fetch::InOrder) none of these is called and the SM keeps its fast paths: quiet-cycle replay,
-//   event-driven fetch and the parallel tick's private fetch. A policy that reorders fetch turns all three off,
-//   because its transitions change warp state outside the events those paths track.
+//   event-driven issue and fetch, and the parallel tick's private fetch. A policy that reorders fetch turns them off,
+//   because its transitions change warp state outside the events those paths track, unless it states the contract
+//   below, which gives back quiet-cycle replay (with the skips that rest on it: the fetch stage that found nothing
+//   to do, dormant SMs, the stalled sleep) and event-driven issue and fetch; the private fetch stays off.
+// Optional (FollowsStateEpoch): `template <class Scheduler> static constexpr bool follows_state_epoch`, true when,
+//   with that scheduler, the policy's transitions change state only together with the SM's state epoch:
+//     - begin_stage advances sm.state_epoch_ whenever it changes anything (warp, record, scoreboard or policy state,
+//       or a statistic);
+//     - begin_stage's decisions and the answers of owns_fetch, can_fetch, empty_blocker and head_hazard depend only
+//       on state whose every change advances the epoch (a completion, a write-back, a dispatch, an issue, a fetch,
+//       a CTA start, a launch, or begin_stage itself), never on the cycle number;
+//     - begin_stage and fetch call sm.touch(w) for every warp w whose issue or fetch eligibility they change (and
+//       sm.touch_cta for a functional barrier release), as the SM's own stages do for event-driven issue and fetch.
+//   Then a fetch stage whose begin_stage changed nothing and which fetched nothing would change nothing again until
+//   the epoch moves, and the SM skips it; and a cycle without issue replays as for in-order fetch. Checked against
+//   the full scans (scan_every_cycle) by tests/timing/quiet_replay_haws_test.cpp.
 // Laws: functional results never change (the functional engine still executes every warp in program order; a
 // policy reorders timing only), tested by the corpus under HAWS (tests/haws/corpus_under_haws.cpp); a policy that
 // never takes over fetch issues what the in-order fetch issues, cycle for cycle (tests/haws/laws.cpp).
@@ -73,6 +87,12 @@ concept FetchMechanism = std::default_initializable<M> &&
     { M::def_register(crec, w) } -> std::convertible_to<unsigned>;
     { M::resolves_control(crec) } -> std::convertible_to<bool>;
     m.on_retire(sm, crec);
+};
+
+// A reordering fetch policy's quiet-cycle contract with scheduler `Scheduler` (above).
+template <class F, class Scheduler>
+concept FollowsStateEpoch = !F::in_order && requires {
+    requires F::template follows_state_epoch<Scheduler>;
 };
 
 template <class F> consteval bool check_fetch_policy() {
