@@ -11,6 +11,8 @@
 #include <gpuarch/machines.hpp>
 #include <gpuarch/sched/haws.hpp>
 
+#include <cstdint>
+
 using namespace gpuarch;
 using gpuarch::test_support::check_replay_matches_full_scan;
 
