@@ -191,9 +191,9 @@ struct HintAssisted {
     static constexpr bool in_order = false;
     using RecordState = HintRecordState;
     // The quiet-cycle contract (timing/fetch.hpp, FollowsStateEpoch): every transition advances the SM's state epoch
-    // (transitions below), and every decision reads the warp's buffer, scoreboard, RCU and hint-mode state, which
-    // only epoch-advancing events change. Not with HawsEntry::failed_issue, whose entry reads whether this cycle's
-    // issue stage tried the warp (failed_issue_at == now): a cycle-numbered fact.
+    // and touches its warp (transition() below), and every decision reads the warp's buffer, scoreboard, RCU and
+    // hint-mode state, which only epoch-advancing events change. Not with HawsEntry::failed_issue, whose entry reads
+    // whether this cycle's issue stage tried the warp (failed_issue_at == now): a cycle-numbered fact.
     template <class Scheduler> static constexpr bool follows_state_epoch = !Scheduler::enter_on_failed_issue;
 
     // Run by SM `Core` (a friend of it: the mechanism reads and rewrites the core's warp, record and scoreboard
@@ -243,7 +243,7 @@ struct HintAssisted {
             return ws.fetch_blocked ? timing::IssueOutcome::raw_other : timing::IssueOutcome::ibuffer_empty;
         }
         void fetch(Core& sm, unsigned w) {
-            sm.touch(w); // the fetch stage advances the epoch after any fetch
+            sm.touch(w); // what w fetches changes its eligibility (the fetch stage advances the epoch itself)
             if (warp_of(sm, w).hint_mode) fetch_hinted(sm, w);
             else fetch_window(sm, w);
         }
