@@ -1,8 +1,11 @@
-// Idle-partition skipping (MemorySystemConfig::skip_idle, issues 4 and 11): a partition with nothing in flight is
-// not ticked, and its L2 and DRAM cycles are counted when a request wakes it or a statistic is read. The reference
-// is the same memory system ticking every partition every cycle: bursts of reads, writes and atomics separated by
-// idle gaps must give the same deliveries (cycle, SM, packet) and the same statistics at every snapshot, under
-// every memory preset (their clock ratios differ; Narasiman's has no L2).
+// Partition skipping (MemorySystemConfig::skip_idle, issues 4, 11 and 23): a partition whose next event is more than
+// a cycle away (a delay line's head, a DRAM command or completion; with nothing in flight, the next request) is not
+// ticked until then, and its L2 and DRAM cycles are counted when it is ticked again or a statistic is read. The
+// reference is the same memory system ticking every partition every cycle: bursts of reads, writes and atomics
+// separated by idle gaps must give the same deliveries (cycle, SM, packet) and the same statistics at every
+// snapshot, under every memory preset (their clock ratios differ; GTX480's DRAM has bank groups; Narasiman's has no
+// L2 and a FCFS channel), at heavy and at light traffic (light traffic leaves partitions waiting on timers while
+// their requests are in flight).
 #include <cstdint>
 #include <random>
 #include <string>
@@ -26,6 +29,7 @@ struct Trace {
     std::vector<StatsTable> snapshots;
     Cycle end = 0;
     std::uint64_t cycles_with_all_asleep = 0;
+    std::uint64_t timed_waits = 0; // partition-cycles not ticked while the partition had work in flight
 };
 
 // Bursts of random traffic (each SM sends with probability 1/send_one_in per cycle, to random 32-byte sectors of a 4 MB
@@ -44,6 +48,7 @@ Trace drive(MemorySystemConfig config, bool skip_idle, std::uint32_t seed, std::
             t.delivered.emplace_back(now, sm, p.id, static_cast<int>(p.kind));
         });
         if (memory.awake_partitions() == 0) ++t.cycles_with_all_asleep;
+        t.timed_waits += memory.timed_waits();
         if (now % 997 == 0) {
             StatsTable s;
             s.collect("mem", memory);
@@ -95,9 +100,12 @@ void check_same(const std::string& name, const MemorySystemConfig& config, std::
             INFO("snapshot " << i);
             CHECK(skipped.snapshots[i] == ticked.snapshots[i]);
         }
-        // The skip was exercised: the gaps put every partition to sleep; ticking never does.
+        // The skip was exercised: the gaps put every partition to sleep, and partitions waited for timers with
+        // requests in flight; ticking never does either.
         CHECK(skipped.cycles_with_all_asleep > 1000);
+        CHECK(skipped.timed_waits > 1000);
         CHECK(ticked.cycles_with_all_asleep == 0);
+        CHECK(ticked.timed_waits == 0);
     }
 }
 
@@ -107,6 +115,10 @@ TEST_CASE("skipping idle partitions gives the per-cycle deliveries and statistic
     check_same("fermi", presets::fermi_memory(15));
     check_same("kepler", presets::kepler_memory(14));
     check_same("southern_islands", presets::southern_islands_memory(32));
+    check_same("gtx480", presets::gtx480_memory(15));
+    // Light traffic: most partition-cycles are spent waiting for a delay line or the DRAM.
+    check_same("fermi, light traffic", presets::fermi_memory(15), 60);
+    check_same("gtx480, light traffic", presets::gtx480_memory(15), 60);
     // One slow channel (100-300 cycles per access): lighter traffic and longer gaps, so that it drains in them.
     check_same("narasiman (no L2)", presets::narasiman_memory(4), 16, 20000);
 }

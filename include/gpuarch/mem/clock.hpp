@@ -28,6 +28,16 @@ public:
         }
         return ticks;
     }
+    // The number of further advance() calls after which `ticks` (>= 1) more domain cycles will have elapsed: the
+    // domain's `ticks`-th next cycle falls in the core cycle of that call. Exact, from the accumulator: after j
+    // calls floor((accumulator + j * domain) / core) cycles have elapsed (the accumulator stays below core).
+    // Saturates at the largest value instead of overflowing.
+    std::uint64_t calls_until(std::uint64_t ticks) const {
+        constexpr std::uint64_t most = ~std::uint64_t{0};
+        if (ticks == 0) return 0;
+        if (ticks > (most - domain_khz_) / core_khz_) return most;
+        return (ticks * core_khz_ - accumulator_ + domain_khz_ - 1) / domain_khz_;
+    }
     std::uint64_t domain_khz() const { return domain_khz_; }
     std::uint64_t core_khz() const { return core_khz_; }
 

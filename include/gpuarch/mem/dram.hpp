@@ -174,17 +174,33 @@ public:
     void pop_completed() { done_.pop(); }
     bool idle() const { return queue_.empty() && done_.empty(); }
     core::Cycle now() const { return now_; }
-    // Exactly what `ticks` calls of cycle() ending at cycle(now) do to an idle channel: with the queue empty a cycle
-    // issues no command and counts only itself (the queue is neither full nor occupied), and the bank timers are
-    // absolute cycle numbers that need no update. The memory system uses this to skip the cycles of a partition
-    // with nothing in flight. Precondition: idle().
-    void skip_idle_cycles(std::uint64_t ticks, core::Cycle now) {
-        if (!idle()) throw Error("internal error: a DRAM channel skipped cycles while holding requests");
+
+    static constexpr core::Cycle never = ~core::Cycle{0};
+    // The first DRAM cycle at which cycle() may issue a command or has_completed() turn true, as far as the
+    // channel's own state says (a push() can make it earlier): for a queued request, the FR-FCFS bound of the
+    // bank-filtered scan (retry_at_; the next cycle under the plain scans or FCFS, which keep no bound); for a
+    // completion, its time. `never` when idle. Every cycle before it only counts itself (skip_quiet_cycles).
+    core::Cycle next_event() const {
+        core::Cycle at = never;
+        if (!queue_.empty())
+            at = config_.scheduler == DramScheduler::fr_fcfs && config_.bank_filtered_scan ? retry_at_ : now_ + 1;
+        if (!done_.empty()) at = std::min(at, done_.front().at);
+        return at;
+    }
+    // Exactly what `ticks` calls of cycle(), the last being cycle(now), do when none of them reaches next_event():
+    // each issues nothing and adds the same counts (the queue and the completions do not change), and the bank
+    // timers are absolute cycle numbers that need no update. The memory system uses this to skip the cycles of a
+    // partition that waits for a timer. Throws if a skipped cycle would have reached next_event().
+    void skip_quiet_cycles(std::uint64_t ticks, core::Cycle now) {
         if (ticks == 0) return;
+        if (next_event() <= now)
+            throw Error("internal error: a DRAM channel skipped a cycle in which it had a command or a completion due");
         now_ = now;
         cycles_ += ticks;
+        if (queue_.full()) queue_full_cycles_ += ticks;
+        queue_occupancy_ += ticks * queue_.size();
+        if (!queue_.empty() || !done_.empty()) active_cycles_ += ticks;
     }
-
     struct Stats {
         std::uint64_t cycles = 0, reads = 0, writes = 0, row_hits = 0, activates = 0, precharges = 0, bytes = 0,
                       bus_busy_cycles = 0, read_latency = 0, queue_full_cycles = 0, queue_occupancy = 0,
@@ -353,7 +369,6 @@ private:
     // when there is one, and a cycle where none can be is not looked at (a scan of a full 64-entry queue in every
     // DRAM cycle was a third of the host time of memory-bound GTX480 runs). The command chosen is the one the
     // plain two scans choose (schedule_fr_fcfs_plain; tests/mem/dram_test.cpp compares them).
-    static constexpr core::Cycle never = ~core::Cycle{0};
     // The first cycle from which the global conditions of a CAS (tCCD, the data bus, tCDLR) can hold.
     core::Cycle cas_bound() const {
         const DramTiming& t = config_.timing;

@@ -94,9 +94,12 @@ public:
         const std::uint32_t way = tags_.victim(probe.set);
         if (way != TagArray::no_way) tags_.install(probe.set, way, line, LineState::valid, write);
     }
-    // A request arrives from the interconnect; `local` is its address inside this partition.
-    void accept(const MemPacket& packet, std::uint64_t local, core::Cycle core_now) {
-        rop_.push(Delayed{core_now + config_.l2_latency, packet, local});
+    // A request arrives from the interconnect; `local` is its address inside this partition. Returns the core cycle
+    // from which the slice may serve it (the end of its delay line).
+    core::Cycle accept(const MemPacket& packet, std::uint64_t local, core::Cycle core_now) {
+        const core::Cycle ready_at = core_now + config_.l2_latency;
+        rop_.push(Delayed{ready_at, packet, local});
+        return ready_at;
     }
 
     // One L2 clock. Responses go into `out` (the partition's port into the response crossbar).
@@ -127,16 +130,37 @@ public:
     }
 
     bool idle() const { return rop_.empty() && to_dram_.empty() && dram_.idle() && mshr_.busy() == 0; }
-    // Idle, and no atomic occupies the slice any more: every further l2_cycle and dram_cycle only counts itself
-    // until accept() is called, so the memory system may skip them and account for them with skip_idle_cycles.
-    bool quiescent() const { return idle() && atomic_busy_until_ <= l2_cycles_; }
+    static constexpr core::Cycle never = ~core::Cycle{0};
+    // The first core cycle after `core_now` in which l2_cycle or dram_cycle may do more than count itself, from the
+    // state after core cycle `core_now` (core_now + 1 when that may be the next one): the head of either delay line
+    // comes due, or the DRAM channel's next event (DramChannel::next_event, a DRAM cycle, which
+    // `core_cycle_of_dram(t)` turns into the core cycle whose DRAM ticks include t). `never` with nothing in flight
+    // and no atomic in the slice; an accept() can only bring it forward, to the cycle it returns. The memory system
+    // skips the cycles before it.
+    template <class CoreCycleOfDram>
+    core::Cycle next_event(core::Cycle core_now, CoreCycleOfDram&& core_cycle_of_dram) const {
+        const core::Cycle soon = core_now + 1;
+        if (atomic_busy_until_ > l2_cycles_) return soon; // counted per L2 cycle; short, so not skipped
+        core::Cycle at = never;
+        // A head that is due but still waiting (a refused serve, a full DRAM queue) retries in every cycle.
+        if (!rop_.empty()) at = std::max(rop_.front().ready_at, soon);
+        if (!to_dram_.empty()) at = std::min(at, std::max(to_dram_.front().ready_at, soon));
+        if (at == soon) return soon;
+        const core::Cycle dram_at = dram_.next_event();
+        if (dram_at != DramChannel::never)
+            at = std::min(at, dram_at <= dram_.now() ? soon : core_cycle_of_dram(dram_at));
+        return at;
+    }
     // Exactly what `l2_ticks` calls of l2_cycle and `dram_ticks` calls of dram_cycle (the last at DRAM cycle
-    // `dram_now`) do to a quiescent partition: they count cycles and change nothing else that any later cycle
-    // reads (core_now_ is rewritten by the next l2_cycle before it is used). Precondition: quiescent().
-    void skip_idle_cycles(std::uint64_t l2_ticks, std::uint64_t dram_ticks, core::Cycle dram_now) {
-        if (!quiescent()) throw Error("internal error: a memory partition skipped cycles while work was in flight");
+    // `dram_now`) do when all of them fall before next_event(): they count cycles (and the DRAM queue's occupancy)
+    // and change nothing else that any later cycle reads (core_now_ is rewritten by the next l2_cycle before it
+    // is used). accept() calls in between change nothing here: their requests come due at or after the cycle
+    // accept() returns, which the caller does not skip.
+    void skip_quiet_cycles(std::uint64_t l2_ticks, std::uint64_t dram_ticks, core::Cycle dram_now) {
+        if (l2_ticks > 0 && atomic_busy_until_ > l2_cycles_)
+            throw Error("internal error: a memory partition skipped cycles of a busy atomic unit");
         l2_cycles_ += l2_ticks;
-        dram_.skip_idle_cycles(dram_ticks, dram_now);
+        dram_.skip_quiet_cycles(dram_ticks, dram_now);
     }
     const DramChannel& dram() const { return dram_; }
 

@@ -10,10 +10,14 @@
 //  * Addresses interleave over partitions in `interleave_bytes` chunks (default 256 B): partition =
 //    (address / interleave) mod partitions; inside a partition the chunks are packed densely.
 //  * Deterministic: fixed iteration orders, integer clocks, no hashing of pointers.
-//  * Idle partitions cost nothing per cycle (issues 4 and 11): a partition with nothing queued or in flight
-//    (MemoryPartition::quiescent) is put to sleep, its L2 and DRAM cycles are counted in bulk when a request
-//    wakes it or a statistic is read, and every result and statistic is what ticking it every cycle gives
-//    (tests/pinned/idle_memory.cpp compares full statistics with `skip_idle` off).
+//  * Waiting partitions cost nothing per cycle (issues 4, 11 and 23): after each cycle a partition whose next
+//    event (MemoryPartition::next_event: the head of a delay line comes due, a DRAM command may become legal, a
+//    DRAM completion comes due) is more than one cycle away is no longer ticked; a partition with nothing in flight
+//    waits for a request. It is ticked again from the cycle of that event, or of the first request that comes due
+//    sooner, and its L2 and DRAM cycles (with the DRAM queue's occupancy) are counted in bulk then or when a
+//    statistic is read. Every result and statistic is what ticking it every cycle gives (tests/pinned/idle_memory.cpp
+//    and tests/mem/idle_partitions_test.cpp compare full statistics with `skip_idle` off).
+#include <algorithm>
 #include <bit>
 #include <cstdint>
 #include <string>
@@ -70,8 +74,9 @@ struct MemorySystemConfig {
     CrossbarConfig response_network{};
     PartitionConfig partition{};
     ClockConfig clocks{};
-    // Simulation speed only, no effect on any result: skip the per-cycle L2 and DRAM work of partitions with
-    // nothing in flight. Off ticks every partition every cycle (the reference the tests compare with).
+    // Simulation speed only, no effect on any result: skip the per-cycle L2 and DRAM work of partitions that wait
+    // (for a timer, or with nothing in flight). Off ticks every partition every cycle (the reference the tests
+    // compare with).
     bool skip_idle = true;
 
     void validate() const {
@@ -101,11 +106,13 @@ public:
           dram_clock_(config.clocks.dram, config.clocks.core) {
         partitions_.reserve(config.partitions);
         for (std::uint32_t p = 0; p < config.partitions; ++p) partitions_.emplace_back(config.partition, p);
-        // A new partition is quiescent: asleep from cycle 0 when skipping, else awake for good.
+        // A new partition has nothing in flight: waiting for a request from cycle 0 when skipping, else ticked for
+        // good.
         if (!config.skip_idle) awake_.insert_all();
         awake_count_ = config.skip_idle ? 0 : config.partitions;
         slept_l2_.assign(config.partitions, 0);
         slept_dram_.assign(config.partitions, 0);
+        wake_at_.assign(config.partitions, MemoryPartition::never);
     }
 
     const MemorySystemConfig& config() const { return config_; }
@@ -120,7 +127,7 @@ public:
     void warm(std::uint64_t address, bool write) {
         partitions_[map_.partition_of(address)].warm(map_.local_address(address), write);
     }
-    // The partition with every cycle accounted for (a sleeping one is brought up to date first).
+    // The partition with every cycle accounted for (a waiting one is brought up to date first).
     const MemoryPartition& partition(std::uint32_t p) const {
         catch_up(p);
         return partitions_[p];
@@ -136,9 +143,13 @@ public:
         if (requests_.any_output()) {
             requests_.for_each_holding_output([&](std::uint32_t p) {
                 while (requests_.ready(p) && partitions_[p].can_accept()) {
-                    if (!awake_.test(p)) wake(p);
                     const MemPacket& packet = requests_.front(p);
-                    partitions_[p].accept(packet, map_.local_address(packet.address), now);
+                    const core::Cycle due = partitions_[p].accept(packet, map_.local_address(packet.address), now);
+                    // A waiting partition is not woken now: nothing before `due` changes for the request.
+                    if (!awake_.test(p) && due < wake_at_[p]) {
+                        wake_at_[p] = due;
+                        next_wake_ = std::min(next_wake_, due);
+                    }
                     requests_.pop(p);
                 }
             });
@@ -156,6 +167,7 @@ public:
         // the response network), so running only the awake ones, in index order, changes nothing for them.
         const std::uint32_t l2_ticks = l2_clock_.advance();
         const std::uint32_t dram_ticks = dram_clock_.advance();
+        if (now >= next_wake_) wake_due(now);
         if (awake_count_ == 0) {
             l2_now_ += l2_ticks;
             dram_now_ += dram_ticks;
@@ -169,14 +181,24 @@ public:
             ++dram_now_;
             awake_.for_each([&](std::uint32_t p) { partitions_[p].dram_cycle(dram_now_, now); });
         }
-        if (config_.skip_idle)
+        if (config_.skip_idle) {
+            // The core cycle in which the DRAM domain reaches cycle t (> dram_now_).
+            auto core_cycle_of_dram = [&](core::Cycle t) { return now + dram_clock_.calls_until(t - dram_now_); };
             awake_.for_each([&](std::uint32_t p) {
-                if (partitions_[p].quiescent()) sleep(p);
+                const core::Cycle event = partitions_[p].next_event(now, core_cycle_of_dram);
+                if (event > now + 1) wait(p, event);
             });
+        }
     }
 
-    // Partitions ticked every cycle now (all of them with skip_idle off); the others sleep until a request comes.
+    // Partitions ticked in this cycle (all of them with skip_idle off); the others wait for their next event.
     std::uint32_t awake_partitions() const { return awake_count_; }
+    // Of the partitions not ticked in this cycle, those with work in flight: they wait for a timer, not a request.
+    std::uint32_t timed_waits() const {
+        std::uint32_t n = 0;
+        for (std::uint32_t p = 0; p < config_.partitions; ++p) n += !awake_.test(p) && !partitions_[p].idle() ? 1 : 0;
+        return n;
+    }
 
     // Nothing queued or in flight anywhere.
     bool idle() const {
@@ -212,25 +234,37 @@ public:
     }
 
 private:
-    // A sleeping partition is owed the L2 and DRAM cycles since it slept; these give it them (the count is all
-    // that changes in a quiescent partition, MemoryPartition::skip_idle_cycles). catch_up is const because it
-    // changes nothing observable: a sleeping partition's state is defined as the caught-up one.
+    // A waiting partition is owed the L2 and DRAM cycles since it was last ticked or caught up; these give it them
+    // (counts are all that change in them, MemoryPartition::skip_quiet_cycles). catch_up is const because it
+    // changes nothing observable: a waiting partition's state is defined as the caught-up one.
     void catch_up(std::uint32_t p) const {
         if (awake_.test(p)) return;
-        partitions_[p].skip_idle_cycles(l2_now_ - slept_l2_[p], dram_now_ - slept_dram_[p], dram_now_);
+        partitions_[p].skip_quiet_cycles(l2_now_ - slept_l2_[p], dram_now_ - slept_dram_[p], dram_now_);
         slept_l2_[p] = l2_now_;
         slept_dram_[p] = dram_now_;
     }
-    void wake(std::uint32_t p) {
-        catch_up(p);
-        awake_.insert(p);
-        ++awake_count_;
+    // Ticks again, from this cycle on, every waiting partition whose event is due in it.
+    void wake_due(core::Cycle now) {
+        next_wake_ = MemoryPartition::never;
+        for (std::uint32_t p = 0; p < config_.partitions; ++p) {
+            if (awake_.test(p)) continue;
+            if (wake_at_[p] <= now) {
+                catch_up(p);
+                awake_.insert(p);
+                ++awake_count_;
+            } else {
+                next_wake_ = std::min(next_wake_, wake_at_[p]);
+            }
+        }
     }
-    void sleep(std::uint32_t p) {
+    // Stops ticking partition p after this cycle, until core cycle `event` or a request due sooner.
+    void wait(std::uint32_t p, core::Cycle event) {
         awake_.erase(p);
         --awake_count_;
         slept_l2_[p] = l2_now_;
         slept_dram_[p] = dram_now_;
+        wake_at_[p] = event;
+        next_wake_ = std::min(next_wake_, event);
     }
 
     MemorySystemConfig config_;
@@ -239,10 +273,12 @@ private:
     Crossbar responses_;
     // mutable: catch_up (see there).
     mutable std::vector<MemoryPartition> partitions_;
-    IndexSet awake_; // partitions ticked every cycle; the others sleep (quiescent), caught up lazily
+    IndexSet awake_; // partitions ticked in each cycle; the others wait, caught up lazily
     std::uint32_t awake_count_ = 0;
-    mutable std::vector<core::Cycle> slept_l2_; // l2_now_ and dram_now_ when a sleeping partition was last
-    mutable std::vector<core::Cycle> slept_dram_; // caught up
+    mutable std::vector<core::Cycle> slept_l2_; // l2_now_ and dram_now_ when a waiting partition was last
+    mutable std::vector<core::Cycle> slept_dram_; // ticked or caught up
+    std::vector<core::Cycle> wake_at_; // a waiting partition's next event (core cycle; never: none in flight)
+    core::Cycle next_wake_ = MemoryPartition::never; // the earliest wake_at_ of the waiting partitions
     ClockDomain icnt_clock_;
     ClockDomain l2_clock_;
     ClockDomain dram_clock_;

@@ -433,15 +433,13 @@ public:
             sm.stats_.ready_warp_cycles += count * quiet_.ready_warps[s];
         }
         if constexpr (timing::QuietCycleHook<Scheduler, PoolView>) {
+            // No warp is ready in a replayed cycle of a scheduler with state: the view says so without asking. A
+            // view writes a flag only where it is 0 (not yet known), so one fill serves every cycle and scheduler.
+            std::fill(ready_flags_.begin(), ready_flags_.end(), std::uint8_t{2});
             for (std::uint64_t k = 0; k < count; ++k) {
                 sm.now_ = first_now + k;
-                for (unsigned s = 0; s < Frontend::schedulers; ++s) {
-                    // No warp is ready in a replayed cycle of a scheduler with state: the view says so without
-                    // asking.
-                    const unsigned pool = Core::pool_size(s);
-                    std::fill_n(ready_flags_.begin(), pool, std::uint8_t{2});
-                    sm.schedulers_[s].on_quiet_cycle(PoolView{&sm, s, ready_flags_.data(), pool, 0});
-                }
+                for (unsigned s = 0; s < Frontend::schedulers; ++s)
+                    sm.schedulers_[s].on_quiet_cycle(PoolView{&sm, s, ready_flags_.data(), Core::pool_size(s), 0});
             }
         }
         sm.now_ = first_now + count - 1;

@@ -173,7 +173,9 @@ private:
             const std::size_t n = ring.size();
             if (r == 0 || n == 0) return;
             demotions += occupied_before[offset + r] - occupied_before[offset];
-            offset = (offset + r) % n;
+            // offset < n and r <= n: one subtraction wraps it (a division here was most of a replayed cycle's cost).
+            offset += r;
+            if (offset >= n) offset -= n;
         }
     };
 
