@@ -8,15 +8,22 @@ with host seconds left out and reports any difference: a change meant to be beha
 
 CPU time (the process and the children it waited for, workload_runs.run_timed) rather than wall time, so that other
 work on the host slows neither side; still, one run of a small input varies by several percent, so use --reps 3 or
-more for figures you report.
+more for figures you report. On a host whose speed drifts more than that (a shared virtual machine: session 23 saw
+30% between runs of one runtime), --instructions counts the host instructions of each run instead, under valgrind's
+cachegrind (deterministic, about 20 times slower, one run each; it needs the valgrind package): the ratio is A's
+count over B's. It leaves out what an instruction costs (cache misses above all), so it says whether work was
+removed, not what the removal is worth in time.
 
 usage: bench/ab_runtimes.py --a OLD/libcudart.so.13 [--b NEW/libcudart.so.13] [--build build/default]
                             [--machine gtx480] [--schedulers a,b] [--programs a,b] [--size small] [--reps 1]
+                            [--instructions]
 B defaults to the build's own runtime (BUILD/lib/libcudart.so.13). Needs the workloads built (nvcc)."""
 import argparse
 import json
 import math
 import os
+import re
+import shutil
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "scripts"))
@@ -45,7 +52,14 @@ def main():
     ap.add_argument("--size", default="small", choices=["small", "paper"])
     ap.add_argument("--reps", type=int, default=1)
     ap.add_argument("--out", default="out/ab_runtimes", help="statistics files and the PTX cache")
+    ap.add_argument("--instructions", action="store_true",
+                    help="compare host instruction counts under valgrind's cachegrind instead of CPU time")
     args = ap.parse_args()
+    if args.instructions and shutil.which("valgrind") is None:
+        print("ab_runtimes: --instructions needs valgrind (apt-get install valgrind)", file=sys.stderr)
+        return 2
+    if args.instructions:
+        args.reps = 1  # the count is deterministic
     runtimes = {"A": os.path.abspath(args.a), "B": os.path.abspath(args.b or os.path.join(args.build, "lib",
                                                                                          "libcudart.so.13"))}
     for name, path in runtimes.items():
@@ -55,7 +69,8 @@ def main():
     os.makedirs(args.out, exist_ok=True)
     programs = args.programs.split(",")
     differences = 0
-    print(f"CPU-time speed-up of B ({runtimes['B']}) over A ({runtimes['A']}), {args.machine}, size {args.size}, "
+    measure = "host-instruction ratio" if args.instructions else "CPU-time speed-up"
+    print(f"{measure} of B ({runtimes['B']}) over A ({runtimes['A']}), {args.machine}, size {args.size}, "
           f"best of {args.reps}")
     for scheduler in args.schedulers.split(","):
         ratios = []
@@ -69,7 +84,14 @@ def main():
                                GPUARCH_CACHE_DIR=os.path.join(args.out, "cache"))
                     stats[name] = os.path.join(args.out, f"{program}.{scheduler}.{name}.json")
                     cmd = workload_command(args.build, program, args.machine, scheduler, args.size, stats[name])
+                    if args.instructions:
+                        # gpuarch-run execs the program, which loads the runtime: one traced process does the work.
+                        cmd = ["valgrind", "--trace-children=yes", "--tool=cachegrind", "--cache-sim=no",
+                               "--cachegrind-out-file=/dev/null"] + cmd
                     p, cpu = run_timed(cmd, env)
+                    if args.instructions:
+                        counts = [int(n.replace(",", "")) for n in re.findall(r"I\s+refs:\s+([\d,]+)", p.stderr)]
+                        cpu = float(max(counts)) if counts else math.inf
                     if p.returncode != 0 or f"{program}: ok" not in p.stdout:
                         print(f"ab_runtimes: {program} under {scheduler} failed with runtime {name}:\n"
                               + "\n".join((p.stdout + p.stderr).strip().splitlines()[-3:]), file=sys.stderr)
