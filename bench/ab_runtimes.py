@@ -91,7 +91,11 @@ def main():
                     p, cpu = run_timed(cmd, env)
                     if args.instructions:
                         counts = [int(n.replace(",", "")) for n in re.findall(r"I\s+refs:\s+([\d,]+)", p.stderr)]
-                        cpu = float(max(counts)) if counts else math.inf
+                        if not counts:
+                            print(f"ab_runtimes: valgrind printed no instruction count for {program} under "
+                                  f"{scheduler} with runtime {name}", file=sys.stderr)
+                            return 1
+                        cpu = float(max(counts))  # the instruction count stands in for CPU time below
                     if p.returncode != 0 or f"{program}: ok" not in p.stdout:
                         print(f"ab_runtimes: {program} under {scheduler} failed with runtime {name}:\n"
                               + "\n".join((p.stdout + p.stderr).strip().splitlines()[-3:]), file=sys.stderr)

@@ -130,7 +130,7 @@ public:
     }
 
     bool idle() const { return rop_.empty() && to_dram_.empty() && dram_.idle() && mshr_.busy() == 0; }
-    static constexpr core::Cycle never = ~core::Cycle{0};
+    static constexpr core::Cycle never = DramChannel::never; // one sentinel for both clock domains
     // The first core cycle after `core_now` in which l2_cycle or dram_cycle may do more than count itself, from the
     // state after core cycle `core_now` (core_now + 1 when that may be the next one): the head of either delay line
     // comes due, or the DRAM channel's next event (DramChannel::next_event, a DRAM cycle, which
