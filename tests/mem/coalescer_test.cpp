@@ -1,6 +1,11 @@
 // Coalescing into lines and sectors per machine, and the coherent/divergent classifier (Wang 2016 Sec. 2.1).
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <iterator>
+#include <random>
+#include <vector>
+
 #include <gpuarch/mem/coalescer.hpp>
 
 #include "mem_test_support.hpp"
@@ -111,4 +116,72 @@ TEST_CASE("the coalescer rejects a sector size that does not fit the line") {
     CHECK_THROWS_AS(Coalescer(fermi_l1, 3), gpuarch::Error);
     CHECK_THROWS_AS(Coalescer(fermi_l1, 256), gpuarch::Error);
     CHECK_THROWS_AS(Coalescer({32, 8, 128, SetIndexing::fermi_hash}, 2), gpuarch::Error);
+}
+
+namespace {
+// The coalescing rule written as plainly as possible (every byte range of every active lane, transactions in order
+// of first touch, found by a linear search): the reference the fast coalesce() must equal.
+std::vector<LineTransaction> coalesce_reference(const WarpAccess& access, std::uint32_t granularity,
+                                                std::uint32_t sector_bytes) {
+    std::vector<LineTransaction> out;
+    const std::uint64_t bytes = access.access_bytes == 0 ? 1 : access.access_bytes;
+    for (std::size_t lane = 0; lane < access.width; ++lane) {
+        if (!access.active.test(lane)) continue;
+        for (std::uint64_t b = access.addresses[lane]; b < access.addresses[lane] + bytes; ++b) {
+            const std::uint64_t line = b / granularity * granularity;
+            auto it = std::find_if(out.begin(), out.end(), [&](const LineTransaction& t) { return t.address == line; });
+            if (it == out.end()) {
+                out.push_back(LineTransaction{line, 0, 0});
+                it = out.end() - 1;
+            }
+            it->sector_mask |= 1U << ((b - line) / sector_bytes);
+        }
+        // A lane counts once per transaction it touches.
+        std::uint64_t previous = ~std::uint64_t{0};
+        for (std::uint64_t b = access.addresses[lane]; b < access.addresses[lane] + bytes; ++b) {
+            const std::uint64_t line = b / granularity * granularity;
+            if (line == previous) continue;
+            previous = line;
+            ++std::find_if(out.begin(), out.end(), [&](const LineTransaction& t) { return t.address == line; })->lanes;
+        }
+    }
+    return out;
+}
+} // namespace
+
+TEST_CASE("coalesce equals the plain first-touch rule on random warps: strides, scatters, straddles, masks") {
+    std::mt19937_64 rng(20261129);
+    const std::uint32_t shapes[][2] = {{128, 32}, {64, 16}, {32, 32}, {128, 4}};
+    const std::uint32_t sizes[] = {1, 2, 4, 8, 12, 16};
+    const std::uint64_t strides[] = {0, 4, 8, 12, 64, 128, 132, 4096, 16384, 65536};
+    std::vector<LineTransaction> fast;
+    std::size_t transactions = 0, multi = 0;
+    for (int trial = 0; trial < 4000; ++trial) {
+        const auto [granularity, sector] = shapes[rng() % 4];
+        const std::size_t width = trial % 7 == 0 ? 64 : trial % 11 == 0 ? 512 : 32;
+        std::vector<std::uint64_t> addresses(width);
+        const std::uint64_t base = (rng() % (1U << 20)) * (trial % 3 == 0 ? 1 : 4);
+        const std::uint64_t stride = strides[rng() % std::size(strides)];
+        for (std::size_t lane = 0; lane < width; ++lane)
+            addresses[lane] = trial % 5 == 0 ? base + (rng() % 65536) // scattered
+                                             : base + lane * stride + (trial % 13 == 0 ? rng() % 3 : 0);
+        Access a(1, addresses);
+        a.access.width = static_cast<std::uint32_t>(width);
+        a.access.access_bytes = sizes[rng() % std::size(sizes)];
+        for (std::size_t lane = 0; lane < width; ++lane)
+            if (trial % 4 == 0 && rng() % 3 == 0) a.access.active.reset(lane);
+        coalesce(a.access, granularity, sector, fast);
+        const auto expected = coalesce_reference(a.access, granularity, sector);
+        REQUIRE(fast.size() == expected.size());
+        for (std::size_t i = 0; i < fast.size(); ++i) {
+            CHECK(fast[i].address == expected[i].address);
+            CHECK(fast[i].sector_mask == expected[i].sector_mask);
+            CHECK(fast[i].lanes == expected[i].lanes);
+        }
+        transactions += fast.size();
+        multi += fast.size() > 16 ? 1 : 0;
+    }
+    // The random warps reach the table's clashes and its linear search: many transactions per warp.
+    CHECK(multi > 500);
+    CHECK(transactions > 40000);
 }

@@ -146,6 +146,38 @@ TEST_CASE("dirty L2 victims are written back to DRAM") {
     CHECK(gpu.idle());
 }
 
+TEST_CASE("a miss the L2 refuses (no MSHR entry, no merge slot) is retried until a fill frees the entry") {
+    // One MSHR entry holding one request. SM 0's miss to A takes it (L2 cycle 14, filled in 28). SM 1's request,
+    // one cycle behind on the port, is refused from cycle 15 to 27 and served in 29, the cycle after the fill:
+    //  - to another line (B): no entry is free; it misses then, and its DRAM read follows;
+    //  - to A: it cannot merge; it hits then.
+    // The retries take serve()'s remembered refusal (l2.hpp); these cycles are those of the slice that searched its
+    // tags and MSHRs again in every retry.
+    MemorySystemConfig m = small_system(2);
+    m.partition.l2.mshr_entries = 1;
+    m.partition.l2.mshr_max_requests = 1;
+    for (const std::uint64_t second : {std::uint64_t{0x9000}, std::uint64_t{0x8000}}) {
+        CAPTURE(second);
+        Gpu<L1<>> gpu(m, L1<>::Config{});
+        Access a(1, strided(0x8000, 4)), b(2, strided(second, 4));
+        gpu.step({&a.access, &b.access}); // both accepted at t0
+        gpu.run_until(200);
+        REQUIRE(gpu.idle());
+        CHECK(gpu.done.at(1) == 35); // as alone (the first test)
+        const auto s = memtest::stats_of(gpu.memory);
+        CHECK(s.counter("l2_stalled_cycles") == 13);
+        if (second == 0x9000) {
+            CHECK(gpu.done.at(2) == 50);
+            CHECK(s.counter("dram_reads") == 2);
+            CHECK(s.counter("l2_read_misses") == 2);
+        } else {
+            CHECK(gpu.done.at(2) == 40); // a hit, behind SM 0's five-flit response on the port
+            CHECK(s.counter("dram_reads") == 1);
+            CHECK(s.counter("l2_read_hits") == 1);
+        }
+    }
+}
+
 TEST_CASE("atomics execute at the L2: a miss fetches the line, each lane costs an L2 cycle") {
     Gpu<L1<>> gpu(small_system(1), L1<>::Config{});
     Access a1(1, std::vector<std::uint64_t>(32, 0x6000), gpuarch::ir::StateSpace::global, WarpAccess::atomic);

@@ -227,3 +227,60 @@ TEST_CASE("schedulers attached to one SmShared share Miss_inflight, the DLC and 
     vb.l1_.mshr_free = 32;
     CHECK(b.withholds(vb, 1)); // 19 > 32 - 18
 }
+
+// The SM replays a run of quiet cycles as two cycles one by one, every scheduler in each, then one on_quiet_cycles
+// call per scheduler (IssueStage::replay_quiet_cycles, timing::QuietCyclesHook). With the SM-wide age ranks that
+// attached schedulers share, that must leave both schedulers as a run replayed cycle by cycle does.
+TEST_CASE("attached OAWS schedulers: a run of quiet cycles replayed in one call per scheduler equals one by one") {
+    using S = sched::OAWSDynamic<>;
+    for (const std::uint64_t run : {1, 2, 3, 4, 17, 1000}) {
+        CAPTURE(run);
+        S::SmShared shared_single, shared_batched;
+        S a1(timing::SchedulerConfig{2, 0}), b1(timing::SchedulerConfig{2, 1});
+        S a2(timing::SchedulerConfig{2, 0}), b2(timing::SchedulerConfig{2, 1});
+        a1.attach(shared_single, 2);
+        b1.attach(shared_single, 2);
+        a2.attach(shared_batched, 2);
+        b2.attach(shared_batched, 2);
+        for (S* s : {&a1, &b1, &a2, &b2}) schedtest::start(*s, 2); // the ranks are stale: the first cycle rebuilds them
+        MemView va = MemView::of(2), vb = MemView::of(2);
+        va.warps[0].age = 1;
+        va.warps[1].age = 4;
+        vb.warps[0].age = 2;
+        vb.warps[1].age = 3;
+        for (unsigned w = 0; w < 2; ++w) {
+            va.load(w, div_pc).warps[w].ready = false;
+            vb.load(w, div_pc).warps[w].ready = false;
+        }
+        for (std::uint64_t c = 0; c < run; ++c) {
+            a1.on_quiet_cycle(va);
+            b1.on_quiet_cycle(vb);
+        }
+        const std::uint64_t single = std::min<std::uint64_t>(run, 2);
+        for (std::uint64_t c = 0; c < single; ++c) {
+            a2.on_quiet_cycle(va);
+            b2.on_quiet_cycle(vb);
+        }
+        a2.on_quiet_cycles(va, run - single);
+        b2.on_quiet_cycles(vb, run - single);
+        core::StatsTable ta1, tb1, ta2, tb2;
+        ta1.collect("", a1);
+        tb1.collect("", b1);
+        ta2.collect("", a2);
+        tb2.collect("", b2);
+        CHECK(ta2.histogram("oaws_ocw_cycles") == ta1.histogram("oaws_ocw_cycles"));
+        CHECK(tb2.histogram("oaws_ocw_cycles") == tb1.histogram("oaws_ocw_cycles"));
+        CHECK(ta1.histogram("oaws_ocw_cycles")[2] == run); // OCW 2 in every replayed cycle
+        // Ranks and picks afterwards: every warp ready, a tight MSHR budget that only locality warps pass.
+        for (MemView* v : {&va, &vb}) {
+            for (auto& w : v->warps) w.ready = true;
+            v->l1_.mshr_free = 17;
+        }
+        CHECK(a2.select(va) == a1.select(va));
+        CHECK(b2.select(vb) == b1.select(vb));
+        for (unsigned w = 0; w < 2; ++w) {
+            CHECK(a2.withholds(va, w) == a1.withholds(va, w));
+            CHECK(b2.withholds(vb, w) == b1.withholds(vb, w));
+        }
+    }
+}

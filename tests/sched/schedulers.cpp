@@ -131,6 +131,46 @@ TEST_CASE("TwoLevelActive's quiet-cycle hook leaves the pools and counters of a 
     CHECK(s.active_slots()[1] == 4);
 }
 
+// The SM replays a run of quiet cycles with one on_quiet_cycles call (timing::QuietCyclesHook): it must leave what as
+// many on_quiet_cycle calls leave, whether the run starts before or inside the rotation, for short runs and for runs
+// of many laps of it.
+TEST_CASE("TwoLevelActive's run of quiet cycles equals as many single quiet cycles") {
+    std::uint64_t seed = 7;
+    auto next = [&seed](unsigned below) {
+        seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+        return static_cast<unsigned>((seed >> 33) % below);
+    };
+    for (int trial = 0; trial < 300; ++trial) {
+        const unsigned slots = 1 + next(12);
+        std::vector<bool> long_latency(slots), occupied(slots);
+        for (unsigned k = 0; k < slots; ++k) {
+            occupied[k] = next(4) != 0;
+            long_latency[k] = next(3) != 0; // the others stall on short hazards: not ready, not waiting
+        }
+        const View quiet{std::vector<bool>(slots, false), {}, long_latency, occupied};
+        const std::uint64_t run = trial % 10 == 0 ? 100000 + next(1000) : next(40);
+        const unsigned warm_up = next(3); // quiet cycles before the run: it may start inside the rotation
+        sched::TwoLevelActive<3> single(timing::SchedulerConfig{slots, 0}), batched(timing::SchedulerConfig{slots, 0});
+        CHECK(single.select(quiet) == timing::no_warp);
+        CHECK(batched.select(quiet) == timing::no_warp);
+        for (unsigned c = 0; c < warm_up; ++c) {
+            single.on_quiet_cycle(quiet);
+            batched.on_quiet_cycle(quiet);
+        }
+        for (std::uint64_t c = 0; c < run; ++c) single.on_quiet_cycle(quiet);
+        batched.on_quiet_cycles(quiet, run);
+        INFO("trial " << trial << ", " << slots << " slots, run of " << run);
+        CHECK(batched.active_slots() == single.active_slots());
+        CHECK(batched.pending_slots() == single.pending_slots());
+        CounterVisitor a, b;
+        single.visit_stats(a);
+        batched.visit_stats(b);
+        CHECK(b.demotions == a.demotions);
+        const View after{std::vector<bool>(slots, true), {}, std::vector<bool>(slots, false), occupied};
+        CHECK(batched.select(after) == single.select(after));
+    }
+}
+
 TEST_CASE("TwoLevelActive demotes waiting warps to the back of the pending queue and refills from its front") {
     sched::TwoLevelActive<2> s(timing::SchedulerConfig{5, 0});
     const auto step = [&](std::vector<bool> ready, std::vector<bool> long_latency, std::vector<bool> occupied = {}) {

@@ -246,3 +246,49 @@ TEST_CASE("MASCAR also saturates when the memory port has only one free slot, no
     (void)s.select(v);
     CHECK_FALSE(s.memory_priority_mode());
 }
+
+// The SM replays a run of quiet cycles with one on_quiet_cycles call (timing::QuietCyclesHook): it must leave the mode,
+// the owner and every counter as that many on_quiet_cycle calls leave them, in either mode and from any owner.
+TEST_CASE("MASCAR's run of quiet cycles equals as many single quiet cycles") {
+    std::uint64_t seed = 11;
+    auto next = [&seed](unsigned below) {
+        seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+        return static_cast<unsigned>((seed >> 33) % below);
+    };
+    for (int trial = 0; trial < 200; ++trial) {
+        const unsigned n = 1 + next(6);
+        sched::MASCAR<> single(timing::SchedulerConfig{n, 0}), batched(timing::SchedulerConfig{n, 0});
+        schedtest::start(single, n);
+        schedtest::start(batched, n);
+        MemView v = MemView::of(n);
+        for (unsigned w = 0; w < n; ++w)
+            if (next(2) == 0) v.load(w, w + 1);
+        v.l1_.mshr_free = next(3); // saturated at 0 or 1
+        // A select that may pick an owner, with every warp ready; then the warps stall (some on their loads).
+        const unsigned first = single.select(v);
+        CHECK(batched.select(v) == first);
+        if (first != timing::no_warp) {
+            single.on_issue(first, 0);
+            batched.on_issue(first, 0);
+        }
+        for (auto& w : v.warps) {
+            w.ready = false;
+            w.long_latency = next(2) == 0;
+        }
+        if (next(3) == 0) v.l1_.mshr_free = 8 - v.l1_.mshr_free; // the L1 may have drained meanwhile
+        const std::uint64_t run = next(5) == 0 ? 0 : 1 + next(50);
+        for (std::uint64_t c = 0; c < run; ++c) single.on_quiet_cycle(v);
+        batched.on_quiet_cycles(v, run);
+        INFO("trial " << trial << ", run of " << run);
+        CHECK(batched.memory_priority_mode() == single.memory_priority_mode());
+        CHECK(batched.owner() == single.owner());
+        core::StatsTable a, b;
+        a.collect("", single);
+        b.collect("", batched);
+        for (const char* name :
+             {"mascar_ep_cycles", "mascar_mp_cycles", "mascar_owner_switches", "mascar_withheld_cycles"})
+            CHECK(b.counter(name) == a.counter(name));
+        for (auto& w : v.warps) w.ready = true;
+        CHECK(batched.select(v) == single.select(v));
+    }
+}

@@ -376,22 +376,31 @@ struct HintAssisted {
         // Start of the fetch stage: warps enter and leave hint mode.
         void transitions(Core& sm) {
             sm.for_each_occupied_warp([&](unsigned w) {
-                if (warp_of(sm, w).hint_mode) maybe_return(sm, w);
-                else maybe_enter(sm, w);
+                const auto& hw = warp_of(sm, w);
+                if (hw.hint_mode) maybe_return(sm, w);
+                else if (may_enter(sm, w, hw)) maybe_enter(sm, w);
             });
         }
-        void maybe_enter(Core& sm, unsigned w) {
+        // maybe_enter's first tests, the cheapest, inline in the visit of every occupied warp in every fetch stage:
+        // a head to stall on that is not a register copy, at a stall point that has not had its episode, and no
+        // results of the previous episode left to consume. Each test only returns, so their order is free; a warp
+        // waiting at a stall point it already took stops here until its load returns.
+        template <class HW> static bool may_enter(const Core& sm, unsigned w, const HW& hw) {
+            const typename Core::WarpState& ws = sm.warps_[w];
+            if (ws.ib_count == 0 || ws.at_barrier) return false;
+            const typename Core::InFlight& rec = sm.records_[ws.ibuffer[ws.ib_head]];
+            return !rec.fetch_state.copy && Core::token_of(rec) != hw.stall_token && hw.rcu.empty();
+        }
+        // The rest of the entry tests, then the entry (after may_enter).
+        [[gnu::noinline]] void maybe_enter(Core& sm, unsigned w) {
             typename Core::WarpState& ws = sm.warps_[w];
-            if (ws.ib_count == 0 || ws.at_barrier) return;
             const std::uint32_t r = ws.ibuffer[ws.ib_head];
             const typename Core::InFlight& rec = sm.records_[r];
-            if (rec.fetch_state.copy || sm.head_hazard(w) != Hazard::raw_long) return;
+            auto& hw = warp_of(sm, w);
+            if (sm.head_hazard(w) != Hazard::raw_long) return;
             // A register copy of the previous episode still waiting behind the stall point: that episode is not over.
             for (unsigned k = 1; k < ws.ib_count; ++k)
                 if (sm.records_[ws.ibuffer[(ws.ib_head + k) % ws.ibuffer.size()]].fetch_state.copy) return;
-            auto& hw = warp_of(sm, w);
-            // One episode per dynamic stall point, and only once the previous episode's results were all consumed.
-            if (Core::token_of(rec) == hw.stall_token || !hw.rcu.empty()) return;
             // HawsEntry::failed_issue (Sec. 5.2): the flag is set only by this cycle's failed issue attempt.
             if constexpr (Scheduler::enter_on_failed_issue)
                 if (hw.failed_issue_at != sm.now_) return;

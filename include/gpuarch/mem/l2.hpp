@@ -238,10 +238,13 @@ private:
     }
     std::uint64_t line_of(std::uint64_t local) const { return config_.l2.geometry.line_of(local); }
     void check_fits(const Delayed& d) const {
-        if (line_of(d.local) != line_of(d.local + (d.packet.bytes == 0 ? 0 : d.packet.bytes - 1)))
-            throw Error("a " + std::to_string(d.packet.bytes) + "-byte request crosses an L2 line of " +
-                        std::to_string(config_.l2.geometry.line_bytes) +
-                        " bytes; the L2 line and the interleaving must be at least the L1 line size");
+        if (line_of(d.local) != line_of(d.local + (d.packet.bytes == 0 ? 0 : d.packet.bytes - 1))) [[unlikely]]
+            throw_crossing(d);
+    }
+    [[noreturn, gnu::cold]] void throw_crossing(const Delayed& d) const {
+        throw Error("a " + std::to_string(d.packet.bytes) + "-byte request crosses an L2 line of " +
+                    std::to_string(config_.l2.geometry.line_bytes) +
+                    " bytes; the L2 line and the interleaving must be at least the L1 line size");
     }
 
     // Serves the head request with the L2 enabled; false leaves it at the head.
@@ -249,7 +252,19 @@ private:
         check_fits(d);
         const MemPacket& p = d.packet;
         const std::uint64_t line = line_of(d.local);
+        // A read or atomic refused for want of an MSHR entry, a merge slot or room toward DRAM is retried in every L2
+        // cycle. While its set's tags and the MSHRs are unchanged, the probe (a miss) and the MSHR search answer as
+        // they did, so only the conditions that refused it are tested again.
+        if (p.kind != MemPacket::write && line == refused_.line &&
+            tags_.set_version(refused_.set) == refused_.set_version && mshr_.version() == refused_.mshr_version) {
+            if (refused_.merge_full || mshr_.full() || to_dram_.full()) return false;
+        }
         const auto probe = tags_.probe(line);
+        // Remembers why a miss was refused (see above).
+        auto refuse_miss = [&](bool merge_full) {
+            refused_ = RefusedMiss{line, probe.set, tags_.set_version(probe.set), mshr_.version(), merge_full};
+            return false;
+        };
         if (p.kind == MemPacket::write) {
             if (needs_response(p) && !out.can_send()) return false;
             if (probe.state == LineState::valid) {
@@ -289,12 +304,12 @@ private:
             return true;
         }
         if (const std::uint32_t e = mshr_.find(line); e != mshr_.none) {
-            if (!mshr_.can_add(e)) return false;
+            if (!mshr_.can_add(e)) return refuse_miss(true);
             mshr_.add(e, p);
             if (p.kind == MemPacket::atomic) fill_dirty_[e] = 1;
             ++stats_.mshr_merges;
         } else {
-            if (mshr_.full() || to_dram_.full()) return false;
+            if (mshr_.full() || to_dram_.full()) return refuse_miss(false);
             const std::uint32_t entry = mshr_.allocate(line);
             fill_dirty_[entry] = p.kind == MemPacket::atomic ? 1 : 0;
             mshr_.add(entry, p);
@@ -395,6 +410,15 @@ private:
     core::Cycle core_now_ = 0;
     std::uint64_t stalled_cycles_ = 0, atomic_busy_cycles_ = 0;
     Stats stats_{};
+    // The last miss serve() refused, and the set and MSHR versions it was refused under (no line: none yet).
+    struct RefusedMiss {
+        std::uint64_t line = ~std::uint64_t{0};
+        std::uint32_t set = 0;
+        std::uint64_t set_version = 0;
+        std::uint64_t mshr_version = 0;
+        bool merge_full = false; // no room to merge into the line's entry; else no entry or no room toward DRAM
+    };
+    RefusedMiss refused_;
 };
 
 } // namespace gpuarch::mem

@@ -209,7 +209,9 @@ public:
         sm.stats_.ready_warp_cycles += ready_warps;
         if (sm.lines_.on()) [[unlikely]]
             charge_line(sm, s, outcome,
-                        issued > 0 ? first_pick : outcome == timing::IssueOutcome::idle ? no_slot : best_slot);
+                        issued > 0                              ? first_pick
+                        : outcome == timing::IssueOutcome::idle ? no_slot
+                                                                : best_slot);
         if constexpr (Core::quiet_cycle_replay) {
             quiet_.outcome[s] = outcome;
             quiet_.ready_warps[s] = static_cast<std::uint8_t>(ready_warps);
@@ -436,10 +438,24 @@ public:
             // No warp is ready in a replayed cycle of a scheduler with state: the view says so without asking. A
             // view writes a flag only where it is 0 (not yet known), so one fill serves every cycle and scheduler.
             std::fill(ready_flags_.begin(), ready_flags_.end(), std::uint8_t{2});
-            for (std::uint64_t k = 0; k < count; ++k) {
+            // With the run hook, two cycles one by one, every scheduler in each, settle what an SM's schedulers
+            // share (OAWS's SM-wide age ranks: the first round may change them, the second brings every scheduler
+            // up to date); the rest of the run is one call per scheduler (its contract: as that many single quiet
+            // cycles, ending now), in which no scheduler changes what the others read.
+            const std::uint64_t single =
+                timing::QuietCyclesHook<Scheduler, PoolView> ? std::min<std::uint64_t>(count, 2) : count;
+            for (std::uint64_t k = 0; k < single; ++k) {
                 sm.now_ = first_now + k;
                 for (unsigned s = 0; s < Frontend::schedulers; ++s)
                     sm.schedulers_[s].on_quiet_cycle(PoolView{&sm, s, ready_flags_.data(), Core::pool_size(s), 0});
+            }
+            if constexpr (timing::QuietCyclesHook<Scheduler, PoolView>) {
+                if (count > single) {
+                    sm.now_ = first_now + count - 1;
+                    for (unsigned s = 0; s < Frontend::schedulers; ++s)
+                        sm.schedulers_[s].on_quiet_cycles(PoolView{&sm, s, ready_flags_.data(), Core::pool_size(s), 0},
+                                                          count - single);
+                }
             }
         }
         sm.now_ = first_now + count - 1;
@@ -469,7 +485,8 @@ public:
     void charge_replayed(Core& sm) {
         if (quiet_.uncharged == 0) return;
         for (unsigned s = 0; s < Frontend::schedulers; ++s)
-            if (quiet_.line_pc[s] != ir::no_pc) sm.lines_.charge(quiet_.line_pc[s], quiet_.outcome[s], quiet_.uncharged);
+            if (quiet_.line_pc[s] != ir::no_pc)
+                sm.lines_.charge(quiet_.line_pc[s], quiet_.outcome[s], quiet_.uncharged);
         quiet_.uncharged = 0;
     }
 

@@ -61,6 +61,14 @@ template <unsigned SaturatedMshrFree = 1, unsigned SaturatedQueueFree = 1> struc
         ++mp_cycles_;
         update_owner(view);
     }
+    // `count` quiet cycles in a row (timing::QuietCyclesHook). The view does not change in them, so after the first
+    // each one finds the same mode and keeps the owner the first chose (a valid owner stays; a recomputed one is the
+    // same warp, which counts no switch): only the mode's cycle count moves.
+    template <timing::SchedulerView View> void on_quiet_cycles(const View& view, std::uint64_t count) {
+        if (count == 0) return;
+        on_quiet_cycle(view);
+        (saturated_ ? mp_cycles_ : ep_cycles_) += count - 1;
+    }
     // Whether ready warp `slot` is held back (memory-priority mode, a data-path memory instruction of a non-owner).
     template <timing::SchedulerView View> bool withholds(const View& view, unsigned slot) const {
         return saturated_ && withheld(view, slot);

@@ -241,6 +241,17 @@ public:
         pick_load_ = false;
     }
 
+    // `count` quiet cycles in a row (timing::QuietCyclesHook): the ranks are refreshed once (a second refresh with
+    // nothing changed returns at once) and the window's size, which nothing in them changes, is sampled `count`
+    // times.
+    template <timing::SchedulerView View> void on_quiet_cycles(const View& view, std::uint64_t count) {
+        if (count == 0) return;
+        refresh_ranks(view);
+        if constexpr (Mode == OawsMode::dynamic) ocw_cycles_.add(state().ocw.ocw(), count);
+        pick_ = timing::no_warp;
+        pick_load_ = false;
+    }
+
     // Whether the policy excludes ready warp `slot` in the state left by the last select with this view.
     template <timing::SchedulerView View> bool withholds(const View& view, unsigned slot) {
         refresh_ranks(view);

@@ -67,6 +67,13 @@ template <unsigned Active> struct TwoLevelActive {
         enter_steady(view);
     }
 
+    // `count` quiet cycles in a row (timing::QuietCyclesHook): single cycles until the pools settle into the
+    // rotation, then the rest of the run in one step of it.
+    template <timing::SchedulerView View> void on_quiet_cycles(const View& view, std::uint64_t count) {
+        for (; count > 0 && !steady_.on; --count) on_quiet_cycle(view);
+        if (count > 0) steady_.advance(demotions_, count);
+    }
+
     // Whether ready warp `slot` is pending (outside the active pool) in the state of the last select (a select
     // ends the rotation below, so the pools are current).
     template <timing::SchedulerView View> bool withholds(const View&, unsigned slot) const {
@@ -176,6 +183,16 @@ private:
             // offset < n and r <= n: one subtraction wraps it (a division here was most of a replayed cycle's cost).
             offset += r;
             if (offset >= n) offset -= n;
+        }
+        // `cycles` quiet cycles: their windows of r follow each other around the ring, so together they demote the
+        // occupied slots of one stretch of cycles * r ring places from `offset` (whole laps, then a remainder).
+        void advance(std::uint64_t& demotions, std::uint64_t cycles) {
+            const std::size_t n = ring.size();
+            if (r == 0 || n == 0) return;
+            const std::uint64_t places = cycles * r, laps = places / n;
+            const auto rest = static_cast<std::size_t>(places % n);
+            demotions += laps * occupied_before[n] + (occupied_before[offset + rest] - occupied_before[offset]);
+            offset = (offset + rest) % n;
         }
     };
 

@@ -101,6 +101,17 @@ concept QuietCycleHook = requires(S s, const View& view) {
     s.on_quiet_cycle(view);
 };
 
+// QuietCyclesHook: a QuietCycleHook scheduler that also has `void on_quiet_cycles(const View&, std::uint64_t n)`.
+// Contract: it changes the scheduler exactly as n calls of on_quiet_cycle(view) in n consecutive cycles, the last
+// at view.now(). The SM replays the first two cycles of a run of quiet cycles one by one and the rest with one call
+// per scheduler (IssueStage::replay_quiet_cycles): an SM asleep for a million cycles costs TwoLevelActive one step of
+// its rotation's arithmetic instead of a million. TwoLevelActive, MASCAR and OAWS offer it; CCWS, whose scores decay
+// cycle by cycle, does not.
+template <class S, class View>
+concept QuietCyclesHook = QuietCycleHook<S, View> && requires(S s, const View& view, std::uint64_t n) {
+    s.on_quiet_cycles(view, n);
+};
+
 // ConstSelect: select is const; nothing a select does can change the scheduler.
 template <class S, class View>
 concept ConstSelect = requires(const S s, const View& view) {
