@@ -9,6 +9,7 @@
 #include <gpuarch/sched/two_level_active.hpp>
 
 #include <cstdint>
+#include <random>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -135,11 +136,8 @@ TEST_CASE("TwoLevelActive's quiet-cycle hook leaves the pools and counters of a 
 // many on_quiet_cycle calls leave, whether the run starts before or inside the rotation, for short runs and for runs
 // of many laps of it.
 TEST_CASE("TwoLevelActive's run of quiet cycles equals as many single quiet cycles") {
-    std::uint64_t seed = 7;
-    auto next = [&seed](unsigned below) {
-        seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
-        return static_cast<unsigned>((seed >> 33) % below);
-    };
+    std::mt19937_64 rng(7);
+    auto next = [&rng](unsigned below) { return static_cast<unsigned>(rng() % below); };
     for (int trial = 0; trial < 300; ++trial) {
         const unsigned slots = 1 + next(12);
         std::vector<bool> long_latency(slots), occupied(slots);

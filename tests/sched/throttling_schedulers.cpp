@@ -1,6 +1,8 @@
 // SWL, CCWS and MASCAR against hand-set views.
 #include <doctest/doctest.h>
 
+#include <random>
+
 #include <gpuarch/core/stats.hpp>
 #include <gpuarch/sched/ccws.hpp>
 #include <gpuarch/sched/mascar.hpp>
@@ -250,11 +252,8 @@ TEST_CASE("MASCAR also saturates when the memory port has only one free slot, no
 // The SM replays a run of quiet cycles with one on_quiet_cycles call (timing::QuietCyclesHook): it must leave the mode,
 // the owner and every counter as that many on_quiet_cycle calls leave them, in either mode and from any owner.
 TEST_CASE("MASCAR's run of quiet cycles equals as many single quiet cycles") {
-    std::uint64_t seed = 11;
-    auto next = [&seed](unsigned below) {
-        seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
-        return static_cast<unsigned>((seed >> 33) % below);
-    };
+    std::mt19937_64 rng(11);
+    auto next = [&rng](unsigned below) { return static_cast<unsigned>(rng() % below); };
     for (int trial = 0; trial < 200; ++trial) {
         const unsigned n = 1 + next(6);
         sched::MASCAR<> single(timing::SchedulerConfig{n, 0}), batched(timing::SchedulerConfig{n, 0});
