@@ -1,5 +1,8 @@
-// Machine presets against their sources, L1 knobs and names, IdealMemory, clock-domain crossing, and the
-// cross-SM duplicate MSHR tracker (Gong 2020 Sec. 6.1).
+// Machine presets against their sources, L1 knobs and names, IdealMemory, clock-domain crossing, the
+// cross-SM duplicate MSHR tracker (Gong 2020 Sec. 6.1), and the bounded queue's erase.
+#include <deque>
+#include <random>
+
 #include <doctest/doctest.h>
 
 #include <gpuarch/mem/clock.hpp>
@@ -7,6 +10,7 @@
 #include <gpuarch/mem/ideal_memory.hpp>
 #include <gpuarch/mem/l1.hpp>
 #include <gpuarch/mem/presets.hpp>
+#include <gpuarch/mem/queue.hpp>
 #include <gpuarch/timing/concepts.hpp>
 
 #include "mem_test_support.hpp"
@@ -319,4 +323,30 @@ TEST_CASE("statistics are declared with names a table can read") {
     const auto ms = memtest::stats_of(m);
     for (const char* name : {"l2_read_hits", "l2_read_misses", "dram_row_hits", "dram_bytes", "icnt_request_flits"})
         CHECK(ms.contains(name));
+}
+
+TEST_CASE("a bounded queue's erase keeps the others in order, from either side and across the wrap") {
+    // Against std::deque, with the head walking round the ring (pushes and pops between the erases).
+    std::mt19937_64 rng(5);
+    for (const std::size_t capacity : {1, 2, 3, 8, 64}) {
+        BoundedQueue<std::uint64_t> q(capacity);
+        std::deque<std::uint64_t> reference;
+        std::uint64_t next = 0;
+        for (int step = 0; step < 4000; ++step) {
+            const unsigned action = static_cast<unsigned>(rng() % 3);
+            if (action == 0 && !q.full()) {
+                q.push(next);
+                reference.push_back(next++);
+            } else if (action == 1 && !q.empty()) {
+                q.pop();
+                reference.pop_front();
+            } else if (!q.empty()) {
+                const std::size_t i = rng() % q.size();
+                q.erase(i);
+                reference.erase(reference.begin() + static_cast<std::ptrdiff_t>(i));
+            }
+            REQUIRE(q.size() == reference.size());
+            for (std::size_t k = 0; k < q.size(); ++k) REQUIRE(q[k] == reference[k]);
+        }
+    }
 }
