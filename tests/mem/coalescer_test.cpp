@@ -155,7 +155,7 @@ TEST_CASE("coalesce equals the plain first-touch rule on random warps: strides, 
     const std::uint32_t sizes[] = {1, 2, 4, 8, 12, 16};
     const std::uint64_t strides[] = {0, 4, 8, 12, 64, 128, 132, 4096, 16384, 65536};
     std::vector<LineTransaction> fast;
-    std::size_t transactions = 0, multi = 0;
+    std::size_t transactions = 0, multi = 0, few = 0;
     for (int trial = 0; trial < 4000; ++trial) {
         const auto [granularity, sector] = shapes[rng() % 4];
         const std::size_t width = trial % 7 == 0 ? 64 : trial % 11 == 0 ? 512 : 32;
@@ -180,8 +180,49 @@ TEST_CASE("coalesce equals the plain first-touch rule on random warps: strides, 
         }
         transactions += fast.size();
         multi += fast.size() > 16 ? 1 : 0;
+        few += fast.size() <= 2 ? 1 : 0;
     }
     // The random warps reach the table's clashes and its linear search: many transactions per warp.
     CHECK(multi > 500);
     CHECK(transactions > 40000);
+    // And the first attempt for warps of one or two transactions.
+    CHECK(few > 400);
+}
+
+TEST_CASE("coalesce's attempt for at most two transactions gives up on a third line or a misaligned lane, late") {
+    std::vector<LineTransaction> out;
+    // 31 lanes over two lines (a window shifted by one word), then the last lane elsewhere: three transactions.
+    std::vector<std::uint64_t> addresses(32);
+    for (std::size_t lane = 0; lane < 32; ++lane) addresses[lane] = 0x1000 - 4 + 4 * lane;
+    addresses[31] = 0x8000 + 36;
+    Access third(1, addresses);
+    coalesce(third.access, 128, 32, out);
+    REQUIRE(out.size() == 3);
+    CHECK(out[0].address == 0xF80);
+    CHECK(out[0].sector_mask == 0x8);
+    CHECK(out[0].lanes == 1);
+    CHECK(out[1].address == 0x1000);
+    CHECK(out[1].sector_mask == 0xF);
+    CHECK(out[1].lanes == 30);
+    CHECK(out[2].address == 0x8000);
+    CHECK(out[2].sector_mask == 0x2);
+    CHECK(out[2].lanes == 1);
+    // One line, but the last lane's word is misaligned and straddles two sectors: the mask has both.
+    for (std::size_t lane = 0; lane < 32; ++lane) addresses[lane] = 0x2000;
+    addresses[31] = 0x2000 + 30;
+    Access misaligned(1, addresses);
+    coalesce(misaligned.access, 128, 32, out);
+    REQUIRE(out.size() == 1);
+    CHECK(out[0].sector_mask == 0x3);
+    CHECK(out[0].lanes == 32);
+    // Two lines in the order of first touch: the higher line first.
+    for (std::size_t lane = 0; lane < 32; ++lane) addresses[lane] = lane < 16 ? 0x3080 + 4 * lane : 0x3000 + 4 * lane;
+    Access reversed(1, addresses);
+    coalesce(reversed.access, 128, 32, out);
+    REQUIRE(out.size() == 2);
+    CHECK(out[0].address == 0x3080);
+    CHECK(out[0].sector_mask == 0x3);
+    CHECK(out[1].address == 0x3000);
+    CHECK(out[1].sector_mask == 0xC);
+    CHECK(out[1].lanes == 16);
 }

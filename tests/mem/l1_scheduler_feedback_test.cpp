@@ -172,6 +172,32 @@ TEST_CASE("the re-execution queue holds one instruction per warp: that warp's ne
     CHECK(s.counter("reexec_full_cycles") == 1);
 }
 
+TEST_CASE("a warp whose load has left the re-execution queue may send its next stalled load there") {
+    using ReexecL1 = L1<MSHR<2>, MissQueue<16>, LsuQueue<2>, ReexecutionQueue<8>>;
+    ReexecL1 l1({}, 0);
+    FeedbackBench<ReexecL1> b(l1);
+    Access d(5, lines_of({0x30000, 0x30080, 0x30100, 0x30180}), gpuarch::ir::StateSpace::global, WarpAccess::load, 4,
+             0);
+    Access e(6, lines_of({0x40000, 0x40080}), gpuarch::ir::StateSpace::global, WarpAccess::load, 4, 0);
+    REQUIRE(b.step(d)); // t0
+    b.step(); // t1: D0
+    b.step(); // t2: D1
+    b.step(); // t3: D2 stalls: D2 and D3 to the queue
+    b.respond(b.request_for(0x30000), 4);
+    b.run_until(6); // t4: the fill frees entry 0 and D2 takes it from the queue; t5: D3 waits there
+    CHECK(memtest::stats_of(l1).counter("reexec_accesses") == 1);
+    REQUIRE(b.step(e)); // t6
+    b.run_until(9); // t7, t8: E0 finds no entry; warp 0 still has D3 queued: E replays in the LSU
+    CHECK(memtest::stats_of(l1).counter("reexec_loads") == 1);
+    CHECK(memtest::stats_of(l1).counter("reexec_full_cycles") == 2);
+    b.respond(b.request_for(0x30080), 9);
+    b.run_until(12); // t9: D3 takes the freed entry, the queue is empty; t10: E0 finds no entry and steps aside
+    const auto s = memtest::stats_of(l1);
+    CHECK(s.counter("reexec_accesses") == 2);
+    CHECK(s.counter("reexec_loads") == 2);
+    CHECK(s.counter("reexec_full_cycles") == 2);
+}
+
 TEST_CASE("an L1 without a re-execution queue keeps replaying in the LSU and reports no queue statistics") {
     using PlainL1 = L1<MSHR<2>, MissQueue<16>>;
     static_assert(PlainL1::reexecution_entries == 0);

@@ -382,12 +382,17 @@ struct HintAssisted {
             });
         }
         // maybe_enter's first tests, the cheapest, inline in the visit of every occupied warp in every fetch stage:
-        // a head to stall on that is not a register copy, at a stall point that has not had its episode, and no
-        // results of the previous episode left to consume. Each test only returns, so their order is free; a warp
-        // waiting at a stall point it already took stops here until its load returns.
+        // a head to stall on that is not a register copy, at a stall point that has not had its episode, no results
+        // of the previous episode left to consume, and a head hazard that is not known to be other than raw_long.
+        // Each test only returns, so their order is free; a warp waiting at a stall point it already took stops here
+        // until its load returns.
         template <class HW> static bool may_enter(const Core& sm, unsigned w, const HW& hw) {
             const typename Core::WarpState& ws = sm.warps_[w];
             if (ws.ib_count == 0 || ws.at_barrier) return false;
+            // The head's hazard when the SM has it cached (Core::head_hazard): a head that does not wait on a
+            // long-latency load cannot enter (maybe_enter's first test), and most visits end here.
+            if (ws.head_hazard != Core::hazard_unknown && ws.head_hazard != static_cast<std::uint8_t>(Hazard::raw_long))
+                return false;
             const typename Core::InFlight& rec = sm.records_[ws.ibuffer[ws.ib_head]];
             return !rec.fetch_state.copy && Core::token_of(rec) != hw.stall_token && hw.rcu.empty();
         }

@@ -181,19 +181,25 @@ public:
     // bank-filtered scan (retry_at_; the next cycle under the plain scans or FCFS, which keep no bound); for a
     // completion, its time. `never` when idle. Every cycle before it only counts itself (skip_quiet_cycles).
     core::Cycle next_event() const {
-        core::Cycle at = never;
-        if (!queue_.empty())
-            at = config_.scheduler == DramScheduler::fr_fcfs && config_.bank_filtered_scan ? retry_at_ : now_ + 1;
+        core::Cycle at = next_command();
         if (!done_.empty()) at = std::min(at, done_.front().at);
         return at;
     }
-    // Exactly what `ticks` calls of cycle(), the last being cycle(now), do when none of them reaches next_event():
-    // each issues nothing and adds the same counts (the queue and the completions do not change), and the bank
-    // timers are absolute cycle numbers that need no update. The memory system uses this to skip the cycles of a
-    // partition that waits for a timer. Throws if a skipped cycle would have reached next_event().
-    void skip_quiet_cycles(std::uint64_t ticks, core::Cycle now) {
+    // next_event() without the completions: the first DRAM cycle at which cycle() may issue a command. For an owner
+    // whose due completion waits for room to answer it (MemoryPartition): the completions behind that one cannot
+    // overtake it (each comes due in the future, the waiting one already has), so none of them is an event.
+    core::Cycle next_command() const {
+        if (queue_.empty()) return never;
+        return config_.scheduler == DramScheduler::fr_fcfs && config_.bank_filtered_scan ? retry_at_ : now_ + 1;
+    }
+    // Exactly what `ticks` calls of cycle(), the last being cycle(now), do when none of them reaches next_event()
+    // (next_command() when `completion_waits`: the owner leaves a due completion where it is): each issues nothing
+    // and adds the same counts (the queue and the completions do not change), and the bank timers are absolute cycle
+    // numbers that need no update. The memory system uses this to skip the cycles of a partition that waits for a
+    // timer or for room in its response port. Throws if a skipped cycle would have reached that event.
+    void skip_quiet_cycles(std::uint64_t ticks, core::Cycle now, bool completion_waits = false) {
         if (ticks == 0) return;
-        if (next_event() <= now)
+        if ((completion_waits ? next_command() : next_event()) <= now)
             throw Error("internal error: a DRAM channel skipped a cycle in which it had a command or a completion due");
         now_ = now;
         cycles_ += ticks;

@@ -629,14 +629,15 @@ private:
         LsuSlot& slot = lsu_[lsu_head_];
         const std::uint32_t warp = pending_[slot.pending].info.warp;
         const std::size_t remaining = slot.accesses.size() - slot.next;
-        bool warp_queued = false;
-        for (const Reexec& r : reexec_) warp_queued = warp_queued || pending_[r.pending].info.warp == warp;
+        const bool warp_queued = warp < reexec_per_warp_.size() && reexec_per_warp_[warp] != 0;
         if (warp_queued || reexec_.size() + remaining > config_.reexecution_entries) {
             ++reexec_full_cycles_;
             return;
         }
         for (std::size_t k = slot.next; k < slot.accesses.size(); ++k)
             reexec_.push_back(Reexec{slot.pending, slot.accesses[k].address, k + 1 == slot.accesses.size()});
+        if (warp >= reexec_per_warp_.size()) reexec_per_warp_.resize(std::size_t{warp} + 1, 0);
+        reexec_per_warp_[warp] += static_cast<std::uint32_t>(remaining);
         ++reexec_loads_;
         Pending& p = pending_[slot.pending];
         p.info.occlusion_cycles += p.started_at - p.eligible_at;
@@ -661,6 +662,7 @@ private:
             return true;
         }
         ++reexec_accesses_;
+        --reexec_per_warp_[pending_[head.pending].info.warp];
         reexec_.erase(reexec_.begin());
         state_ = LsuState::busy;
         if (head.last) all_accesses_served(head.pending, now);
@@ -975,6 +977,9 @@ private:
         bool last; // the load's last access: serving it finishes the load's issue
     };
     std::vector<Reexec> reexec_; // FIFO, at most config_.reexecution_entries
+    // reexec_'s entries per warp (of their loads), so that divert_to_reexecution tells whether a warp has entries
+    // without a scan of the queue: the scan, in every cycle of a stalled head, was 6% of MASCAR's atax on GTX480.
+    std::vector<std::uint32_t> reexec_per_warp_;
     std::uint64_t reexec_loads_ = 0, reexec_accesses_ = 0, reexec_replay_cycles_ = 0, reexec_full_cycles_ = 0;
     std::uint64_t outstanding_writes_ = 0;
     bool cycled_ = false;

@@ -83,6 +83,8 @@ public:
     // extrapolated. Statistics do not count warming.
     void warm(std::uint64_t local, bool write) {
         if (!config_.l2.enabled) return;
+        // A head refused for want of a response slot may be a miss after this (its line evicted): no longer known.
+        head_waits_ = false;
         const std::uint64_t line = line_of(local);
         const auto probe = tags_.probe(line);
         if (probe.state == LineState::valid) {
@@ -106,19 +108,33 @@ public:
     void l2_cycle(core::Cycle core_now, Downstream& out) {
         ++l2_cycles_;
         core_now_ = core_now;
+        fill_waits_ = head_waits_ = false;
         if (atomic_busy_until_ > l2_cycles_) {
             ++atomic_busy_cycles_;
             return;
         }
         if (dram_.has_completed()) {
+            refused_for_output_ = false;
             if (config_.l2.enabled ? fill(out) : pass_back(out)) return;
+            fill_waits_ = refused_for_output_;
         }
         if (rop_.empty() || rop_.front().ready_at > core_now) return;
         const Delayed d = rop_.front();
+        refused_for_output_ = false;
         const bool served = config_.l2.enabled ? serve(d, out) : pass_down(d);
-        if (served) rop_.pop();
-        else ++stalled_cycles_;
+        if (served) {
+            rop_.pop();
+        } else {
+            ++stalled_cycles_;
+            head_waits_ = refused_for_output_;
+        }
     }
+    // Whether the last l2_cycle left work that waits only for room in `out` (its port into the response network):
+    // a due DRAM completion, or the due head request, refused because `out` was full, and `out` still full. Until
+    // the network takes a packet from `out`, every l2_cycle refuses them again, and changes nothing but its counts
+    // (next_event() does not count them as events; skip_quiet_cycles() counts those cycles). The memory system
+    // ticks such a partition again when `out` has room (or at next_event()).
+    bool waits_for_output(const Downstream& out) const { return (fill_waits_ || head_waits_) && !out.can_send(); }
 
     // One DRAM clock.
     void dram_cycle(core::Cycle dram_now, core::Cycle core_now) {
@@ -137,30 +153,35 @@ public:
     // `core_cycle_of_dram(t)` turns into the core cycle whose DRAM ticks include t). `never` with nothing in flight
     // and no atomic in the slice; an accept() can only bring it forward, to the cycle it returns. The memory system
     // skips the cycles before it.
+    // Work that waits for room in `out` (waits_for_output) is no event: the memory system wakes the partition when
+    // the response network frees a slot.
     template <class CoreCycleOfDram>
-    core::Cycle next_event(core::Cycle core_now, CoreCycleOfDram&& core_cycle_of_dram) const {
+    core::Cycle next_event(core::Cycle core_now, CoreCycleOfDram&& core_cycle_of_dram, const Downstream& out) const {
         const core::Cycle soon = core_now + 1;
         if (atomic_busy_until_ > l2_cycles_) return soon; // counted per L2 cycle; short, so not skipped
+        const bool out_full = !out.can_send();
         core::Cycle at = never;
         // A head that is due but still waiting (a refused serve, a full DRAM queue) retries in every cycle.
-        if (!rop_.empty()) at = std::max(rop_.front().ready_at, soon);
+        if (!rop_.empty() && !(head_waits_ && out_full)) at = std::max(rop_.front().ready_at, soon);
         if (!to_dram_.empty()) at = std::min(at, std::max(to_dram_.front().ready_at, soon));
         if (at == soon) return soon;
-        const core::Cycle dram_at = dram_.next_event();
+        const core::Cycle dram_at = fill_waits_ && out_full ? dram_.next_command() : dram_.next_event();
         if (dram_at != DramChannel::never)
             at = std::min(at, dram_at <= dram_.now() ? soon : core_cycle_of_dram(dram_at));
         return at;
     }
     // Exactly what `l2_ticks` calls of l2_cycle and `dram_ticks` calls of dram_cycle (the last at DRAM cycle
-    // `dram_now`) do when all of them fall before next_event(): they count cycles (and the DRAM queue's occupancy)
-    // and change nothing else that any later cycle reads (core_now_ is rewritten by the next l2_cycle before it
-    // is used). accept() calls in between change nothing here: their requests come due at or after the cycle
-    // accept() returns, which the caller does not skip.
+    // `dram_now`) do when all of them fall before next_event(), with the response port staying full if the partition
+    // waits_for_output(): they count cycles (and the DRAM queue's occupancy, and a stall for each refusal of a
+    // waiting head) and change nothing else that any later cycle reads (core_now_ is rewritten by the next l2_cycle
+    // before it is used). accept() calls in between change nothing here: their requests come due at or after the
+    // cycle accept() returns, which the caller does not skip, and queue behind a waiting head.
     void skip_quiet_cycles(std::uint64_t l2_ticks, std::uint64_t dram_ticks, core::Cycle dram_now) {
         if (l2_ticks > 0 && atomic_busy_until_ > l2_cycles_)
             throw Error("internal error: a memory partition skipped cycles of a busy atomic unit");
         l2_cycles_ += l2_ticks;
-        dram_.skip_quiet_cycles(dram_ticks, dram_now);
+        if (head_waits_) stalled_cycles_ += l2_ticks;
+        dram_.skip_quiet_cycles(dram_ticks, dram_now, fill_waits_);
     }
     const DramChannel& dram() const { return dram_; }
 
@@ -266,7 +287,7 @@ private:
             return false;
         };
         if (p.kind == MemPacket::write) {
-            if (needs_response(p) && !out.can_send()) return false;
+            if (needs_response(p) && !out.can_send()) return refuse_for_output();
             if (probe.state == LineState::valid) {
                 tags_.set_dirty(probe.set, probe.way);
                 tags_.touch(probe.set, probe.way);
@@ -289,7 +310,7 @@ private:
         }
         // reads and atomics
         if (probe.state == LineState::valid) {
-            if (!out.can_send()) return false;
+            if (!out.can_send()) return refuse_for_output();
             tags_.touch(probe.set, probe.way);
             if (p.kind == MemPacket::atomic) {
                 tags_.set_dirty(probe.set, probe.way);
@@ -330,7 +351,7 @@ private:
         if (!mshr_.valid(entry)) throw Error("an L2 slice received a DRAM fill for an MSHR entry it never allocated");
         std::uint32_t responses = 0;
         for (const MemPacket& p : mshr_.requests(entry)) responses += needs_response(p) ? 1 : 0;
-        if (out.free_slots() < responses) return false;
+        if (out.free_slots() < responses) return refuse_for_output();
         const std::uint64_t line = mshr_.line(entry);
         const auto present = tags_.probe(line);
         if (present.state == LineState::valid) {
@@ -356,6 +377,11 @@ private:
         return true;
     }
 
+    // A refusal for want of room in the response port (see waits_for_output).
+    bool refuse_for_output() {
+        refused_for_output_ = true;
+        return false;
+    }
     void start_atomic(const MemPacket& p) {
         const std::uint32_t lanes = p.lanes == 0 ? 1 : p.lanes;
         atomic_busy_until_ = l2_cycles_ + std::uint64_t{lanes} * config_.l2.atomic_cycles_per_lane;
@@ -387,7 +413,7 @@ private:
         return true;
     }
     bool pass_back(Downstream& out) {
-        if (!out.can_send()) return false;
+        if (!out.can_send()) return refuse_for_output();
         const auto slot = static_cast<std::uint32_t>(dram_.completed().tag);
         respond(passthrough_[slot], out);
         free_passthrough_.push_back(slot);
@@ -419,6 +445,9 @@ private:
         bool merge_full = false; // no room to merge into the line's entry; else no entry or no room toward DRAM
     };
     RefusedMiss refused_;
+    // The last l2_cycle's refusals for want of room in the response port (waits_for_output): its DRAM completion's,
+    // its head request's; refused_for_output_ is set by fill, pass_back and serve when that is why they refuse.
+    bool fill_waits_ = false, head_waits_ = false, refused_for_output_ = false;
 };
 
 } // namespace gpuarch::mem

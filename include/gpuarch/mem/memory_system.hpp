@@ -15,8 +15,11 @@
 //    DRAM completion comes due) is more than one cycle away is no longer ticked; a partition with nothing in flight
 //    waits for a request. It is ticked again from the cycle of that event, or of the first request that comes due
 //    sooner, and its L2 and DRAM cycles (with the DRAM queue's occupancy) are counted in bulk then or when a
-//    statistic is read. Every result and statistic is what ticking it every cycle gives (tests/pinned/idle_memory.cpp
-//    and tests/mem/idle_partitions_test.cpp compare full statistics with `skip_idle` off).
+//    statistic is read. A partition whose due work waits only for room in its port into the response network
+//    (MemoryPartition::waits_for_output: on atax, GTX480, 70% of the L2 cycles ticked were such refusals, retried in
+//    every cycle) waits too, and is also ticked again in the first cycle in which that port has room. Every result
+//    and statistic is what ticking it every cycle gives (tests/pinned/idle_memory.cpp and
+//    tests/mem/idle_partitions_test.cpp compare full statistics with `skip_idle` off).
 #include <algorithm>
 #include <bit>
 #include <cstdint>
@@ -102,8 +105,8 @@ public:
         : config_((config.validate(), config)), map_(config.partitions, config.interleave_bytes),
           requests_(config.sms, config.partitions, config.request_network),
           responses_(config.partitions, config.sms, config.response_network), awake_(config.partitions),
-          icnt_clock_(config.clocks.icnt, config.clocks.core), l2_clock_(config.clocks.l2, config.clocks.core),
-          dram_clock_(config.clocks.dram, config.clocks.core) {
+          waits_for_output_(config.partitions), icnt_clock_(config.clocks.icnt, config.clocks.core),
+          l2_clock_(config.clocks.l2, config.clocks.core), dram_clock_(config.clocks.dram, config.clocks.core) {
         partitions_.reserve(config.partitions);
         for (std::uint32_t p = 0; p < config.partitions; ++p) partitions_.emplace_back(config.partition, p);
         // A new partition has nothing in flight: waiting for a request from cycle 0 when skipping, else ticked for
@@ -125,7 +128,10 @@ public:
     }
     // Functional warming of the L2 slice that holds `address` (MemoryPartition::warm).
     void warm(std::uint64_t address, bool write) {
-        partitions_[map_.partition_of(address)].warm(map_.local_address(address), write);
+        const std::uint32_t p = map_.partition_of(address);
+        // Warming may turn a head that waits for a response slot (a hit) into a miss, which need not wait.
+        if (waits_for_output_.test(p)) wake(p);
+        partitions_[p].warm(map_.local_address(address), write);
     }
     // The partition with every cycle accounted for (a waiting one is brought up to date first).
     const MemoryPartition& partition(std::uint32_t p) const {
@@ -168,6 +174,12 @@ public:
         const std::uint32_t l2_ticks = l2_clock_.advance();
         const std::uint32_t dram_ticks = dram_clock_.advance();
         if (now >= next_wake_) wake_due(now);
+        // After this cycle's network cycles, before its L2 cycles: a partition whose response port was full finds
+        // room in this L2 cycle if the network took a packet from the port.
+        if (output_waits_ != 0)
+            waits_for_output_.for_each([&](std::uint32_t p) {
+                if (responses_.input(p).can_send()) wake(p);
+            });
         if (awake_count_ == 0) {
             l2_now_ += l2_ticks;
             dram_now_ += dram_ticks;
@@ -185,14 +197,17 @@ public:
             // The core cycle in which the DRAM domain reaches cycle t (> dram_now_).
             auto core_cycle_of_dram = [&](core::Cycle t) { return now + dram_clock_.calls_until(t - dram_now_); };
             awake_.for_each([&](std::uint32_t p) {
-                const core::Cycle event = partitions_[p].next_event(now, core_cycle_of_dram);
-                if (event > now + 1) wait(p, event);
+                const core::Cycle event = partitions_[p].next_event(now, core_cycle_of_dram, responses_.input(p));
+                if (event > now + 1) wait(p, event, partitions_[p].waits_for_output(responses_.input(p)));
             });
         }
     }
 
     // Partitions ticked in this cycle (all of them with skip_idle off); the others wait for their next event.
     std::uint32_t awake_partitions() const { return awake_count_; }
+    // Of the partitions not ticked in this cycle, those that also wake when their response port has room
+    // (MemoryPartition::waits_for_output).
+    std::uint32_t output_waits() const { return output_waits_; }
     // Of the partitions not ticked in this cycle, those with work in flight: they wait for a timer, not a request.
     std::uint32_t timed_waits() const {
         std::uint32_t n = 0;
@@ -248,23 +263,33 @@ private:
         next_wake_ = MemoryPartition::never;
         for (std::uint32_t p = 0; p < config_.partitions; ++p) {
             if (awake_.test(p)) continue;
-            if (wake_at_[p] <= now) {
-                catch_up(p);
-                awake_.insert(p);
-                ++awake_count_;
-            } else {
-                next_wake_ = std::min(next_wake_, wake_at_[p]);
-            }
+            if (wake_at_[p] <= now) wake(p);
+            else next_wake_ = std::min(next_wake_, wake_at_[p]);
         }
     }
-    // Stops ticking partition p after this cycle, until core cycle `event` or a request due sooner.
-    void wait(std::uint32_t p, core::Cycle event) {
+    // Ticks waiting partition p again from this cycle on (its wake_at_ may stay in next_wake_: wake_due skips it).
+    void wake(std::uint32_t p) {
+        catch_up(p);
+        awake_.insert(p);
+        ++awake_count_;
+        if (waits_for_output_.test(p)) {
+            waits_for_output_.erase(p);
+            --output_waits_;
+        }
+    }
+    // Stops ticking partition p after this cycle, until core cycle `event`, a request due sooner or, when
+    // `on_output`, room in its response port.
+    void wait(std::uint32_t p, core::Cycle event, bool on_output) {
         awake_.erase(p);
         --awake_count_;
         slept_l2_[p] = l2_now_;
         slept_dram_[p] = dram_now_;
         wake_at_[p] = event;
         next_wake_ = std::min(next_wake_, event);
+        if (on_output) {
+            waits_for_output_.insert(p);
+            ++output_waits_;
+        }
     }
 
     MemorySystemConfig config_;
@@ -275,6 +300,8 @@ private:
     mutable std::vector<MemoryPartition> partitions_;
     IndexSet awake_; // partitions ticked in each cycle; the others wait, caught up lazily
     std::uint32_t awake_count_ = 0;
+    IndexSet waits_for_output_; // waiting partitions that also wake when their response port has room
+    std::uint32_t output_waits_ = 0; // their number
     mutable std::vector<core::Cycle> slept_l2_; // l2_now_ and dram_now_ when a waiting partition was last
     mutable std::vector<core::Cycle> slept_dram_; // ticked or caught up
     std::vector<core::Cycle> wake_at_; // a waiting partition's next event (core cycle; never: none in flight)

@@ -6,8 +6,10 @@
 // requests per entry (8).
 // Contract: storage is preallocated (entries x max_requests); allocation takes the lowest free entry, so
 // entry numbers (which travel as packet ids) are deterministic.
-// Speed: find() looks the line up in an open-addressed index (linear probing, kept at most half full) instead of
-// comparing every entry; a divergent load misses on up to 32 lines per instruction, each one a search.
+// Speed: find() looks the line up in an open-addressed index (linear probing, kept at most a quarter full) instead
+// of comparing every entry; a divergent load misses on up to 32 lines per instruction, each one a search. A quarter
+// full rather than half shortens the probe runs that release's backward-shift deletion walks when the table is full
+// (release was 1.7% of atax's host instructions on GTX480; the larger index saves about 1%).
 #include <bit>
 #include <cstdint>
 #include <span>
@@ -26,7 +28,7 @@ public:
     MshrTable(std::uint32_t entries, std::uint32_t max_requests)
         : max_requests_(max_requests), line_(entries, vacant), valid_(entries, 0), count_(entries, 0),
           requests_(std::size_t{entries} * max_requests), free_(entries),
-          index_line_(std::bit_ceil(std::size_t{entries} * 2), vacant), index_entry_(index_line_.size(), none),
+          index_line_(std::bit_ceil(std::size_t{entries} * 4), vacant), index_entry_(index_line_.size(), none),
           index_shift_(64 - static_cast<unsigned>(std::countr_zero(index_line_.size()))) {
         if (entries == 0) throw Error("an MSHR table needs at least one entry");
         if (max_requests == 0) throw Error("an MSHR entry must hold at least the request that allocated it");
