@@ -191,38 +191,35 @@ TEST_CASE("coalesce equals the plain first-touch rule on random warps: strides, 
 
 TEST_CASE("coalesce's attempt for at most two transactions gives up on a third line or a misaligned lane, late") {
     std::vector<LineTransaction> out;
+    auto check = [&](std::size_t i, std::uint64_t address, std::uint32_t sectors, std::uint32_t lanes) {
+        INFO("transaction " << i);
+        REQUIRE(i < out.size());
+        CHECK(out[i].address == address);
+        CHECK(out[i].sector_mask == sectors);
+        CHECK(out[i].lanes == lanes);
+    };
     // 31 lanes over two lines (a window shifted by one word), then the last lane elsewhere: three transactions.
     std::vector<std::uint64_t> addresses(32);
     for (std::size_t lane = 0; lane < 32; ++lane) addresses[lane] = 0x1000 - 4 + 4 * lane;
     addresses[31] = 0x8000 + 36;
     Access third(1, addresses);
     coalesce(third.access, 128, 32, out);
-    REQUIRE(out.size() == 3);
-    CHECK(out[0].address == 0xF80);
-    CHECK(out[0].sector_mask == 0x8);
-    CHECK(out[0].lanes == 1);
-    CHECK(out[1].address == 0x1000);
-    CHECK(out[1].sector_mask == 0xF);
-    CHECK(out[1].lanes == 30);
-    CHECK(out[2].address == 0x8000);
-    CHECK(out[2].sector_mask == 0x2);
-    CHECK(out[2].lanes == 1);
+    CHECK(out.size() == 3);
+    check(0, 0xF80, 0x8, 1);
+    check(1, 0x1000, 0xF, 30);
+    check(2, 0x8000, 0x2, 1);
     // One line, but the last lane's word is misaligned and straddles two sectors: the mask has both.
     for (std::size_t lane = 0; lane < 32; ++lane) addresses[lane] = 0x2000;
     addresses[31] = 0x2000 + 30;
     Access misaligned(1, addresses);
     coalesce(misaligned.access, 128, 32, out);
-    REQUIRE(out.size() == 1);
-    CHECK(out[0].sector_mask == 0x3);
-    CHECK(out[0].lanes == 32);
+    CHECK(out.size() == 1);
+    check(0, 0x2000, 0x3, 32);
     // Two lines in the order of first touch: the higher line first.
     for (std::size_t lane = 0; lane < 32; ++lane) addresses[lane] = lane < 16 ? 0x3080 + 4 * lane : 0x3000 + 4 * lane;
     Access reversed(1, addresses);
     coalesce(reversed.access, 128, 32, out);
-    REQUIRE(out.size() == 2);
-    CHECK(out[0].address == 0x3080);
-    CHECK(out[0].sector_mask == 0x3);
-    CHECK(out[1].address == 0x3000);
-    CHECK(out[1].sector_mask == 0xC);
-    CHECK(out[1].lanes == 16);
+    CHECK(out.size() == 2);
+    check(0, 0x3080, 0x3, 16);
+    check(1, 0x3000, 0xC, 16);
 }
