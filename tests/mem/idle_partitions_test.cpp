@@ -39,8 +39,8 @@ struct Trace {
 enum class Traffic { random_sectors, two_sms_hot_lines };
 
 // Bursts of random traffic (each SM sends with probability 1/send_one_in per cycle, to random 32-byte sectors of a 4 MB
-// range) separated by gaps of 100-3000 idle cycles (plus `longer_gaps`), then a drain. The same seed gives the same offers; whether an
-// offer is taken depends on the memory system's back-pressure, which must itself be identical.
+// range) separated by gaps of 100-3000 idle cycles (plus `longer_gaps`), then a drain. The same seed gives the same
+// offers; whether an offer is taken depends on the memory system's back-pressure, which must itself be identical.
 // With `warm_every`, every so many cycles the L2 is warmed (MemorySystem::warm, as sampled timing does between
 // detailed CTAs) with a megabyte of other lines: it evicts the hot lines, so that a head request waiting for room in
 // its response port, a hit, becomes a miss, which need not wait.
