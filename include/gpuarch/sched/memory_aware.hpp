@@ -160,8 +160,24 @@ public:
     void invalidate() { valid_ = false; }
     bool valid() const { return valid_; }
 
+    // The test inline, the rebuild out of line: schedulers call this in every select, and it rebuilds only after a
+    // warp started or exited.
     template <class View> void refresh(const View& view) {
-        if (valid_ && rank_.size() == view.pool_size()) return;
+        if (!valid_ || rank_.size() != view.pool_size()) rebuild(view);
+    }
+    // Rank of `slot` (unranked when it holds no warp).
+    unsigned rank(unsigned slot) const { return slot < rank_.size() ? rank_[slot] : unranked; }
+    unsigned occupied() const { return static_cast<unsigned>(order_.size()); }
+    // Slots from oldest to youngest.
+    const std::vector<unsigned>& order() const { return order_; }
+    // Ages of order(), oldest first.
+    const std::vector<std::uint64_t>& ages() const { return ages_; }
+
+    static constexpr unsigned unranked = ~0U;
+
+private:
+    // Ranks the occupied slots by age, ties by slot.
+    template <class View> [[gnu::noinline]] void rebuild(const View& view) {
         const unsigned n = view.pool_size();
         rank_.assign(n, unranked);
         order_.clear();
@@ -178,17 +194,7 @@ public:
         }
         valid_ = true;
     }
-    // Rank of `slot` (unranked when it holds no warp).
-    unsigned rank(unsigned slot) const { return slot < rank_.size() ? rank_[slot] : unranked; }
-    unsigned occupied() const { return static_cast<unsigned>(order_.size()); }
-    // Slots from oldest to youngest.
-    const std::vector<unsigned>& order() const { return order_; }
-    // Ages of order(), oldest first.
-    const std::vector<std::uint64_t>& ages() const { return ages_; }
 
-    static constexpr unsigned unranked = ~0U;
-
-private:
     bool valid_ = false;
     std::vector<unsigned> rank_;
     std::vector<unsigned> order_;

@@ -206,12 +206,15 @@ public:
         const SmShared& sh = state();
         if constexpr (Mode == OawsMode::dynamic) ocw_cycles_.add(sh.ocw.ocw());
         const std::int64_t budget = available(l1) - sh.miss_inflight;
+        // Each disqualified warp counts once. greedy_then_oldest asks about the greedy warp first and then about
+        // each ready slot once, so only the greedy warp can be asked twice. (A per-slot flag vector cleared in every
+        // select cost more than the rest of it.)
         unsigned disqualified = 0;
-        counted_.assign(view.pool_size(), 0);
+        bool greedy_counted = false;
         auto qualified = [&](unsigned slot) {
             const bool ok = qualifies(view, slot, l1, budget);
-            if (!ok && !counted_[slot]) {
-                counted_[slot] = 1;
+            if (!ok && !(slot == greedy_ && greedy_counted)) {
+                greedy_counted = greedy_counted || slot == greedy_;
                 ++disqualified;
             }
             return ok;
@@ -472,7 +475,6 @@ private:
     unsigned live_warps_ = 0;
     bool launch_hook_seen_ = false;
     std::vector<Flight> flights_;
-    std::vector<std::uint8_t> counted_;
     unsigned pick_ = timing::no_warp;
     bool pick_load_ = false;
     ir::Pc pick_pc_ = ir::no_pc;
