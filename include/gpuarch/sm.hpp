@@ -273,7 +273,7 @@ public:
             wake_at_ = never;
             stalled_on_l1_ = false;
             if constexpr (sleeps_on_stalled_l1)
-                if (!dormant_ && waits_on_l1(now)) dormant_ = stalled_on_l1_ = true;
+                if (!dormant_ && waits_on_l1(now)) dormant_ = true;
         }
     }
 
@@ -311,19 +311,32 @@ public:
         else return false;
     }
     // Whether the SM may sleep through the cycles after `now` until a response reaches its L1 (receive) or an exec
-    // unit's or an L1 hit's completion comes due (wake_at_, set here): every one of those cycles would repeat the
-    // L1's stall (L1Unit::repeats_stall) and change nothing else. The issue stage would replay its quiet cycle and
-    // the fetch stage find no warp, as in dormant(); no register write waits to be drained; and every instruction
-    // waiting for dispatch is a memory instruction, which the full LSU refuses (an ALU one would dispatch once its
-    // unit frees). Such cycles are accounted by settle_dormant as dormant ones, with the L1's stalled_cycles in place
-    // of its quiet ones. On syrk (GTX480, GTO) most LSU cycles are such a stall: a load whose set has every way
-    // reserved, retried in each cycle until a fill comes back.
+    // unit's or an L1 hit's completion comes due (wake_at_, set here): every one of those cycles would change nothing
+    // but counters. The issue stage would replay its quiet cycle and the fetch stage find no warp, as in dormant();
+    // no register write waits to be drained; and the L1 either
+    //  - repeats its stall (L1Unit::repeats_stall), every instruction waiting for dispatch being a memory one, which
+    //    the full LSU refuses (an ALU one would dispatch once its unit frees): settle_dormant then counts the L1's
+    //    stalled_cycles (stalled_on_l1_). On syrk (GTX480, GTO) most LSU cycles are such a stall: a load whose set
+    //    has every way reserved, retried in each cycle until a fill comes back.
+    //  - or waits for responses with an empty LSU (L1Unit::waits_for_responses), no instruction waiting for its
+    //    operands or for dispatch: settle_dormant counts its quiet_cycles, outstanding misses included. Every warp
+    //    then waits on a load, a barrier or an exec result: the commonest state of a memory-bound kernel's SM.
     bool waits_on_l1(core::Cycle now) {
         if constexpr (sleeps_on_stalled_l1) {
-            if (!issue_.replays_next_cycle(*this) || !l1_.repeats_stall() || !fetch_.finds_no_warp(*this) ||
-                rf_.writes_pending() || dispatch_.non_memory_waiting() != 0 || (rf_.has_pending() && !l1_.lsu_full()))
+            if (!issue_.replays_next_cycle(*this) || !fetch_.finds_no_warp(*this) || rf_.writes_pending() ||
+                dispatch_.non_memory_waiting() != 0)
                 return false;
+            bool stalled = false;
+            if (l1_.repeats_stall()) {
+                if (rf_.has_pending() && !l1_.lsu_full()) return false;
+                stalled = true;
+            } else if constexpr (requires { l1_.waits_for_responses(); }) {
+                if (rf_.has_pending() || !l1_.waits_for_responses()) return false;
+            } else {
+                return false;
+            }
             wake_at_ = std::min(exec_.next_completion(), l1_.next_timed_completion());
+            stalled_on_l1_ = stalled;
             return wake_at_ > now + 1;
         } else {
             (void)now;
@@ -349,6 +362,8 @@ public:
                 if (stalled) {
                     self.l1_.stalled_cycles(owed, dormant_last_);
                     self.stalled_total_ += owed;
+                } else if (self.ctas_.resident() != 0) {
+                    self.waiting_total_ += owed;
                 }
             }
             if (!stalled) self.l1_.quiet_cycles(owed, dormant_last_);
@@ -560,6 +575,12 @@ public:
         settle_dormant();
         return stalled_total_;
     }
+    // Of dormant_cycles(), those the SM slept with CTAs resident while its L1 waited for responses with an empty LSU
+    // (waits_on_l1).
+    std::uint64_t waiting_cycles_slept() const {
+        settle_dormant();
+        return waiting_total_;
+    }
     std::uint64_t warp_instructions() const { return stats_.warp_instructions; }
     std::uint64_t thread_instructions() const { return stats_.thread_instructions; }
 
@@ -751,6 +772,7 @@ private:
     void touch(unsigned w) {
         if constexpr (event_driven_issue) issue_.mark_dirty(w);
         if constexpr (event_driven_fetch) fetch_.mark_dirty(w);
+        if constexpr (requires { fetch_mechanism_.touched(w); }) fetch_mechanism_.touched(w);
     }
     void touch_cta(const CtaSlot& cta) {
         if constexpr (event_driven_issue || event_driven_fetch)
@@ -759,6 +781,7 @@ private:
     void touch_all() {
         if constexpr (event_driven_issue) issue_.mark_all_dirty();
         if constexpr (event_driven_fetch) fetch_.mark_all_dirty();
+        if constexpr (requires { fetch_mechanism_.touched_all(); }) fetch_mechanism_.touched_all();
     }
 
     // The register an instruction's k-th destination is written to: its own, or where the fetch policy renamed it.
@@ -839,6 +862,7 @@ private:
     core::Cycle wake_at_ = never; // a dormant SM runs its full cycle again from this cycle on (waits_on_l1)
     bool stalled_on_l1_ = false; // dormant by waits_on_l1: its L1 repeats a stall rather than idling
     std::uint64_t stalled_total_ = 0; // of dormant_total_, the cycles slept by waits_on_l1 (stalled_cycles_slept)
+    std::uint64_t waiting_total_ = 0; // of dormant_total_, those slept waiting for responses (waiting_cycles_slept)
     pipeline::FetchStage<SM> fetch_;
     pipeline::IssueStage<SM> issue_;
     pipeline::DispatchStage<SM> dispatch_;

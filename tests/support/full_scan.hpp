@@ -53,10 +53,11 @@ template <class Machine, class Scheduler> void check_replay_matches_full_scan(co
 }
 
 // SM-cycles of a GTX480 run over its 15 SMs: all of them, those counted in bulk (SM::dormant_cycles: dormant,
-// vacant or slept while the L1 repeated a stall), of those the ones slept on the L1 (SM::stalled_cycles_slept),
-// and the L1s' cycles stalled for an MSHR, a merge slot or a reservable way (ldst_mshr_cycles).
+// vacant or slept by waits_on_l1), of those the ones slept while the L1 repeated a stall (SM::stalled_cycles_slept)
+// and those slept with CTAs resident while the L1 waited for responses (SM::waiting_cycles_slept), and the L1s'
+// cycles stalled for an MSHR, a merge slot or a reservable way (ldst_mshr_cycles).
 struct SkippedCycles {
-    std::uint64_t skipped = 0, slept_on_l1 = 0, cycles = 0, l1_stalled = 0;
+    std::uint64_t skipped = 0, slept_on_l1 = 0, slept_waiting = 0, cycles = 0, l1_stalled = 0;
 };
 template <class Scheduler> SkippedCycles skipped_cycles_on_gtx480(const char* kernel) {
     using Gpu = machines::GTX480::gpu<Scheduler>;
@@ -72,6 +73,7 @@ template <class Scheduler> SkippedCycles skipped_cycles_on_gtx480(const char* ke
         const auto& sm = gpu->sm(i);
         out.skipped += sm.dormant_cycles();
         out.slept_on_l1 += sm.stalled_cycles_slept();
+        out.slept_waiting += sm.waiting_cycles_slept();
         out.cycles += sm.cycles();
         core::StatsTable l1;
         l1.collect("", sm.l1());

@@ -21,6 +21,7 @@
 // copy). The scheduler that names this policy (sched::HAWSScheduler) stores one HintWarp per pool slot, because
 // its selection reads them too, and keeps the statistics; it must model HintScheduler below.
 #include <array>
+#include <bit>
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
@@ -317,6 +318,14 @@ struct HintAssisted {
         }
         // Start of the fetch stage: warps enter and leave hint mode.
         void begin_stage(Core& sm) { transitions(sm); }
+        // The SM reports every touch of a warp (SM::touch, touch_all): transitions() visits only those warps where
+        // visits_touched_only() says it may.
+        void touched(unsigned w) {
+            if constexpr (visits_touched_only()) touched_[w / 64] |= std::uint64_t{1} << (w % 64);
+        }
+        void touched_all() {
+            if constexpr (visits_touched_only()) touched_.fill(~std::uint64_t{0});
+        }
 
     private:
         static auto& warp_of(Core& sm, unsigned w) {
@@ -373,14 +382,47 @@ struct HintAssisted {
             sm.touch(w);
         }
 
-        // Start of the fetch stage: warps enter and leave hint mode.
+        // Start of the fetch stage: warps enter and leave hint mode, in ascending warp slot order.
         void transitions(Core& sm) {
-            sm.for_each_occupied_warp([&](unsigned w) {
-                const auto& hw = warp_of(sm, w);
-                if (hw.hint_mode) maybe_return(sm, w);
-                else if (may_enter(sm, w, hw)) maybe_enter(sm, w);
-            });
+            if constexpr (visits_touched_only()) {
+                for (unsigned k = 0; k < touched_.size(); ++k) {
+                    // Ascending order within the word even if a visit touches a warp: a bit at or below the last one
+                    // visited waits for the next stage, as the full visit, which reaches each warp once, would.
+                    std::uint64_t visited = 0;
+                    for (std::uint64_t m; (m = touched_[k] & ~visited) != 0;) {
+                        const std::uint64_t bit = m & (~m + 1);
+                        visited = bit | (bit - 1);
+                        touched_[k] &= ~bit;
+                        const unsigned w = k * 64 + static_cast<unsigned>(std::countr_zero(bit));
+                        if (w >= sm.warps_.size() || !sm.warps_[w].occupied) continue;
+                        visit(sm, w);
+                        // A warp in hint mode is visited in every stage: maybe_return reads its RCU and chain.
+                        if (warp_of(sm, w).hint_mode) touched_[k] |= bit;
+                    }
+                }
+            } else {
+                sm.for_each_occupied_warp([&](unsigned w) { visit(sm, w); });
+            }
         }
+        void visit(Core& sm, unsigned w) {
+            const auto& hw = warp_of(sm, w);
+            if (hw.hint_mode) maybe_return(sm, w);
+            else if (may_enter(sm, w, hw)) maybe_enter(sm, w);
+        }
+        // Whether transitions() visits only the warps touched since their last visit, and those in hint mode. A warp
+        // out of hint mode whose visit changed nothing gives the same answer until something it reads changes: its
+        // fetch buffer, barrier flag, head record, the scoreboard entries of its head (the cached head hazard), its
+        // RCU and its stall token. Every change to those touches the warp: fetch, issue (which fills the RCU), write-
+        // back, barrier release, CTA start and exit (the SM's event-driven issue rests on the same touches, and is
+        // on only where they are complete: Core::event_driven_issue), and a visit that changes anything (transition).
+        // Not with an entry that reads the cycle number (HawsEntry::failed_issue) or other warps' state
+        // (HawsTrigger::all_warps_stalled): those visit every occupied warp in every stage.
+        static constexpr bool visits_touched_only() {
+            return Core::event_driven_issue && !Scheduler::enter_on_failed_issue && !Scheduler::trigger_all_stalled &&
+                   Core::Frontend::max_warps <= 64 * std::tuple_size_v<decltype(touched_)>;
+        }
+        // Warp slots touched since their last visit (bit w % 64 of word w / 64), and those in hint mode.
+        std::array<std::uint64_t, 8> touched_{};
         // maybe_enter's first tests, the cheapest, inline in the visit of every occupied warp in every fetch stage:
         // a head to stall on that is not a register copy, at a stall point that has not had its episode, no results
         // of the previous episode left to consume, and a head hazard that is not known to be other than raw_long.

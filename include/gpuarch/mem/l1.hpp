@@ -308,6 +308,14 @@ public:
         const std::uint64_t line = config_.geometry.line_of(slot.accesses[slot.next].address);
         return stall_answers(line, config_.geometry.set_of(line));
     }
+    // Whether the next cycle() takes its quiet path and leaves nothing to drain, and every later one does too until a
+    // response arrives (receive) or a hit's completion comes due (next_timed_completion): no instruction in the LSU,
+    // nothing to send, re-execute, complete or drain. Misses may be outstanding: only their fills change the MSHRs.
+    // Until then each cycle() changes only what quiet_cycles() counts.
+    bool waits_for_responses() const {
+        return lsu_count_ == 0 && miss_queue_.empty() && reexec_.empty() && issued_.empty() && locality_.empty() &&
+               completed_.empty();
+    }
     // The cycle at which the earliest hit now waiting completes (none: the largest cycle).
     core::Cycle next_timed_completion() const {
         return timed_.empty() ? std::numeric_limits<core::Cycle>::max() : timed_.front().at;

@@ -49,6 +49,9 @@
 //   Then a fetch stage whose begin_stage changed nothing and which fetched nothing would change nothing again until
 //   the epoch moves, and the SM skips it; and a cycle without issue replays as for in-order fetch. Checked against
 //   the full scans (scan_every_cycle) by tests/timing/quiet_replay_haws_test.cpp.
+// Optional: `touched(w)` and `touched_all()` on the mechanism. The SM calls them from touch(w) and touch_all(), so
+//   begin_stage may revisit only the warps something changed (fetch::HintAssisted does where Core::event_driven_issue
+//   holds, the condition under which those touches are complete).
 // Laws: functional results never change (the functional engine still executes every warp in program order; a
 // policy reorders timing only), tested by the corpus under HAWS (tests/haws/corpus_under_haws.cpp); a policy that
 // never takes over fetch issues what the in-order fetch issues, cycle for cycle (tests/haws/laws.cpp).
