@@ -133,7 +133,7 @@ TEST_CASE("quiet replay: an SM with an ALU instruction waiting to dispatch does 
 // loads, barriers or exec results while its LSU is empty sleeps until a response reaches its L1 or a completion comes
 // due. Its cycles and statistics must equal the full scans' (which never sleep; on GTX480 the first test case above
 // compares all of quiet_replay_kernels), and the sleep must happen: from 3% (atax, whose LSU is rarely empty) to 20%
-// (vector_add) of these kernels' SM-cycles at the small size.
+// (reduce_shared) of these kernels' SM-cycles at the small size.
 TEST_CASE("quiet replay: an SM whose LSU is empty sleeps until a response arrives (Fermi, Kepler, GTX480: GTO)") {
     for (const char* kernel : {"vector_add", "atax", "sgemm_tiled"}) {
         check_replay_matches_full_scan<machines::Fermi, sched::GTO>("fermi", kernel);
