@@ -73,6 +73,8 @@ inline bool at_most_two_transactions(const WarpAccess& access, std::uint32_t gra
     constexpr std::uint64_t none = ~std::uint64_t{0};
     std::uint64_t line[2] = {none, none};
     std::uint32_t sectors[2] = {0, 0}, lanes[2] = {0, 0};
+    // for_each_active_lane's walk, written out: through that helper, with a way to give up at a third line, this
+    // pass took about 40% more host instructions under g++ 12 (session 26, docs/performance.md).
     for (std::size_t w = 0; w * 64 < width; ++w) {
         std::uint64_t bits = access.active.word(w);
         if (width - w * 64 < 64) bits &= (std::uint64_t{1} << (width - w * 64)) - 1;
@@ -117,11 +119,11 @@ inline void coalesce(const WarpAccess& access, std::uint32_t granularity, std::u
     out.clear();
     if (access.active.any() && access.addresses == nullptr)
         throw Error("a warp memory access has active lanes but no addresses");
+    if (detail::at_most_two_transactions(access, granularity, sector_bytes, out)) return;
     const std::uint64_t mask = ~std::uint64_t{granularity - 1};
     const unsigned line_log2 = static_cast<unsigned>(std::countr_zero(granularity));
     const unsigned sector_log2 = static_cast<unsigned>(std::countr_zero(sector_bytes));
     const std::uint32_t bytes = access.access_bytes == 0 ? 1 : access.access_bytes;
-    if (detail::at_most_two_transactions(access, granularity, sector_bytes, out)) return;
     // slot[h]: 1 + the index in `out` of the first line added whose hash is h; 0: no line with that hash yet. A line
     // that found its slot taken by another is not in the table, so a taken slot of another line means "search".
     constexpr unsigned table_log2 = 6;
