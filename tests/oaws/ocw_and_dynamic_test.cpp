@@ -2,6 +2,7 @@
 // prediction (Sec. 4.3.2).
 #include <doctest/doctest.h>
 
+#include <gpuarch/core/stats.hpp>
 #include <gpuarch/sched/oaws.hpp>
 
 #include "../sched/memory_view.hpp"
@@ -165,4 +166,54 @@ TEST_CASE("dynamic OAWS with Delta fixed at 1 ignores associativity") {
     s.on_memory_issued(0, divergent(8, 32, 8, 3));
     s.on_memory_issued(0, divergent(8, 32, 8, 3));
     CHECK(s.ocw().cnt() == 126);
+}
+
+TEST_CASE("dynamic OAWS repeats a select that withheld every ready warp only while nothing it reads changed") {
+    sched::OAWSDynamic<> s(timing::SchedulerConfig{4, 0});
+    schedtest::start(s, 4);
+    s.on_memory_issued(0, divergent(7, 32, 32, 1)); // pc 7 is divergent; OCW stays 1
+    auto v = schedtest::EpochMemView::of(4);
+    for (unsigned w = 0; w < 4; ++w) v.load(w, 7);
+    v.l1_.mshr_free = 0;
+    v.warps[0].ready = false; // the locality warp (rank 0 < OCW 1) would always qualify
+    // Warps 1-3 are thrashing warps predicted 16 + rank: none fits a budget of 0.
+    CHECK(s.select(v) == timing::no_warp);
+    CHECK(s.withheld_selects_repeated() == 0);
+    CHECK(s.select(v) == timing::no_warp);
+    CHECK(s.withheld_selects_repeated() == 1);
+    core::StatsTable stats;
+    stats.collect("", s);
+    CHECK(stats.counter("oaws_withheld_cycles") == 2); // a repeated select counts as the first did
+    CHECK(stats.counter("oaws_disqualified_warp_cycles") == 6);
+    // Each of what a select reads, changed alone, makes the next select ask again.
+    SUBCASE("the ready mask") {
+        v.warps[0].ready = true;
+        CHECK(s.select(v) == 0u);
+    }
+    SUBCASE("a head instruction, at a new state epoch") {
+        v.compute(2);
+        ++v.epoch;
+        CHECK(s.select(v) == 2u);
+    }
+    SUBCASE("the MSHR budget") {
+        v.l1_.mshr_free = 17; // warp 1: 16 + 1
+        CHECK(s.select(v) == 1u);
+    }
+    SUBCASE("the OCW (training)") {
+        for (int i = 0; i < 129; ++i) s.on_memory_issued(0, divergent(7, 32, 32, 0)); // CNT 127 to 255, then OCW
+        REQUIRE(s.ocw().ocw() == 2); // warp 1 is now a locality warp, predicted 0
+        CHECK(s.select(v) == 1u);
+    }
+    SUBCASE("the DLC (cleared at a launch)") {
+        v.l1_.mshr_free = 1;
+        CHECK(s.select(v) == timing::no_warp); // 17 > 1
+        s.on_kernel_launch(); // pc 7 is not in the DLC any more: a coherent load, predicted 1
+        CHECK(s.select(v) == 1u);
+    }
+    SUBCASE("the age ranks") {
+        s.on_warp_exit(0);
+        v.warps[0].occupied = false; // warp 1 is now the oldest: rank 0, a locality warp
+        CHECK(s.select(v) == 1u);
+    }
+    CHECK(s.withheld_selects_repeated() == 1);
 }

@@ -6,6 +6,7 @@
 
 #include <gpuarch/ir/instruction.hpp>
 #include <gpuarch/timing/concepts.hpp>
+#include <gpuarch/timing/hooks.hpp>
 #include <gpuarch/timing/interfaces.hpp>
 
 namespace schedtest {
@@ -77,6 +78,25 @@ static_assert(timing::SchedulerView<MemView>);
 struct BarrierMemView : MemView {
     bool waiting_at_barrier(unsigned i) const { return warps[i].at_barrier; }
 };
+
+// The same plus the SM's state epoch and ready mask (timing::ShowsStateEpoch, the SM's view under event-driven
+// issue). A test advances `epoch` wherever the SM would: when a warp's head instruction, occupancy or age changed.
+struct EpochMemView : MemView {
+    std::uint64_t epoch = 1;
+    static EpochMemView of(unsigned n) {
+        EpochMemView v;
+        static_cast<MemView&>(v) = MemView::of(n);
+        return v;
+    }
+    std::uint64_t state_epoch() const { return epoch; }
+    std::uint64_t ready_mask() const {
+        std::uint64_t bits = 0;
+        for (unsigned i = 0; i < pool_size(); ++i)
+            if (ready(i)) bits |= std::uint64_t{1} << i;
+        return bits;
+    }
+};
+static_assert(timing::ShowsStateEpoch<EpochMemView>);
 
 // A divergent load's report: `lines` lines touching `sets` sets, `misses` of them missed.
 inline timing::MemoryFeedback divergent(ir::Pc pc, unsigned lines, unsigned sets, unsigned misses,

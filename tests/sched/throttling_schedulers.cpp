@@ -172,6 +172,30 @@ TEST_CASE("CCWS: as a score decays the warps allowed loads grow from the top of 
     CHECK_FALSE(s.withholds(v, 2));
 }
 
+TEST_CASE("CCWS: a score that decays to the base ties with the older warps there, and the stack is re-sorted") {
+    sched::CCWS<8, 16, 8, 100> s(timing::SchedulerConfig{4, 0});
+    MemView v = MemView::of(4);
+    start_four_loading(s, v, 160); // 160 instructions
+    lose_and_miss(s, 2, 0x1000); // Eq. 1: 1 hit / 160 x 8 x 400 = 20: 120
+    lose_and_miss(s, 3, 0x2000); // 2 hits / 160 x 8 x 400 = 40: 140
+    // Stack: warp 3 (140), warp 2 (120), then warps 0 and 1: 140, 260, 360, 460: warp 1 may not load.
+    (void)s.select(v);
+    CHECK(s.withholds(v, 1));
+    CHECK_FALSE(s.withholds(v, 2));
+    // 19 cycles later: 121, 101: the same stack.
+    v.now_ = 19;
+    (void)s.select(v);
+    CHECK(s.withholds(v, 1));
+    CHECK_FALSE(s.withholds(v, 2));
+    // One more: warp 2 is at the base, where the older warps 0 and 1 come first: 120, 220, 320, 420.
+    v.now_ = 20;
+    (void)s.select(v);
+    CHECK(s.score(2) == 100);
+    CHECK(s.score(3) == 120);
+    CHECK_FALSE(s.withholds(v, 1));
+    CHECK(s.withholds(v, 2));
+}
+
 TEST_CASE("CCWS: the warp stacked first keeps its loads even when its score alone exceeds the cutoff") {
     sched::CCWS<8, 16, 8, 100> s(timing::SchedulerConfig{2, 0});
     schedtest::start(s, 2);
@@ -290,4 +314,31 @@ TEST_CASE("MASCAR's run of quiet cycles equals as many single quiet cycles") {
         for (auto& w : v.warps) w.ready = true;
         CHECK(batched.select(v) == single.select(v));
     }
+}
+
+TEST_CASE("CCWS repeats a select that withheld every ready warp only while nothing it reads changed") {
+    sched::CCWS<8, 16, 8, 100> s(timing::SchedulerConfig{4, 0});
+    auto v = schedtest::EpochMemView::of(4);
+    start_four_loading(s, v, 16);
+    lose_and_miss(s, 2, 0x1000); // stack 300, 400, 500, 600: warps 1 and 3 may not load
+    v.warps[0].ready = false;
+    v.warps[2].ready = false;
+    CHECK(s.select(v) == timing::no_warp);
+    const std::uint64_t repeated = s.withheld_selects_repeated();
+    CHECK(s.select(v) == timing::no_warp);
+    CHECK(s.withheld_selects_repeated() == repeated + 1);
+    SUBCASE("the ready mask") {
+        v.warps[0].ready = true;
+        CHECK(s.select(v) == 0u);
+    }
+    SUBCASE("a head instruction, at a new state epoch") {
+        v.compute(3);
+        ++v.epoch;
+        CHECK(s.select(v) == 3u);
+    }
+    SUBCASE("which warps may load (a score decayed)") {
+        v.now_ = 100; // 200, 300, 400, 500: warp 1 may load again
+        CHECK(s.select(v) == 1u);
+    }
+    CHECK(s.withheld_selects_repeated() == repeated + 1);
 }

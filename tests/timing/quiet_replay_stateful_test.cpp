@@ -44,3 +44,53 @@ TEST_CASE("quiet replay: the schedulers with state give the full scan's cycles a
         check_replay_matches_full_scan<machines::GTX480, sched::TwoLevelActive<6>>("gtx480", kernel);
     }
 }
+
+namespace {
+// A scheduler's selects on GTX480, summed over every SM and scheduler: those that withheld every ready warp
+// (its statistic) and those of them that repeated the last withheld select (withheld_selects_repeated).
+struct WithheldSelects {
+    std::uint64_t withheld = 0, repeated = 0;
+};
+template <class Scheduler> WithheldSelects withheld_selects_on_gtx480(const char* kernel, const char* statistic) {
+    using Gpu = machines::GTX480::gpu<Scheduler>;
+    func::Device device;
+    const auto module =
+        func::Module::from_file(examples::kernels_dir() + "/ptx/" + std::string(kernels::find_case(kernel).ptx_file));
+    auto gpu = std::make_unique<Gpu>(machines::GTX480::config<Gpu>());
+    auto launcher = [&](const func::Module& m, std::string_view entry, const func::LaunchConfig& launch,
+                        const func::Args& args) { gpu->launch(device, m, entry, launch, args); };
+    REQUIRE(kernels::run_case(kernel, device, module, launcher, kernels::Size::small).passed);
+    WithheldSelects out;
+    for (unsigned i = 0; i < 15; ++i) {
+        for (unsigned s = 0; s < Gpu::SMType::Frontend::schedulers; ++s) {
+            const Scheduler& sched = gpu->sm(i).scheduler(s);
+            core::StatsTable table;
+            table.collect("", sched);
+            out.withheld += table.counter(statistic);
+            out.repeated += sched.withheld_selects_repeated();
+        }
+    }
+    return out;
+}
+} // namespace
+
+// OAWS and CCWS repeat a select that withheld every ready warp while the SM's state epoch, the ready mask, the
+// greedy warp and what the policy itself reads (OAWS: MSHR budget, DLC and OCW; CCWS: which warps may issue loads)
+// are unchanged. The full scans never repeat one, and the runs must still agree (CCWS's GTX480 comparison is the case
+// above, Fermi's the first case). Of the corpus's small kernels, bfs is the one on which both policies withhold often
+// on GTX480.
+TEST_CASE("quiet replay: OAWS and CCWS repeat a withheld select only when it would withhold again (GTX480)") {
+    for (const char* kernel : test_support::quiet_replay_kernels) {
+        check_replay_matches_full_scan<machines::GTX480, sched::OAWSDynamic<>>("gtx480", kernel);
+        check_replay_matches_full_scan<machines::GTX480, sched::OAWSStatic<50>>("gtx480", kernel);
+    }
+    const WithheldSelects oaws = withheld_selects_on_gtx480<sched::OAWSDynamic<>>("bfs", "oaws_withheld_cycles");
+    const WithheldSelects ccws = withheld_selects_on_gtx480<sched::CCWS<>>("bfs", "ccws_withheld_cycles");
+    INFO("bfs: OAWS withheld " << oaws.withheld << ", repeated " << oaws.repeated << "; CCWS withheld " << ccws.withheld
+                               << ", repeated " << ccws.repeated);
+    // Most withheld selects follow one that withheld the same warps (the policies hold them back for many cycles).
+    CHECK(oaws.repeated <= oaws.withheld);
+    CHECK(oaws.repeated * 2 > oaws.withheld);
+    CHECK(ccws.repeated <= ccws.withheld);
+    CHECK(ccws.repeated * 2 > ccws.withheld);
+}

@@ -88,6 +88,11 @@ template <class Core> struct PoolView {
     }
     timing::L1View l1() const { return sm->l1_.view(); }
     core::Cycle now() const { return sm->now_; }
+    // The SM's state epoch (under event-driven issue only, where every warp's stall reason changes only by events
+    // that advance it): while it is unchanged, every warp's occupancy, age and head instruction (next_pc,
+    // next_active_lanes, next_instruction) are unchanged too. A scheduler may reuse a decision it took at the same
+    // epoch over the same ready_mask(), when nothing else it reads changed (timing::ShowsStateEpoch).
+    std::uint64_t state_epoch() const requires Core::event_driven_issue { return sm->state_epoch_; }
 };
 
 } // namespace gpuarch::pipeline

@@ -95,14 +95,33 @@ struct CCWS {
     static constexpr std::string_view name = "CCWS";
 
     explicit CCWS(const timing::SchedulerConfig& config)
-        : score_(config.pool_size, BaseScore), vta_(config.pool_size), allowed_(config.pool_size, 1) {}
+        : raw_score_(config.pool_size, BaseScore), vta_(config.pool_size), allowed_(config.pool_size, 1) {}
 
     template <timing::SchedulerView View> unsigned select(const View& view) {
         decay(view.now());
         stack(view);
+        throttled_warp_cycles_ += throttled_count_;
+        if constexpr (timing::ShowsStateEpoch<View>) {
+            // A select reads the ready mask, the ready warps' head instructions, the greedy warp (an issue or a warp
+            // exit, the only events that change it, advance the state epoch) and which warps may issue loads
+            // (allowed_, whose every change advances allowed_version_). With all of them as in the last select,
+            // which withheld every ready warp, it withholds every ready warp again.
+            if (withheld_.valid && withheld_.epoch == view.state_epoch() && withheld_.ready == view.ready_mask() &&
+                withheld_.allowed_version == allowed_version_) {
+                if (withheld_.ready != 0) {
+                    ++withheld_cycles_;
+                    ++withheld_repeats_;
+                }
+                return timing::no_warp;
+            }
+        }
         const unsigned pick = greedy_then_oldest(view, greedy_, [&](unsigned s) { return !throttled(view, s); });
         if (pick == timing::no_warp && any_ready(view)) ++withheld_cycles_;
-        throttled_warp_cycles_ += throttled_count_;
+        if constexpr (timing::ShowsStateEpoch<View>) {
+            withheld_.valid = pick == timing::no_warp && view.pool_size() <= 64;
+            if (withheld_.valid)
+                withheld_ = WithheldSelect{true, view.state_epoch(), view.ready_mask(), allowed_version_};
+        }
         return pick;
     }
     // A cycle in which no warp is ready (timing::QuietCycleHook): what select does then, without looking for a
@@ -125,7 +144,7 @@ struct CCWS {
     void on_warp_start(unsigned slot) {
         if (live_ == 0 && !launch_hook_seen_) reset_totals();
         ++live_;
-        score_[slot] = BaseScore;
+        raw_score_[slot] = BaseScore;
         vta_[slot].clear();
         ranks_.invalidate();
         stacked_ = false;
@@ -133,7 +152,7 @@ struct CCWS {
     void on_warp_exit(unsigned slot) {
         if (greedy_ == slot) greedy_ = timing::no_warp;
         if (live_ > 0) --live_;
-        score_[slot] = BaseScore;
+        raw_score_[slot] = BaseScore;
         vta_[slot].clear();
         ranks_.invalidate();
         stacked_ = false;
@@ -154,14 +173,26 @@ struct CCWS {
         ++vta_hits_;
         // Rogers 2012 Eq. 1: the score a VTA hit adds.
         const std::uint64_t cutoff = std::uint64_t{std::max(1U, active_)} * BaseScore;
-        score_[slot] += vta_hits_ * KThrottle * cutoff / std::max<std::uint64_t>(1, instructions_);
-        above_base_ = above_base_ || score_[slot] > BaseScore;
+        const std::uint64_t raised =
+            score(slot) + vta_hits_ * KThrottle * cutoff / std::max<std::uint64_t>(1, instructions_);
+        raw_score_[slot] = raised + decayed_;
+        if (raised > BaseScore) {
+            above_base_ = true;
+            next_at_base_ = std::min(next_at_base_, raw_score_[slot] - BaseScore);
+        }
         stacked_ = false;
         order_stale_ = true;
     }
 
-    std::uint64_t score(unsigned slot) const { return score_[slot]; }
+    // The warp's lost-locality score: its raw score less every decay since, never below the base.
+    std::uint64_t score(unsigned slot) const {
+        return raw_score_[slot] > BaseScore + decayed_ ? raw_score_[slot] - decayed_ : BaseScore;
+    }
     std::uint64_t vta_hits() const { return vta_hits_; }
+    // Of the selects that withheld every ready warp (some warp ready), those that repeated the last one instead of
+    // asking about each ready warp (a host-time shortcut, not a statistic: the full scans repeat none and give the
+    // same statistics).
+    std::uint64_t withheld_selects_repeated() const { return withheld_repeats_; }
 
     template <class V> void visit_stats(V& v) const {
         v.counter("ccws_vta_hits", vta_hits_, "misses that hit the warp's victim tag array (lost locality)");
@@ -176,19 +207,23 @@ private:
         vta_hits_ = 0;
         instructions_ = 0;
     }
-    // Every score above the base falls one point per cycle since the last select.
+    // Every score above the base falls one point per cycle since the last select. The fall is kept once for all
+    // warps (decayed_, which score() subtracts) rather than applied to each, so a select does not visit every warp;
+    // the warps are visited only when the first of them reaches the base (next_at_base_).
     void decay(core::Cycle now) {
         const core::Cycle elapsed = now > last_decay_ ? now - last_decay_ : 0;
         last_decay_ = now;
         if (elapsed == 0 || !above_base_) return;
-        above_base_ = false;
-        for (auto& s : score_) {
-            if (s > BaseScore + elapsed) {
-                s -= elapsed;
+        decayed_ += elapsed;
+        if (decayed_ >= next_at_base_) {
+            // Some score fell to the base, where it now ties with the warps at the base score.
+            order_stale_ = true;
+            above_base_ = false;
+            next_at_base_ = no_score_above_base;
+            for (const std::uint64_t raw : raw_score_) {
+                if (raw <= BaseScore + decayed_) continue;
                 above_base_ = true;
-            } else if (s > BaseScore) {
-                s = BaseScore;
-                order_stale_ = true; // it now ties with the warps at the base score
+                next_at_base_ = std::min(next_at_base_, raw - BaseScore);
             }
         }
         // The cumulative scores changed; the order by score did not, unless a score fell to the base: every score
@@ -216,7 +251,7 @@ private:
             for (std::size_t k = 1; k < sorted_.size(); ++k) {
                 const unsigned slot = sorted_[k];
                 std::size_t j = k;
-                for (; j > 0 && score_[sorted_[j - 1]] < score_[slot]; --j) sorted_[j] = sorted_[j - 1];
+                for (; j > 0 && score(sorted_[j - 1]) < score(slot); --j) sorted_[j] = sorted_[j - 1];
                 sorted_[j] = slot;
             }
             order_stale_ = false;
@@ -226,9 +261,10 @@ private:
         // The first stacked warp always keeps its loads; each next one while the cumulative score is within the cutoff.
         std::size_t prefix = 0;
         for (std::uint64_t sum = 0; prefix < sorted_.size(); ++prefix) {
-            sum += score_[sorted_[prefix]];
+            sum += score(sorted_[prefix]);
             if (prefix > 0 && sum > cutoff) break;
         }
+        if (restacked || prefix != allowed_prefix_) ++allowed_version_;
         if (restacked) {
             allowed_.assign(view.pool_size(), 1);
             for (std::size_t k = prefix; k < sorted_.size(); ++k) allowed_[sorted_[k]] = 0;
@@ -244,7 +280,20 @@ private:
         return !allowed_[slot] && next_access(view, slot) == NextAccess::cached_load;
     }
 
-    std::vector<std::uint64_t> score_;
+    // The last select, where it withheld every ready warp (timing::ShowsStateEpoch views only).
+    struct WithheldSelect {
+        bool valid = false;
+        std::uint64_t epoch = 0, ready = 0, allowed_version = 0;
+    };
+
+    static constexpr std::uint64_t no_score_above_base = ~std::uint64_t{0};
+    // score() = raw_score_ - decayed_, floored at the base. A warp at the base may keep a raw score up to
+    // BaseScore + decayed_.
+    std::vector<std::uint64_t> raw_score_;
+    std::uint64_t decayed_ = 0; // points every score above the base has lost, summed over the run
+    // The smallest decayed_ at which some warp above the base reaches it: raw_score_ - BaseScore, least over the
+    // warps above the base (a warp that left may leave it smaller, which only brings the next visit forward).
+    std::uint64_t next_at_base_ = no_score_above_base;
     std::vector<VictimTagArray<VtaEntries, VtaWays>> vta_;
     std::vector<std::uint8_t> allowed_;
     std::vector<unsigned> sorted_;
@@ -253,6 +302,9 @@ private:
     unsigned active_ = 0;
     unsigned throttled_count_ = 0; // warps above the cutoff in the current stack
     std::size_t allowed_prefix_ = 0; // the first this many warps of sorted_ may issue loads
+    std::uint64_t allowed_version_ = 0; // advanced whenever allowed_ may change
+    WithheldSelect withheld_;
+    std::uint64_t withheld_repeats_ = 0;
     bool stacked_ = false; // the stack (sorted_, allowed_, throttled_count_) matches the scores and the age order
     bool order_stale_ = true; // sorted_ may no longer be the age order sorted by score (a score's rank changed)
     // Some score may exceed the base (only then does decay change anything). Set wherever a score rises above the

@@ -165,6 +165,9 @@ template <OawsKnobs Knobs> struct OawsSmState {
     unsigned warps = 0; // warp slots of the SM (sum of the attached pools)
     std::vector<std::vector<std::uint64_t>> ages; // per scheduler: ages of its warps, oldest first
     std::uint64_t age_version = 0;
+    // Advanced by every training step and every DLC clear: whatever a prediction reads of the DLC and the OCW
+    // counter may have changed (a scheduler's remembered withheld select is then stale).
+    std::uint64_t prediction_version = 0;
 
     OawsSmState()
         : dlc(Knobs.dlc_eviction, Knobs.dlc_decay_period),
@@ -206,6 +209,15 @@ public:
         const SmShared& sh = state();
         if constexpr (Mode == OawsMode::dynamic) ocw_cycles_.add(sh.ocw.ocw());
         const std::int64_t budget = available(l1) - sh.miss_inflight;
+        if constexpr (timing::ShowsStateEpoch<View>) {
+            if (repeats_withheld(view, budget)) {
+                withheld_repeats_ += withheld_.disqualified > 0 ? 1 : 0;
+                count_disqualified(withheld_.disqualified, timing::no_warp);
+                pick_ = timing::no_warp;
+                pick_load_ = false;
+                return timing::no_warp;
+            }
+        }
         // Each disqualified warp counts once. greedy_then_oldest asks about the greedy warp first and then about
         // each ready slot once, so only the greedy warp can be asked twice. (A per-slot flag vector cleared in every
         // select cost more than the rest of it.)
@@ -220,11 +232,8 @@ public:
             return ok;
         };
         const unsigned pick = greedy_then_oldest(view, greedy_, qualified);
-        if (disqualified > 0) {
-            ++cycles_with_disqualified_;
-            disqualified_warp_cycles_ += disqualified;
-            if (pick == timing::no_warp) ++withheld_cycles_;
-        }
+        count_disqualified(disqualified, pick);
+        if constexpr (timing::ShowsStateEpoch<View>) remember_withheld(view, budget, pick, disqualified);
         pick_ = pick;
         pick_load_ = pick != timing::no_warp && next_access(view, pick) == NextAccess::cached_load;
         if (pick_load_) {
@@ -272,7 +281,7 @@ public:
         pick_load_ = false;
     }
     void on_warp_start(unsigned) {
-        if (live_warps_ == 0 && !launch_hook_seen_) state().dlc.clear();
+        if (live_warps_ == 0 && !launch_hook_seen_) clear_dlc();
         ++live_warps_;
         ranks_.invalidate();
     }
@@ -293,7 +302,7 @@ public:
     // Wang 2016 Sec. 4.4: "DLC is cleared at each kernel invocation."
     void on_kernel_launch() {
         launch_hook_seen_ = true;
-        state().dlc.clear();
+        clear_dlc();
     }
 
     // The load's accesses have all been served (it left the LSU).
@@ -318,6 +327,10 @@ public:
     }
 
     std::int64_t miss_inflight() const { return state().miss_inflight; }
+    // Of the selects that withheld every ready warp (some warp ready), those that repeated the last one instead of
+    // asking about each ready warp (a host-time shortcut, not a statistic: the full scans repeat none and give the
+    // same statistics).
+    std::uint64_t withheld_selects_repeated() const { return withheld_repeats_; }
     const DivergentLoadClassifier<32>& dlc() const { return state().dlc; }
     const OcwCounter& ocw() const { return state().ocw; }
 
@@ -357,6 +370,44 @@ private:
         bool released;
     };
 
+    // The last select, where it withheld every ready warp, with what it read that its view's state epoch does not
+    // cover (timing::ShowsStateEpoch).
+    struct WithheldSelect {
+        bool valid = false;
+        std::uint64_t epoch = 0, ready = 0, prediction_version = 0;
+        std::int64_t budget = 0;
+        unsigned disqualified = 0;
+    };
+
+    void count_disqualified(unsigned disqualified, unsigned pick) {
+        if (disqualified == 0) return;
+        ++cycles_with_disqualified_;
+        disqualified_warp_cycles_ += disqualified;
+        if (pick == timing::no_warp) ++withheld_cycles_;
+    }
+    // Whether this select would repeat the remembered one. A select reads the ready mask, the ready warps' head
+    // instructions, the greedy warp (an issue or a warp exit, the only events that change it, advance the state
+    // epoch), the age ranks (a rebuild forgets the remembered select), the MSHR budget, and the DLC and OCW state
+    // (prediction_version). With all of them unchanged it asks the same questions, gets the same answers and
+    // withholds every ready warp again.
+    template <class View> bool repeats_withheld(const View& view, std::int64_t budget) const {
+        return withheld_.valid && withheld_.epoch == view.state_epoch() && withheld_.ready == view.ready_mask() &&
+               withheld_.budget == budget && withheld_.prediction_version == state().prediction_version;
+    }
+    template <class View>
+    void remember_withheld(const View& view, std::int64_t budget, unsigned pick, unsigned disqualified) {
+        if (pick != timing::no_warp || view.pool_size() > 64) {
+            withheld_.valid = false;
+            return;
+        }
+        withheld_ = WithheldSelect{true,   view.state_epoch(), view.ready_mask(), state().prediction_version,
+                                   budget, disqualified};
+    }
+    void clear_dlc() {
+        state().dlc.clear();
+        ++state().prediction_version;
+    }
+
     // `live` accounting in force: chosen, and the SM forwards LSU exits.
     bool live() const { return Knobs.accounting == MissAccounting::live && state().exits_seen; }
     std::int64_t available(const timing::L1View& l1) const { return live() ? l1.mshr_free : l1.mshr_total; }
@@ -369,6 +420,7 @@ private:
             if (shared_ == nullptr || seen_age_version_ == shared_->age_version) return;
         }
         const bool local_changed = !ranks_.valid();
+        withheld_.valid = false; // the ranks may change
         ranks_.refresh(view);
         if (shared_ != nullptr) {
             if (local_changed) {
@@ -433,6 +485,7 @@ private:
     void train(const timing::MemoryFeedback& fb) {
         if (!fb.is_load || fb.coherent) return;
         SmShared& sh = state();
+        ++sh.prediction_version;
         sh.dlc.record(fb.pc, fb.lines, fb.sets);
         if constexpr (Mode == OawsMode::dynamic) {
             const std::uint64_t up = sh.ocw.increments(), down = sh.ocw.decrements();
@@ -474,6 +527,8 @@ private:
     unsigned greedy_ = timing::no_warp;
     unsigned live_warps_ = 0;
     bool launch_hook_seen_ = false;
+    WithheldSelect withheld_;
+    std::uint64_t withheld_repeats_ = 0;
     std::vector<Flight> flights_;
     unsigned pick_ = timing::no_warp;
     bool pick_load_ = false;

@@ -178,4 +178,14 @@ concept ReportsBarrierWaits = requires(const V v, unsigned i) {
     { v.waiting_at_barrier(i) } -> std::convertible_to<bool>;
 };
 
+// ShowsStateEpoch: a number that changes whenever a warp's occupancy, age or head instruction may have changed,
+// and a mask of the ready slots (pools of at most 64 slots). The SM's view has them under event-driven issue only
+// (SM::event_driven_issue). Unlike the capabilities above, no scheduler requires it: OAWS and CCWS use it, where the
+// view has it, to repeat a select that withheld every ready warp without asking about each warp again.
+template <class V>
+concept ShowsStateEpoch = requires(const V v) {
+    { v.state_epoch() } -> std::convertible_to<std::uint64_t>;
+    { v.ready_mask() } -> std::convertible_to<std::uint64_t>;
+};
+
 } // namespace gpuarch::timing
