@@ -59,7 +59,9 @@ template <class Machine, class Scheduler> void check_replay_matches_full_scan(co
 struct SkippedCycles {
     std::uint64_t skipped = 0, slept_on_l1 = 0, slept_waiting = 0, cycles = 0, l1_stalled = 0;
 };
-template <class Scheduler> SkippedCycles skipped_cycles_on_gtx480(const char* kernel) {
+// The GTX480 GPU with Scheduler after it ran corpus kernel `kernel` (small), which must pass: its SMs' speed
+// figures and schedulers stay readable.
+template <class Scheduler> std::unique_ptr<machines::GTX480::gpu<Scheduler>> gtx480_after(const char* kernel) {
     using Gpu = machines::GTX480::gpu<Scheduler>;
     func::Device device;
     const auto module =
@@ -68,6 +70,10 @@ template <class Scheduler> SkippedCycles skipped_cycles_on_gtx480(const char* ke
     auto launcher = [&](const func::Module& m, std::string_view entry, const func::LaunchConfig& launch,
                         const func::Args& args) { gpu->launch(device, m, entry, launch, args); };
     REQUIRE(kernels::run_case(kernel, device, module, launcher, kernels::Size::small).passed);
+    return gpu;
+}
+template <class Scheduler> SkippedCycles skipped_cycles_on_gtx480(const char* kernel) {
+    const auto gpu = gtx480_after<Scheduler>(kernel);
     SkippedCycles out;
     for (unsigned i = 0; i < 15; ++i) {
         const auto& sm = gpu->sm(i);

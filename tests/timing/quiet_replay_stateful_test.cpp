@@ -53,13 +53,7 @@ struct WithheldSelects {
 };
 template <class Scheduler> WithheldSelects withheld_selects_on_gtx480(const char* kernel, const char* statistic) {
     using Gpu = machines::GTX480::gpu<Scheduler>;
-    func::Device device;
-    const auto module =
-        func::Module::from_file(examples::kernels_dir() + "/ptx/" + std::string(kernels::find_case(kernel).ptx_file));
-    auto gpu = std::make_unique<Gpu>(machines::GTX480::config<Gpu>());
-    auto launcher = [&](const func::Module& m, std::string_view entry, const func::LaunchConfig& launch,
-                        const func::Args& args) { gpu->launch(device, m, entry, launch, args); };
-    REQUIRE(kernels::run_case(kernel, device, module, launcher, kernels::Size::small).passed);
+    const auto gpu = test_support::gtx480_after<Scheduler>(kernel);
     WithheldSelects out;
     for (unsigned i = 0; i < 15; ++i) {
         for (unsigned s = 0; s < Gpu::SMType::Frontend::schedulers; ++s) {
