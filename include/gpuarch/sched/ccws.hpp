@@ -102,26 +102,16 @@ struct CCWS {
         stack(view);
         throttled_warp_cycles_ += throttled_count_;
         if constexpr (timing::ShowsStateEpoch<View>) {
-            // A select reads the ready mask, the ready warps' head instructions, the greedy warp (an issue or a warp
-            // exit, the only events that change it, advance the state epoch) and which warps may issue loads
-            // (allowed_, whose every change advances allowed_version_). With all of them as in the last select,
-            // which withheld every ready warp, it withholds every ready warp again.
-            if (withheld_.valid && withheld_.epoch == view.state_epoch() && withheld_.ready == view.ready_mask() &&
-                withheld_.allowed_version == allowed_version_) {
-                if (withheld_.ready != 0) {
-                    ++withheld_cycles_;
-                    ++withheld_repeats_;
-                }
+            // Besides what the state epoch covers, a select reads which warps may issue loads (allowed_, whose every
+            // change advances allowed_version_).
+            if (withheld_.repeat(view, allowed_version_) != nullptr) {
+                if (view.ready_mask() != 0) ++withheld_cycles_;
                 return timing::no_warp;
             }
         }
         const unsigned pick = greedy_then_oldest(view, greedy_, [&](unsigned s) { return !throttled(view, s); });
         if (pick == timing::no_warp && any_ready(view)) ++withheld_cycles_;
-        if constexpr (timing::ShowsStateEpoch<View>) {
-            withheld_.valid = pick == timing::no_warp && view.pool_size() <= 64;
-            if (withheld_.valid)
-                withheld_ = WithheldSelect{true, view.state_epoch(), view.ready_mask(), allowed_version_};
-        }
+        if constexpr (timing::ShowsStateEpoch<View>) withheld_.remember(view, pick, allowed_version_);
         return pick;
     }
     // A cycle in which no warp is ready (timing::QuietCycleHook): what select does then, without looking for a
@@ -192,7 +182,7 @@ struct CCWS {
     // Of the selects that withheld every ready warp (some warp ready), those that repeated the last one instead of
     // asking about each ready warp (a host-time shortcut, not a statistic: the full scans repeat none and give the
     // same statistics).
-    std::uint64_t withheld_selects_repeated() const { return withheld_repeats_; }
+    std::uint64_t withheld_selects_repeated() const { return withheld_.repeated(); }
 
     template <class V> void visit_stats(V& v) const {
         v.counter("ccws_vta_hits", vta_hits_, "misses that hit the warp's victim tag array (lost locality)");
@@ -280,12 +270,6 @@ private:
         return !allowed_[slot] && next_access(view, slot) == NextAccess::cached_load;
     }
 
-    // The last select, where it withheld every ready warp (timing::ShowsStateEpoch views only).
-    struct WithheldSelect {
-        bool valid = false;
-        std::uint64_t epoch = 0, ready = 0, allowed_version = 0;
-    };
-
     static constexpr std::uint64_t no_score_above_base = ~std::uint64_t{0};
     // score() = raw_score_ - decayed_, floored at the base. A warp at the base may keep a raw score up to
     // BaseScore + decayed_.
@@ -303,8 +287,7 @@ private:
     unsigned throttled_count_ = 0; // warps above the cutoff in the current stack
     std::size_t allowed_prefix_ = 0; // the first this many warps of sorted_ may issue loads
     std::uint64_t allowed_version_ = 0; // advanced whenever allowed_ may change
-    WithheldSelect withheld_;
-    std::uint64_t withheld_repeats_ = 0;
+    WithheldSelect<std::uint64_t> withheld_; // the inputs: allowed_version_
     bool stacked_ = false; // the stack (sorted_, allowed_, throttled_count_) matches the scores and the age order
     bool order_stale_ = true; // sorted_ may no longer be the age order sorted by score (a score's rank changed)
     // Some score may exceed the base (only then does decay change anything). Set wherever a score rises above the

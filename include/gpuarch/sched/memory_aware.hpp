@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <optional>
 #include <string_view>
+#include <variant>
 #include <vector>
 
 #include <gpuarch/ir/instruction.hpp>
@@ -151,6 +152,50 @@ template <class View> bool any_ready(const View& view) {
         if (view.ready(slot)) return true;
     return false;
 }
+
+// The last select of a greedy-then-oldest scheduler, kept where it withheld every ready warp, so that the next
+// select can return the same answer without asking about any warp (docs/concepts.md, "Repeating a withheld select").
+// For views that show the SM's state epoch (timing::ShowsStateEpoch) and pools of at most 64 slots.
+//
+// Contract: such a select reads the ready mask, the ready warps' head instructions and the greedy warp; the epoch
+// advances on every event that changes a head or the greedy warp. `Inputs` is everything else the scheduler's
+// select reads (compared with ==); a scheduler that cannot name a change in its inputs calls forget(). `Outcome`
+// is what the withheld select counted, which a repeat counts again.
+template <class Inputs, class Outcome = std::monostate> class WithheldSelect {
+public:
+    // The remembered select's outcome when this select repeats it (same epoch, ready mask and inputs), else null.
+    // A repeat with some warp ready counts as a reused select.
+    template <class View> const Outcome* repeat(const View& view, const Inputs& inputs) {
+        static_assert(timing::ShowsStateEpoch<View>,
+                      "a withheld select can be repeated only under a view that shows the SM's state epoch "
+                      "(timing::ShowsStateEpoch, timing/hooks.hpp)");
+        if (!valid_ || epoch_ != view.state_epoch() || ready_ != view.ready_mask() || !(inputs_ == inputs))
+            return nullptr;
+        if (ready_ != 0) ++repeated_;
+        return &outcome_;
+    }
+    // Keeps this select when it picked no warp and the ready mask covers the pool; forgets the last one otherwise.
+    template <class View>
+    void remember(const View& view, unsigned pick, const Inputs& inputs, const Outcome& outcome = Outcome{}) {
+        valid_ = pick == timing::no_warp && view.pool_size() <= 64;
+        if (!valid_) return;
+        epoch_ = view.state_epoch();
+        ready_ = view.ready_mask();
+        inputs_ = inputs;
+        outcome_ = outcome;
+    }
+    void forget() { valid_ = false; }
+    // Of the selects that withheld every ready warp (some warp ready), those that repeated the last one instead of
+    // asking about each ready warp: a host-time figure, not a statistic of the simulated machine.
+    std::uint64_t repeated() const { return repeated_; }
+
+private:
+    bool valid_ = false;
+    std::uint64_t epoch_ = 0, ready_ = 0;
+    Inputs inputs_{};
+    Outcome outcome_{};
+    std::uint64_t repeated_ = 0;
+};
 
 // The relative age of each occupied warp among a set of warps (rank 0 = oldest), as GTO orders warps it does not
 // issue greedily (Wang 2016 Sec. 3.3 / Fig. 4: "age 0 represents the oldest warp"). Rebuilt lazily after a warp

@@ -210,9 +210,10 @@ public:
         if constexpr (Mode == OawsMode::dynamic) ocw_cycles_.add(sh.ocw.ocw());
         const std::int64_t budget = available(l1) - sh.miss_inflight;
         if constexpr (timing::ShowsStateEpoch<View>) {
-            if (repeats_withheld(view, budget)) {
-                withheld_repeats_ += withheld_.disqualified > 0 ? 1 : 0;
-                count_disqualified(withheld_.disqualified, timing::no_warp);
+            // Besides what the state epoch covers, a select reads the age ranks (a rebuild forgets the remembered
+            // select), the MSHR budget, and the DLC and OCW state (prediction_version).
+            if (const unsigned* disqualified = withheld_.repeat(view, WithheldInputs{budget, sh.prediction_version})) {
+                count_disqualified(*disqualified, timing::no_warp);
                 pick_ = timing::no_warp;
                 pick_load_ = false;
                 return timing::no_warp;
@@ -233,7 +234,8 @@ public:
         };
         const unsigned pick = greedy_then_oldest(view, greedy_, qualified);
         count_disqualified(disqualified, pick);
-        if constexpr (timing::ShowsStateEpoch<View>) remember_withheld(view, budget, pick, disqualified);
+        if constexpr (timing::ShowsStateEpoch<View>)
+            withheld_.remember(view, pick, WithheldInputs{budget, sh.prediction_version}, disqualified);
         pick_ = pick;
         pick_load_ = pick != timing::no_warp && next_access(view, pick) == NextAccess::cached_load;
         if (pick_load_) {
@@ -330,7 +332,7 @@ public:
     // Of the selects that withheld every ready warp (some warp ready), those that repeated the last one instead of
     // asking about each ready warp (a host-time shortcut, not a statistic: the full scans repeat none and give the
     // same statistics).
-    std::uint64_t withheld_selects_repeated() const { return withheld_repeats_; }
+    std::uint64_t withheld_selects_repeated() const { return withheld_.repeated(); }
     const DivergentLoadClassifier<32>& dlc() const { return state().dlc; }
     const OcwCounter& ocw() const { return state().ocw; }
 
@@ -370,13 +372,11 @@ private:
         bool released;
     };
 
-    // The last select, where it withheld every ready warp, with what it read that its view's state epoch does not
-    // cover (timing::ShowsStateEpoch).
-    struct WithheldSelect {
-        bool valid = false;
-        std::uint64_t epoch = 0, ready = 0, prediction_version = 0;
+    // What a select reads that its view's state epoch does not cover, besides the age ranks.
+    struct WithheldInputs {
         std::int64_t budget = 0;
-        unsigned disqualified = 0;
+        std::uint64_t prediction_version = 0;
+        bool operator==(const WithheldInputs&) const = default;
     };
 
     void count_disqualified(unsigned disqualified, unsigned pick) {
@@ -384,24 +384,6 @@ private:
         ++cycles_with_disqualified_;
         disqualified_warp_cycles_ += disqualified;
         if (pick == timing::no_warp) ++withheld_cycles_;
-    }
-    // Whether this select would repeat the remembered one. A select reads the ready mask, the ready warps' head
-    // instructions, the greedy warp (an issue or a warp exit, the only events that change it, advance the state
-    // epoch), the age ranks (a rebuild forgets the remembered select), the MSHR budget, and the DLC and OCW state
-    // (prediction_version). With all of them unchanged it asks the same questions, gets the same answers and
-    // withholds every ready warp again.
-    template <class View> bool repeats_withheld(const View& view, std::int64_t budget) const {
-        return withheld_.valid && withheld_.epoch == view.state_epoch() && withheld_.ready == view.ready_mask() &&
-               withheld_.budget == budget && withheld_.prediction_version == state().prediction_version;
-    }
-    template <class View>
-    void remember_withheld(const View& view, std::int64_t budget, unsigned pick, unsigned disqualified) {
-        if (pick != timing::no_warp || view.pool_size() > 64) {
-            withheld_.valid = false;
-            return;
-        }
-        withheld_ = WithheldSelect{true,   view.state_epoch(), view.ready_mask(), state().prediction_version,
-                                   budget, disqualified};
     }
     void clear_dlc() {
         state().dlc.clear();
@@ -420,7 +402,7 @@ private:
             if (shared_ == nullptr || seen_age_version_ == shared_->age_version) return;
         }
         const bool local_changed = !ranks_.valid();
-        withheld_.valid = false; // the ranks may change
+        withheld_.forget(); // the ranks may change
         ranks_.refresh(view);
         if (shared_ != nullptr) {
             if (local_changed) {
@@ -527,8 +509,7 @@ private:
     unsigned greedy_ = timing::no_warp;
     unsigned live_warps_ = 0;
     bool launch_hook_seen_ = false;
-    WithheldSelect withheld_;
-    std::uint64_t withheld_repeats_ = 0;
+    WithheldSelect<WithheldInputs, unsigned> withheld_; // the outcome: how many ready warps were disqualified
     std::vector<Flight> flights_;
     unsigned pick_ = timing::no_warp;
     bool pick_load_ = false;
