@@ -342,3 +342,39 @@ TEST_CASE("CCWS repeats a select that withheld every ready warp only while nothi
     }
     CHECK(s.withheld_selects_repeated() == repeated + 1);
 }
+
+// The record OAWS and CCWS share (sched::WithheldSelect): it answers only for the select it remembered, with the
+// same epoch, ready mask and inputs, and counts as reused only the repeats in which some warp was ready.
+TEST_CASE("a remembered withheld select repeats only while its epoch, ready mask and inputs are unchanged") {
+    auto v = schedtest::EpochMemView::of(4);
+    sched::WithheldSelect<int, unsigned> record;
+    CHECK(record.repeat(v, 7) == nullptr); // nothing remembered yet
+    record.remember(v, timing::no_warp, 7, 4U);
+    const unsigned* outcome = record.repeat(v, 7);
+    REQUIRE(outcome != nullptr);
+    CHECK(*outcome == 4U);
+    CHECK(record.repeated() == 1);
+    CHECK(record.repeat(v, 8) == nullptr); // another input
+    ++v.epoch;
+    CHECK(record.repeat(v, 7) == nullptr); // a new epoch
+    record.remember(v, timing::no_warp, 7, 4U);
+    v.warps[2].ready = false;
+    CHECK(record.repeat(v, 7) == nullptr); // another ready mask
+    record.remember(v, 1, 7, 0U); // a select that picked a warp is not kept
+    CHECK(record.repeat(v, 7) == nullptr);
+    CHECK(record.repeated() == 1);
+
+    // With no warp ready the answer repeats, but no ready warp was withheld: not a reused withheld select.
+    for (auto& w : v.warps) w.ready = false;
+    record.remember(v, timing::no_warp, 7, 0U);
+    CHECK(record.repeat(v, 7) != nullptr);
+    CHECK(record.repeated() == 1);
+    record.forget();
+    CHECK(record.repeat(v, 7) == nullptr);
+
+    // A pool wider than the 64-bit ready mask is never kept.
+    auto wide = schedtest::EpochMemView::of(65);
+    for (auto& w : wide.warps) w.ready = false;
+    record.remember(wide, timing::no_warp, 7, 0U);
+    CHECK(record.repeat(wide, 7) == nullptr);
+}

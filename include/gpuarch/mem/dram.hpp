@@ -17,6 +17,7 @@
 // hits. FCFS serves strictly the oldest request. Rows stay open after access (open-row policy).
 // Contract: request order and tie-breaks are by arrival, so scheduling is deterministic.
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cstdint>
 #include <string>
@@ -81,6 +82,37 @@ constexpr std::uint64_t extract_bits(std::uint64_t value, std::uint64_t mask) {
     }
     return out;
 }
+// extract_bits for one mask, with the mask's runs of adjacent bits found once: an address mapping has a few runs
+// (GTX480's bank bits form two, its row bits one), where extract_bits takes one step per bit, and a DRAM channel
+// splits every request's address.
+class BitGather {
+public:
+    constexpr BitGather() = default;
+    constexpr explicit BitGather(std::uint64_t mask) {
+        unsigned to = 0;
+        while (mask != 0) {
+            const unsigned from = static_cast<unsigned>(std::countr_zero(mask));
+            const unsigned width = static_cast<unsigned>(std::countr_one(mask >> from));
+            const std::uint64_t ones = width == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << width) - 1;
+            runs_[count_++] = Run{ones, static_cast<std::uint8_t>(from), static_cast<std::uint8_t>(to)};
+            to += width;
+            mask &= ~(ones << from);
+        }
+    }
+    constexpr std::uint64_t operator()(std::uint64_t value) const {
+        std::uint64_t out = 0;
+        for (unsigned i = 0; i < count_; ++i) out |= (value >> runs_[i].from & runs_[i].ones) << runs_[i].to;
+        return out;
+    }
+
+private:
+    struct Run {
+        std::uint64_t ones = 0; // the run's width, as that many low bits
+        std::uint8_t from = 0, to = 0; // its lowest bit in the value, and in the result
+    };
+    std::array<Run, 32> runs_{}; // a 64-bit mask has at most 32 runs
+    unsigned count_ = 0;
+};
 
 struct DramConfig {
     std::uint32_t banks = 16; // Wang 2016 Table 1: nbk=16
@@ -132,9 +164,13 @@ struct DramRequest {
 class DramChannel {
 public:
     explicit DramChannel(const DramConfig& config)
-        : config_((config.validate(), config)), banks_(config.banks), candidate_(config.banks, 0),
-          queue_(config.queue_capacity), done_(config.return_queue_capacity()), cas_group_ready_(config.bank_groups, 0),
-          queued_(config.banks, 0), hits_(config.banks, 0) {}
+        : config_((config.validate(), config)), filtered_(config.bank_filtered_scan && config.banks <= 64),
+          bank_bits_(config.address_bits.bank_mask), row_bits_(config.address_bits.row_mask), banks_(config.banks),
+          candidate_(config.banks, 0), queue_(config.queue_capacity), done_(config.return_queue_capacity()),
+          cas_group_ready_(config.bank_groups, 0), group_of_(config.banks), queued_(config.banks, 0),
+          hits_(config.banks, 0) {
+        for (std::uint32_t b = 0; b < config.banks; ++b) group_of_[b] = b % config.bank_groups;
+    }
 
     const DramConfig& config() const { return config_; }
     bool can_accept() const { return !queue_.full(); }
@@ -142,8 +178,8 @@ public:
         Queued q;
         q.request = r;
         if (config_.address_bits.bank_mask != 0) {
-            q.bank = static_cast<std::uint32_t>(extract_bits(r.address, config_.address_bits.bank_mask));
-            q.row = extract_bits(r.address, config_.address_bits.row_mask);
+            q.bank = static_cast<std::uint32_t>(bank_bits_(r.address));
+            q.row = row_bits_(r.address);
         } else {
             q.bank = static_cast<std::uint32_t>((r.address / config_.row_bytes) % config_.banks);
             q.row = (r.address / config_.row_bytes) / config_.banks;
@@ -152,6 +188,7 @@ public:
         queue_.push(q);
         ++queued_[q.bank];
         if (banks_[q.bank].open_row == q.row) ++hits_[q.bank];
+        note_bank(q.bank);
         // Only the new request's bank can make a command legal earlier than the last scan found.
         if (retry_at_ != 0) retry_at_ = std::min(retry_at_, bank_bound(q.bank, cas_bound()));
     }
@@ -190,7 +227,7 @@ public:
     // overtake it (each comes due in the future, the waiting one already has), so none of them is an event.
     core::Cycle next_command() const {
         if (queue_.empty()) return never;
-        return config_.scheduler == DramScheduler::fr_fcfs && config_.bank_filtered_scan ? retry_at_ : now_ + 1;
+        return config_.scheduler == DramScheduler::fr_fcfs && filtered_ ? retry_at_ : now_ + 1;
     }
     // Exactly what `ticks` calls of cycle(), the last being cycle(now), do when none of them reaches next_event()
     // (next_command() when `completion_waits`: the owner leaves a due completion where it is): each issues nothing
@@ -287,7 +324,7 @@ private:
     bool can_cas(const Queued& q) const {
         const Bank& b = banks_[q.bank];
         if (b.open_row != q.row || now_ < b.cas_ready || now_ < cas_any_ready_) return false;
-        if (now_ < cas_group_ready_[q.bank % config_.bank_groups]) return false;
+        if (now_ < cas_group_ready_[group_of_[q.bank]]) return false;
         if (q.request.respond && done_.full()) return false; // the owner has not taken earlier completions
         if (q.request.write) return bus_free_at_ <= now_ + config_.timing.tWL;
         return now_ >= read_after_write_ready_ && bus_free_at_ <= now_ + config_.timing.tCL;
@@ -306,13 +343,14 @@ private:
         queue_.erase(i);
         --queued_[q.bank];
         --hits_[q.bank]; // a CAS serves a row hit
+        note_bank(q.bank);
         const DramTiming& t = config_.timing;
         const std::uint32_t n = burst(q);
         Bank& b = banks_[q.bank];
         const core::Cycle data_start = now_ + (q.request.write ? t.tWL : t.tCL);
         bus_free_at_ = data_start + n;
         cas_any_ready_ = now_ + t.tCCD;
-        cas_group_ready_[q.bank % config_.bank_groups] = now_ + t.tCCDL;
+        cas_group_ready_[group_of_[q.bank]] = now_ + t.tCCDL;
         if (q.request.write) {
             b.pre_ready = std::max(b.pre_ready, data_start + n + t.tWR);
             read_after_write_ready_ = data_start + n + t.tCDLR;
@@ -336,6 +374,7 @@ private:
         for (std::size_t k = 0; k < queue_.size(); ++k)
             hits += queue_[k].bank == q.bank && queue_[k].row == q.row ? 1U : 0U;
         hits_[q.bank] = hits;
+        note_bank(q.bank);
         b.cas_ready = now_ + t.tRCD;
         b.pre_ready = std::max(b.pre_ready, now_ + t.tRAS);
         b.act_ready = now_ + t.tRC;
@@ -347,6 +386,7 @@ private:
         Bank& b = banks_[queue_[i].bank];
         b.open_row = closed;
         hits_[queue_[i].bank] = 0;
+        note_bank(queue_[i].bank);
         b.act_ready = std::max(b.act_ready, now_ + config_.timing.tRP);
         ++precharges_;
     }
@@ -386,7 +426,7 @@ private:
     // another row (pass 2) can be legal, while nothing else changes; `never` when it has no such request.
     core::Cycle bank_cas_bound(std::uint32_t b) const {
         if (hits_[b] == 0) return never;
-        return std::max(banks_[b].cas_ready, cas_group_ready_[b % config_.bank_groups]);
+        return std::max(banks_[b].cas_ready, cas_group_ready_[group_of_[b]]);
     }
     core::Cycle bank_act_pre_bound(std::uint32_t b) const {
         if (queued_[b] <= hits_[b]) return never; // every request of the bank hits its open row
@@ -405,39 +445,48 @@ private:
         return std::min(bank_cas_bound(b, cas_global), bank_act_pre_bound(b));
     }
 
+    // Keeps bank b's bits in hit_banks_ and other_banks_ (filtered_ only) after its hits_ or queued_ changed.
+    void note_bank(std::uint32_t b) {
+        if (!filtered_) return;
+        const std::uint64_t bit = std::uint64_t{1} << b;
+        hit_banks_ = hits_[b] != 0 ? hit_banks_ | bit : hit_banks_ & ~bit;
+        other_banks_ = queued_[b] > hits_[b] ? other_banks_ | bit : other_banks_ & ~bit;
+    }
+    static bool has_bank(std::uint64_t set, std::uint32_t b) { return (set >> b & 1) != 0; }
+
     bool schedule_fr_fcfs() {
-        if (!config_.bank_filtered_scan) return schedule_fr_fcfs_plain();
+        if (!filtered_) return schedule_fr_fcfs_plain();
         const core::Cycle cas_global = cas_bound();
-        // Pass 1: the oldest row hit whose CAS is legal (can_cas).
+        // Pass 1: the oldest row hit whose CAS is legal (can_cas). Only banks with a queued hit can have one
+        // (bank_cas_bound is `never` for the others).
         if (now_ >= cas_global) {
-            bool any = false;
-            for (std::uint32_t b = 0; b < config_.banks; ++b) {
-                const bool ready = now_ >= bank_cas_bound(b);
-                candidate_[b] = ready ? 1 : 0;
-                any = any || ready;
+            std::uint64_t ready = 0;
+            for (std::uint64_t bits = hit_banks_; bits != 0; bits &= bits - 1) {
+                const auto b = static_cast<std::uint32_t>(std::countr_zero(bits));
+                if (now_ >= bank_cas_bound(b)) ready |= std::uint64_t{1} << b;
             }
-            if (any)
+            if (ready != 0)
                 for (std::size_t i = 0; i < queue_.size(); ++i) {
                     const Queued& q = queue_[i];
-                    if (candidate_[q.bank] != 0 && banks_[q.bank].open_row == q.row && can_cas(q))
+                    if (has_bank(ready, q.bank) && banks_[q.bank].open_row == q.row && can_cas(q))
                         return issue_cas(i), true;
                 }
         }
         // Pass 2: the oldest request whose ACT or PRE is legal, never closing a row a queued request still hits.
-        bool any = false;
+        // Banks outside both sets have neither bound (both are `never`).
+        std::uint64_t ready = 0;
         core::Cycle next = never;
-        for (std::uint32_t b = 0; b < config_.banks; ++b) {
+        for (std::uint64_t bits = hit_banks_ | other_banks_; bits != 0; bits &= bits - 1) {
+            const auto b = static_cast<std::uint32_t>(std::countr_zero(bits));
             const core::Cycle act_pre = bank_act_pre_bound(b);
-            const bool ready = now_ >= act_pre;
-            candidate_[b] = ready ? 1 : 0;
-            any = any || ready;
+            if (now_ >= act_pre) ready |= std::uint64_t{1} << b;
             next = std::min({next, act_pre, bank_cas_bound(b, cas_global)}); // bank_bound, act_pre computed once
         }
-        if (any)
+        if (ready != 0)
             for (std::size_t i = 0; i < queue_.size(); ++i) {
                 const Queued& q = queue_[i];
                 const Bank& b = banks_[q.bank];
-                if (candidate_[q.bank] == 0 || b.open_row == q.row) continue;
+                if (!has_bank(ready, q.bank) || b.open_row == q.row) continue;
                 if (b.open_row == closed) return issue_act(i), true;
                 return issue_pre(i), true;
             }
@@ -468,13 +517,20 @@ private:
     }
 
     DramConfig config_;
+    // FR-FCFS scans with the per-bank bounds (bank_filtered_scan), its bank sets being 64-bit masks: channels of
+    // more banks take the plain scans, which choose the same commands.
+    bool filtered_;
+    BitGather bank_bits_, row_bits_; // config_.address_bits' masks
     std::vector<Bank> banks_;
-    std::vector<std::uint8_t> candidate_; // scratch for FR-FCFS: banks where a command may be legal this cycle
+    std::vector<std::uint8_t> candidate_; // scratch for the plain FR-FCFS scans: banks with a queued hit
     BoundedQueue<Queued> queue_;
     BoundedQueue<Done> done_;
     std::vector<core::Cycle> cas_group_ready_; // per bank group: earliest next CAS (tCCDL)
+    std::vector<std::uint32_t> group_of_; // per bank: its bank group
     std::vector<std::uint32_t> queued_; // per bank: requests queued
     std::vector<std::uint32_t> hits_; // per bank: queued requests for its open row
+    std::uint64_t hit_banks_ = 0; // banks with hits_ > 0 (filtered_ only)
+    std::uint64_t other_banks_ = 0; // banks with queued_ > hits_: a request for another row (filtered_ only)
     core::Cycle now_ = 0;
     core::Cycle act_any_ready_ = 0;
     core::Cycle cas_any_ready_ = 0;
