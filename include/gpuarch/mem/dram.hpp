@@ -131,8 +131,8 @@ struct DramConfig {
     // row_bytes contiguous bytes, interleaved over the banks row by row (documented default).
     DramAddressBits address_bits{};
     // Simulation speed only, no effect on any result: FR-FCFS scans the queue only in cycles where its per-bank
-    // counts and timers allow a command. Off: the plain two scans of every queued request in every cycle (the
-    // reference tests/mem/dram_test.cpp compares with).
+    // counts and timers allow a command (channels of at most 64 banks; more take the plain scans). Off: the plain
+    // two scans of every queued request in every cycle (the reference tests/mem/dram_test.cpp compares with).
     bool bank_filtered_scan = true;
 
     std::uint32_t return_queue_capacity() const { return return_queue != 0 ? return_queue : queue_capacity * 2 + 8; }
