@@ -33,6 +33,47 @@ TEST_CASE("LRR issues the next ready warp after the one that issued last") {
     CHECK(s.select(v) == 3); // after warp 1: 2 is not ready, 3 is
 }
 
+// LRR's turn, against its definition on random pools: the slots (last + k) % n for k = 1, 2, ..., asked in that
+// order up to the first ready one. The slots asked matter too: HAWS's view notes the warps its base found not ready.
+TEST_CASE("LRR asks the slots in turn after the one that issued last, wrapping past the last slot") {
+    struct AskingView : View {
+        std::vector<unsigned>* asked = nullptr;
+        bool ready(unsigned i) const {
+            asked->push_back(i);
+            return View::ready(i);
+        }
+    };
+    test_support::SplitMix rng{2028};
+    unsigned wrapped = 0, none = 0;
+    for (const unsigned pool : {1U, 2U, 5U, 24U, 48U, 70U}) {
+        CAPTURE(pool);
+        sched::LRR s(timing::SchedulerConfig{pool, 0});
+        unsigned last = pool - 1; // the first turn starts at slot 0
+        for (int step = 0; step < 400; ++step) {
+            std::vector<unsigned> asked, expected_asked;
+            AskingView v{test_support::random_pool_view(rng, pool), &asked};
+            unsigned expected = timing::no_warp;
+            for (unsigned k = 1; k <= pool && expected == timing::no_warp; ++k) {
+                const unsigned slot = (last + k) % pool;
+                expected_asked.push_back(slot);
+                if (v.View::ready(slot)) expected = slot;
+            }
+            REQUIRE(s.select(v) == expected);
+            REQUIRE(asked == expected_asked);
+            if (expected == timing::no_warp) {
+                ++none;
+                continue;
+            }
+            wrapped += expected < (last + 1) % pool ? 1 : 0;
+            // The issued warp is drawn at random at times, so that scans start from every place in the turn.
+            last = rng.below(3) == 0 ? rng.below(pool) : expected;
+            s.on_issue(last, 0);
+        }
+    }
+    CHECK(wrapped > 100);
+    CHECK(none > 100);
+}
+
 TEST_CASE("GTO keeps issuing the same warp until it stalls, then the oldest ready warp") {
     sched::GTO s(timing::SchedulerConfig{4, 0});
     View v{{true, true, true, true}, {30, 10, 20, 40}, {}};
