@@ -654,6 +654,7 @@ public:
         if (host_threads > 1 && (!team_ || team_->threads() != host_threads))
             team_ = std::make_unique<detail::TickTeam>(host_threads);
         detail::TickTeam* const team = host_threads > 1 ? team_.get() : nullptr;
+        memory_->set_concurrent_senders(team != nullptr);
         adaptive_.start_launch();
         // One parallel region per cycle: each SM's timing phase and the private part of its fetch stage (steps
         // that touch only their own CTA), then serially in SM index order the rest of every fetch stage (steps

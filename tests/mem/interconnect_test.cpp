@@ -1,4 +1,5 @@
 // Crossbar interconnect: latency, per-port flit bandwidth, round-robin arbitration and back-pressure.
+#include <thread>
 #include <vector>
 
 #include <doctest/doctest.h>
@@ -110,4 +111,91 @@ TEST_CASE("routing a packet to a missing port fails loudly") {
     Crossbar x(1, 1, small_config());
     x.input(0).send(read_request(0));
     CHECK_THROWS_AS(x.cycle(1, [](const MemPacket&) { return 7U; }), gpuarch::Error);
+}
+
+// The flit count and a transfer's port time are ceilings of divisions; a flit size or port width that is not a
+// power of two takes the division, the others a shift. Both must give the ceiling for every packet size.
+TEST_CASE("flits and port time round up for any flit size and port width, powers of two or not") {
+    for (const std::uint32_t flit : {1U, 8U, 24U, 32U, 40U, 64U}) {
+        for (const std::uint32_t width : {1U, 2U, 3U, 4U}) {
+            CAPTURE(flit);
+            CAPTURE(width);
+            CrossbarConfig c = small_config();
+            c.flit_bytes = flit;
+            c.flits_per_cycle = width;
+            c.output_capacity = 8;
+            Crossbar x(1, 1, c);
+            for (const std::uint32_t bytes : {0U, 1U, 4U, 31U, 32U, 33U, 100U, 128U}) {
+                MemPacket p = write_request(0);
+                p.bytes = bytes;
+                const std::uint32_t expected_flits = (c.header_bytes + bytes + flit - 1) / flit;
+                CHECK(x.flits(p) == expected_flits);
+            }
+            // One packet: it holds the ports ceil(flits / width) cycles and arrives latency - 1 cycles after that.
+            x.input(0).send(write_request(0));
+            const std::uint32_t f = (c.header_bytes + 128 + flit - 1) / flit;
+            const std::uint32_t hold = (f + width - 1) / width;
+            gpuarch::core::Cycle arrived = 0;
+            for (gpuarch::core::Cycle t = 1; t <= 200 && arrived == 0; ++t) {
+                x.cycle(t, to_zero);
+                if (x.ready(0)) arrived = t;
+            }
+            CHECK(arrived == 1 + c.latency + hold - 1);
+        }
+    }
+}
+
+// The route is a function of the packet, asked once per head packet: a packet that waits at its input for many
+// cycles (its output full) is not routed again, and the next packet is routed when it becomes the head.
+TEST_CASE("each head packet is routed once, however long it waits at its input") {
+    Crossbar x(1, 1, small_config()); // output holds 2 packets
+    for (int k = 0; k < 4; ++k) x.input(0).send(read_request(0, std::uint64_t(k)));
+    std::vector<std::uint64_t> routed;
+    const auto count_route = [&routed](const MemPacket& p) {
+        routed.push_back(p.id);
+        return 0U;
+    };
+    for (gpuarch::core::Cycle t = 1; t <= 20; ++t) x.cycle(t, count_route); // nobody pops the output
+    CHECK(x.input(0).size() == 2);
+    CHECK(routed == std::vector<std::uint64_t>{0, 1, 2}); // packet 2 waits for 17 cycles, routed once
+    while (x.ready(0)) x.pop(0);
+    for (gpuarch::core::Cycle t = 21; t <= 40; ++t) x.cycle(t, count_route);
+    CHECK(x.input(0).empty());
+    CHECK(routed == std::vector<std::uint64_t>{0, 1, 2, 3});
+}
+
+// The inputs share one count of queued packets. With concurrent sends declared, several host threads may send at
+// once (the SMs' parallel timing phases) and the count stays exact; without, the count is kept without atomic
+// read-modify-writes and is exact on one thread.
+TEST_CASE("the inputs' shared packet count stays exact with and without concurrent senders") {
+    for (const bool concurrent : {false, true}) {
+        CAPTURE(concurrent);
+        CrossbarConfig c = small_config();
+        c.input_capacity = 4000;
+        c.output_capacity = 8;
+        Crossbar x(4, 1, c);
+        x.set_concurrent_inputs(concurrent);
+        if (concurrent) {
+            std::vector<std::thread> senders;
+            for (std::uint32_t i = 0; i < 4; ++i)
+                senders.emplace_back([&x, i] {
+                    for (int k = 0; k < 1000; ++k) x.input(i).send(read_request(i, std::uint64_t(k)));
+                });
+            for (auto& s : senders) s.join();
+        } else {
+            for (std::uint32_t i = 0; i < 4; ++i)
+                for (int k = 0; k < 1000; ++k) x.input(i).send(read_request(i, std::uint64_t(k)));
+        }
+        CHECK_FALSE(x.idle());
+        std::size_t delivered = 0;
+        for (gpuarch::core::Cycle t = 1; t <= 4100 && !x.idle(); ++t) {
+            x.cycle(t, to_zero);
+            while (x.ready(0)) {
+                x.pop(0);
+                ++delivered;
+            }
+        }
+        CHECK(delivered == 4000);
+        CHECK(x.idle()); // the count came back to zero with the last packet
+    }
 }

@@ -300,6 +300,24 @@ TEST_CASE("Fermi preset: an L2 hit takes at least the 120-cycle minimum L2 laten
     CHECK(miss < hit + 100 + 80);
 }
 
+// The map shifts and masks by the interleaving (a power of two) instead of dividing by it; it must agree with the
+// definition, chunk = address / interleave, on any address.
+TEST_CASE("the address map agrees with its definition by division on random addresses") {
+    std::uint64_t state = 0x9E3779B97F4A7C15ULL;
+    for (const std::uint32_t partitions : {1U, 2U, 6U, 8U, 12U, 16U}) {
+        for (const std::uint32_t interleave : {128U, 256U, 4096U}) {
+            const AddressMap map(partitions, interleave);
+            for (int k = 0; k < 2000; ++k) {
+                state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+                const std::uint64_t address = state >> (k % 3 == 0 ? 0 : 24); // full 64-bit and 40-bit addresses
+                const std::uint64_t chunk = address / interleave;
+                CHECK(map.partition_of(address) == chunk % partitions);
+                CHECK(map.local_address(address) == (chunk / partitions) * interleave + address % interleave);
+            }
+        }
+    }
+}
+
 TEST_CASE("addresses interleave over partitions in 256-byte chunks") {
     const AddressMap map(6, 256);
     CHECK(map.partition_of(0) == 0);

@@ -7,6 +7,7 @@
 #include <gpuarch/sched/rcu.hpp>
 #include <gpuarch/sched/two_level.hpp>
 #include <gpuarch/sched/two_level_active.hpp>
+#include <gpuarch/timing/hooks.hpp>
 
 #include <cstdint>
 #include <random>
@@ -17,6 +18,25 @@
 namespace {
 using namespace gpuarch;
 using View = test_support::PoolView; // {ready}, {age}, {long-latency}; every slot occupied
+
+// A view that also offers its ready slots as one mask, as the SM's does.
+struct MaskView : View {
+    std::uint64_t ready_mask() const {
+        std::uint64_t bits = 0;
+        for (unsigned i = 0; i < pool_size() && i < 64; ++i)
+            if (View::ready(i)) bits |= std::uint64_t{1} << i;
+        return bits;
+    }
+};
+// A mask view that notes the slots it is asked (timing::NotesReadyAsks), as HAWS's view does.
+struct NotingMaskView : MaskView {
+    static constexpr bool notes_ready_asks = true;
+    std::vector<unsigned>* asked = nullptr;
+    bool ready(unsigned i) const {
+        asked->push_back(i);
+        return View::ready(i);
+    }
+};
 } // namespace
 
 TEST_CASE("LRR issues the next ready warp after the one that issued last") {
@@ -72,6 +92,42 @@ TEST_CASE("LRR asks the slots in turn after the one that issued last, wrapping p
     }
     CHECK(wrapped > 100);
     CHECK(none > 100);
+}
+
+// Through a view that offers its ready slots as a mask (the SM's), LRR reads the mask instead of asking slot by slot;
+// its pick must be the one the asking turn finds. Through a view that also notes what it is asked
+// (timing::NotesReadyAsks, as HAWS's view does), it must still ask the slots in turn, mask or not.
+TEST_CASE("LRR picks from a view's ready mask the slot its turn would find, and asks in turn a view that notes asks") {
+    static_assert(!timing::NotesReadyAsks<MaskView>);
+    static_assert(timing::NotesReadyAsks<NotingMaskView>);
+    test_support::SplitMix rng{2029};
+    unsigned wrapped = 0;
+    for (const unsigned pool : {1U, 2U, 5U, 24U, 48U, 63U, 64U, 70U}) {
+        CAPTURE(pool);
+        sched::LRR by_mask(timing::SchedulerConfig{pool, 0}), by_asking(timing::SchedulerConfig{pool, 0});
+        sched::LRR noted(timing::SchedulerConfig{pool, 0});
+        unsigned last = pool - 1;
+        for (int step = 0; step < 400; ++step) {
+            const View drawn = test_support::random_pool_view(rng, pool);
+            const MaskView masked{drawn};
+            std::vector<unsigned> asked, expected_asked;
+            const NotingMaskView noting{{drawn}, &asked};
+            unsigned expected = timing::no_warp;
+            for (unsigned k = 1; k <= pool && expected == timing::no_warp; ++k) {
+                expected_asked.push_back((last + k) % pool);
+                if (drawn.ready((last + k) % pool)) expected = (last + k) % pool;
+            }
+            REQUIRE(by_asking.select(drawn) == expected);
+            REQUIRE(by_mask.select(masked) == expected);
+            REQUIRE(noted.select(noting) == expected);
+            REQUIRE(asked == expected_asked);
+            if (expected == timing::no_warp) continue;
+            wrapped += expected < (last + 1) % pool ? 1 : 0;
+            last = rng.below(3) == 0 ? rng.below(pool) : expected;
+            for (sched::LRR* s : {&by_mask, &by_asking, &noted}) s->on_issue(last, 0);
+        }
+    }
+    CHECK(wrapped > 100);
 }
 
 TEST_CASE("GTO keeps issuing the same warp until it stalls, then the oldest ready warp") {

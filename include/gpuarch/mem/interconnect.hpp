@@ -55,7 +55,9 @@ public:
     Crossbar(std::uint32_t inputs, std::uint32_t outputs, const CrossbarConfig& config)
         : config_((config.validate("an interconnect crossbar"), config)), in_busy_until_(inputs, 0),
           out_busy_until_(outputs, 0), rr_(outputs, 0), words_((inputs + 63) / 64),
-          wants_(std::size_t{outputs} * ((inputs + 63) / 64), 0), targeted_(outputs), holding_(outputs) {
+          wants_(std::size_t{outputs} * ((inputs + 63) / 64), 0), targeted_(outputs), holding_(outputs),
+          head_route_(inputs, 0), routed_at_(inputs, not_routed), per_flit_(config.flit_bytes),
+          per_port_cycle_(config.flits_per_cycle) {
         if (inputs == 0 || outputs == 0) throw Error("an interconnect crossbar needs at least one input and output");
         inputs_.reserve(inputs);
         for (std::uint32_t i = 0; i < inputs; ++i) inputs_.emplace_back(config.input_capacity, queued_.get());
@@ -69,11 +71,17 @@ public:
     Downstream& input(std::uint32_t i) { return inputs_[i]; }
     const Downstream& input(std::uint32_t i) const { return inputs_[i]; }
 
-    std::uint32_t flits(const MemPacket& p) const {
-        return (packet_wire_bytes(p, config_.header_bytes) + config_.flit_bytes - 1) / config_.flit_bytes;
+    std::uint32_t flits(const MemPacket& p) const { return per_flit_.ceil(packet_wire_bytes(p, config_.header_bytes)); }
+
+    // Whether the inputs' producers may send on several host threads at once (the SMs' parallel timing phases,
+    // gpu.hpp): their shared occupancy count then takes atomic updates (Downstream::set_concurrent).
+    void set_concurrent_inputs(bool concurrent) {
+        for (Downstream& in : inputs_) in.set_concurrent(concurrent);
     }
 
-    // One interconnect cycle; `route(packet)` names the output a packet goes to.
+    // One interconnect cycle; `route(packet)` names the output a packet goes to. It is a function of the packet:
+    // each input's head packet is routed once, when first seen, and keeps that output until it leaves (on
+    // GTX480 the request network's route, a partition number, takes two divisions).
     template <class Route> void cycle(core::Cycle now, Route&& route) {
         now_ = now;
         ++cycles_;
@@ -87,8 +95,13 @@ public:
         // visited, in index order as a scan of every output would visit them.
         for (std::uint32_t i = 0; i < inputs(); ++i) {
             if (inputs_[i].empty()) continue;
-            const std::uint32_t o = route(inputs_[i].front());
-            if (o >= outputs()) throw Error("the interconnect was asked to route a packet to a port it lacks");
+            if (routed_at_[i] != inputs_[i].pops()) {
+                const std::uint32_t routed = route(inputs_[i].front());
+                if (routed >= outputs()) throw Error("the interconnect was asked to route a packet to a port it lacks");
+                head_route_[i] = routed;
+                routed_at_[i] = inputs_[i].pops();
+            }
+            const std::uint32_t o = head_route_[i];
             if (in_busy_until_[i] <= now) {
                 wants_[std::size_t{o} * words_ + i / 64] |= std::uint64_t{1} << (i % 64);
                 targeted_.insert(o);
@@ -131,6 +144,23 @@ public:
 
 private:
     static constexpr std::uint32_t no_input = ~std::uint32_t{0};
+    static constexpr std::uint64_t not_routed = ~std::uint64_t{0}; // no input has popped 2^64 - 1 packets
+    // ceil(x / d) for a d fixed at construction: a shift when d is a power of two (flits of 32 bytes, one flit per
+    // cycle in every preset), which spares a division in every transfer.
+    class CeilDivider {
+    public:
+        explicit CeilDivider(std::uint32_t d)
+            : d_(d), shift_(std::has_single_bit(d) ? static_cast<unsigned>(std::countr_zero(d)) : no_shift) {}
+        std::uint32_t ceil(std::uint32_t x) const {
+            return shift_ != no_shift ? static_cast<std::uint32_t>((std::uint64_t{x} + d_ - 1) >> shift_)
+                                      : static_cast<std::uint32_t>((std::uint64_t{x} + d_ - 1) / d_);
+        }
+
+    private:
+        static constexpr unsigned no_shift = ~0U;
+        std::uint32_t d_;
+        unsigned shift_;
+    };
     // Output o's turn in a cycle: the round-robin pick among its candidates moves its head packet when o's port is
     // free and its buffer has room (a full buffer counts a refused transfer).
     void arbitrate(std::uint32_t o, core::Cycle now) {
@@ -143,7 +173,7 @@ private:
         }
         const MemPacket& p = inputs_[i].front();
         const std::uint32_t f = flits(p);
-        const std::uint32_t hold = (f + config_.flits_per_cycle - 1) / config_.flits_per_cycle;
+        const std::uint32_t hold = per_port_cycle_.ceil(f);
         in_busy_until_[i] = now + hold;
         out_busy_until_[o] = now + hold;
         outputs_[o].push(InFlight{p, now + config_.latency + hold - 1});
@@ -190,6 +220,10 @@ private:
     std::vector<std::uint64_t> wants_; // outputs x words_: candidate inputs of each output (scratch for cycle())
     IndexSet targeted_; // outputs with a candidate this cycle (scratch for cycle(); empty between)
     IndexSet holding_; // outputs whose buffer is not empty
+    std::vector<std::uint32_t> head_route_; // input i's head packet's output, while routed_at_[i] == its pops()
+    std::vector<std::uint64_t> routed_at_;
+    CeilDivider per_flit_; // wire bytes -> flits
+    CeilDivider per_port_cycle_; // flits -> cycles a transfer holds its ports
     core::Cycle now_ = 0;
     std::uint64_t in_outputs_ = 0; // packets in all output buffers together
     std::uint64_t cycles_ = 0, packets_ = 0, flits_ = 0, blocked_ = 0;

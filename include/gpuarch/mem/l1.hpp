@@ -306,7 +306,7 @@ public:
         if (slot.path != Path::data_load || slot.next >= slot.accesses.size() || !pending_[slot.pending].started)
             return false;
         const std::uint64_t line = config_.geometry.line_of(slot.accesses[slot.next].address);
-        return stall_answers(line, config_.geometry.set_of(line));
+        return stall_answers(line);
     }
     // Whether the next cycle() takes its quiet path and leaves nothing to drain, and every later one does too until a
     // response arrives (receive) or a hit's completion comes due (next_timed_completion): no instruction in the LSU,
@@ -731,11 +731,10 @@ private:
     LsuState serve_cached_load(std::uint64_t address, std::uint32_t index, core::Cycle now) {
         Pending& p = pending_[index];
         const std::uint64_t line = config_.geometry.line_of(address);
-        const std::uint32_t set = config_.geometry.set_of(line);
         // A load that cannot start (no MSHR, no room to merge, every way of its set reserved) is retried every
         // cycle. While its set's tags and the MSHRs are unchanged the retry gives the same answer, so it is counted
         // without the searches. A reservation failure comes after the miss-queue check, so that check still runs.
-        if (stall_answers(line, set)) {
+        if (stall_answers(line)) {
             if (stall_.reason == LoadStall::no_way && miss_queue_.full()) return LsuState::stalled_icnt;
             ++stall_cycles(stall_.reason);
             return LsuState::stalled_mshr;
@@ -752,7 +751,8 @@ private:
         if (found != mshr_.none) {
             if (!mshr_.can_add(found)) {
                 ++merge_full_stall_cycles_;
-                stall_ = LoadStall{line, tags_.set_version(set), mshr_.version(), LoadStall::merge_full};
+                stall_ =
+                    LoadStall{line, probe.set, tags_.set_version(probe.set), mshr_.version(), LoadStall::merge_full};
                 return LsuState::stalled_mshr;
             }
             ++accesses_;
@@ -765,7 +765,7 @@ private:
         }
         if (mshr_.full()) {
             ++mshr_full_stall_cycles_;
-            stall_ = LoadStall{line, tags_.set_version(set), mshr_.version(), LoadStall::mshr_full};
+            stall_ = LoadStall{line, probe.set, tags_.set_version(probe.set), mshr_.version(), LoadStall::mshr_full};
             return LsuState::stalled_mshr;
         }
         if (miss_queue_.full()) return LsuState::stalled_icnt;
@@ -774,7 +774,7 @@ private:
             way = tags_.victim(probe.set);
             if (way == TagArray::no_way) {
                 ++reservation_fail_cycles_;
-                stall_ = LoadStall{line, tags_.set_version(set), mshr_.version(), LoadStall::no_way};
+                stall_ = LoadStall{line, probe.set, tags_.set_version(probe.set), mshr_.version(), LoadStall::no_way};
                 return LsuState::stalled_mshr;
             }
             install_line(probe.set, way, line, LineState::reserved, p.info.warp);
@@ -923,14 +923,16 @@ private:
     struct LoadStall {
         enum Reason : std::uint8_t { merge_full, mshr_full, no_way };
         std::uint64_t line = ~std::uint64_t{0};
+        std::uint32_t set = 0; // the line's set
         std::uint64_t tags = 0;
         std::uint64_t mshr = 0;
         Reason reason = merge_full;
     };
     LoadStall stall_;
-    // Whether the stall memo answers a retry of `line` (in `set`): its set's tags and the MSHRs are unchanged since.
-    bool stall_answers(std::uint64_t line, std::uint32_t set) const {
-        return stall_.line == line && stall_.tags == tags_.set_version(set) && stall_.mshr == mshr_.version();
+    // Whether the stall memo answers a retry of `line`: its set's tags and the MSHRs are unchanged since. The memo
+    // keeps the line's set, so a retry computes no set index.
+    bool stall_answers(std::uint64_t line) const {
+        return stall_.line == line && stall_.tags == tags_.set_version(stall_.set) && stall_.mshr == mshr_.version();
     }
     // The counter of the cycles a load stalled for `reason`.
     std::uint64_t& stall_cycles(LoadStall::Reason reason) {

@@ -47,19 +47,21 @@ struct ClockConfig {
 class AddressMap {
 public:
     AddressMap(std::uint32_t partitions, std::uint32_t interleave_bytes)
-        : partitions_(partitions), interleave_(interleave_bytes) {
+        : partitions_(partitions), interleave_(interleave_bytes),
+          interleave_log2_(static_cast<unsigned>(std::countr_zero(interleave_bytes))) {
         if (partitions == 0) throw Error("the memory system needs at least one partition");
         if (interleave_bytes == 0 || !std::has_single_bit(interleave_bytes))
             throw Error("the partition interleaving granularity must be a power of two of bytes (got " +
                         std::to_string(interleave_bytes) + ")");
     }
+    // The interleaving is a power of two (checked above): shifts and masks instead of divisions by it.
     std::uint32_t partition_of(std::uint64_t address) const {
-        return static_cast<std::uint32_t>((address / interleave_) % partitions_);
+        return static_cast<std::uint32_t>((address >> interleave_log2_) % partitions_);
     }
     // The address inside its partition (chunks of one partition packed densely).
     std::uint64_t local_address(std::uint64_t address) const {
-        const std::uint64_t chunk = address / interleave_;
-        return (chunk / partitions_) * interleave_ + address % interleave_;
+        const std::uint64_t chunk = address >> interleave_log2_;
+        return ((chunk / partitions_) << interleave_log2_) | (address & (std::uint64_t{interleave_} - 1));
     }
     std::uint32_t partitions() const { return partitions_; }
     std::uint32_t interleave_bytes() const { return interleave_; }
@@ -67,6 +69,7 @@ public:
 private:
     std::uint32_t partitions_;
     std::uint32_t interleave_;
+    unsigned interleave_log2_;
 };
 
 struct MemorySystemConfig {
@@ -126,6 +129,8 @@ public:
         if (sm >= config_.sms) throw Error("SM " + std::to_string(sm) + " has no port into the memory system");
         return requests_.input(sm);
     }
+    // Whether the SMs may send into their ports on several host threads at once (GPU::launch's parallel ticking).
+    void set_concurrent_senders(bool concurrent) { requests_.set_concurrent_inputs(concurrent); }
     // Functional warming of the L2 slice that holds `address` (MemoryPartition::warm).
     void warm(std::uint64_t address, bool write) {
         const std::uint32_t p = map_.partition_of(address);

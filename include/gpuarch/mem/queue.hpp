@@ -102,7 +102,9 @@ private:
 // `occupancy`, when given, is a counter the queue keeps equal to the packets queued in every Downstream that
 // shares it (the interconnect uses it to skip the scan of its inputs when all of them are empty); it must outlive
 // the queue. It is atomic because the SMs' timing phases, which send, may run on several host threads at once
-// (gpu.hpp); relaxed order suffices, as the interconnect reads it only after the threads' barrier.
+// (gpu.hpp); relaxed order suffices, as the interconnect reads it only after the threads' barrier. An atomic
+// read-modify-write costs about as much as the rest of a send, so it is used only while set_concurrent(true) says
+// that other queues sharing the counter may send or pop at the same time; otherwise a relaxed load and store keep it.
 class Downstream {
 public:
     explicit Downstream(std::size_t capacity = 8, std::atomic<std::uint64_t>* occupancy = nullptr)
@@ -110,22 +112,35 @@ public:
     bool can_send() const { return !queue_.full(); }
     void send(const MemPacket& packet) {
         queue_.push(packet);
-        if (occupancy_ != nullptr) occupancy_->fetch_add(1, std::memory_order_relaxed);
+        if (occupancy_ != nullptr) add_to_occupancy(1);
     }
 
     bool empty() const { return queue_.empty(); }
     const MemPacket& front() const { return queue_.front(); }
     void pop() {
         queue_.pop();
-        if (occupancy_ != nullptr) occupancy_->fetch_sub(1, std::memory_order_relaxed);
+        ++pops_;
+        if (occupancy_ != nullptr) add_to_occupancy(~std::uint64_t{0}); // minus one, modulo 2^64
     }
     std::size_t size() const { return queue_.size(); }
     std::size_t capacity() const { return queue_.capacity(); }
     std::size_t free_slots() const { return queue_.free_slots(); }
+    // Packets popped so far: the head is the same packet for as long as this is unchanged (sends only append), so
+    // a consumer may keep what it derived from the head until then (Crossbar keeps its route).
+    std::uint64_t pops() const { return pops_; }
+    // Whether queues sharing the occupancy counter may send or pop on several host threads at once.
+    void set_concurrent(bool concurrent) { concurrent_ = concurrent; }
 
 private:
+    void add_to_occupancy(std::uint64_t delta) {
+        if (concurrent_) occupancy_->fetch_add(delta, std::memory_order_relaxed);
+        else occupancy_->store(occupancy_->load(std::memory_order_relaxed) + delta, std::memory_order_relaxed);
+    }
+
     BoundedQueue<MemPacket> queue_;
     std::atomic<std::uint64_t>* occupancy_;
+    std::uint64_t pops_ = 0;
+    bool concurrent_ = false;
 };
 
 } // namespace gpuarch::mem

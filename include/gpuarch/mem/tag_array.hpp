@@ -82,10 +82,11 @@ public:
     // Looks the line up without changing replacement state.
     Probe probe(std::uint64_t address) const {
         const std::uint64_t line = geometry_.line_of(address);
-        const std::uint32_t set = geometry_.set_of(line);
         // A request its cache cannot serve yet (no MSHR, a full queue, every way reserved) is retried, and probed,
-        // every cycle. While its set is unchanged the last answer for the same line stands: no search.
-        if (line == last_line_ && set_version_[set] == last_set_version_) return last_probe_;
+        // every cycle. While its set is unchanged the last answer for the same line stands: no search, and no set
+        // index either (the last answer holds the line's set).
+        if (line == last_line_ && set_version_[last_probe_.set] == last_set_version_) return last_probe_;
+        const std::uint32_t set = geometry_.set_of(line);
         Probe p;
         p.set = set;
         const std::size_t base = std::size_t{set} * geometry_.ways;

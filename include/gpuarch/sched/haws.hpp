@@ -306,6 +306,8 @@ private:
     // A warp that already issued in this cycle (a machine that selects several times per cycle marks it not ready)
     // made no failed attempt.
     template <class View> struct AttemptView : View {
+        // The base must ask ready() slot by slot (timing::NotesReadyAsks): each refusal is noted below.
+        static constexpr bool notes_ready_asks = true;
         HAWSScheduler* self;
         bool ready(unsigned i) const {
             const bool r = View::ready(i);

@@ -150,10 +150,13 @@ private:
         steady_.r = steady_.ring.size();
         steady_.ring.insert(steady_.ring.end(), pending_.begin(), pending_.end());
         // occupied_before[i]: occupied slots among ring[0..i) over two laps, so any window of r is one difference.
+        // The second lap repeats the first: a whole lap's count plus the first lap's prefix.
         const std::size_t n = steady_.ring.size();
         steady_.occupied_before.assign(2 * n + 1, 0);
-        for (std::size_t i = 0; i < 2 * n; ++i)
-            steady_.occupied_before[i + 1] = steady_.occupied_before[i] + (view.occupied(steady_.ring[i % n]) ? 1 : 0);
+        for (std::size_t i = 0; i < n; ++i)
+            steady_.occupied_before[i + 1] = steady_.occupied_before[i] + (view.occupied(steady_.ring[i]) ? 1 : 0);
+        for (std::size_t i = 1; i <= n; ++i)
+            steady_.occupied_before[n + i] = steady_.occupied_before[n] + steady_.occupied_before[i];
         steady_.offset = 0;
         steady_.on = true;
     }

@@ -178,6 +178,15 @@ concept ReportsBarrierWaits = requires(const V v, unsigned i) {
     { v.waiting_at_barrier(i) } -> std::convertible_to<bool>;
 };
 
+// NotesReadyAsks: a view whose ready() notes which slots it is asked (HAWSScheduler's AttemptView, sched/haws.hpp,
+// records the warps its base scheduler found not ready as failed issue attempts). Through such a view the slots a
+// scheduler asks are part of its result, so it must ask them one by one in its policy's order; through any other
+// view a scheduler may read ready_mask() instead (LRR does).
+template <class V>
+concept NotesReadyAsks = requires {
+    requires V::notes_ready_asks;
+};
+
 // ShowsStateEpoch: a number that changes whenever a warp's occupancy, age or head instruction may have changed,
 // and a mask of the ready slots (pools of at most 64 slots). The SM's view has them under event-driven issue only
 // (SM::event_driven_issue). Unlike the capabilities above, no scheduler requires it: OAWS and CCWS use it, where the
