@@ -109,6 +109,10 @@ public:
     using RegisterFile = RegisterFileT;
     using Exec = ExecT;
     using L1 = L1T;
+    // Whether the functional engine copies each instruction's result values: only for a register file or an
+    // execution model that may read them (timing::IgnoresResultValues).
+    static constexpr bool records_result_values =
+        !(timing::IgnoresResultValues<RegisterFileT> && timing::IgnoresResultValues<ExecT>);
     // Named by the scheduler (timing/fetch.hpp); fetch::InOrder for every scheduler that names none.
     using FetchPolicy = typename detail::fetch_policy_of<SchedulerT>::type;
     using component_types = boost::mp11::mp_list<Frontend, Scheduler, RegisterFile, Exec, L1>;
@@ -727,6 +731,7 @@ private:
     std::uint32_t allocate_record() {
         const std::uint32_t r = records_.allocate(warp_width);
         records_[r].async_counted = false;
+        records_[r].result.record_values = records_result_values;
         return r;
     }
     void release_record(std::uint32_t r) { records_.release(r); }

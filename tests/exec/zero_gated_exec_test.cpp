@@ -140,6 +140,11 @@ TEST_CASE("instructions that write the carry flag are never bypassed") {
 
 namespace {
 template <class RF, class Exec> using FermiSM = SM<frontend::FermiFrontend, sched::GTO, RF, Exec, mem::IdealMemory<20>>;
+// The functional engine records result values for the SM only when its register file or its execution model may
+// read them (timing::IgnoresResultValues): ZeroGatedExec's trivial-lane counts below need them.
+static_assert(!FermiSM<regfile::IdealRF, exec::SimdExec>::records_result_values);
+static_assert(FermiSM<regfile::IdealRF, exec::ZeroGatedExec>::records_result_values);
+static_assert(FermiSM<regfile::CoalescingRF<>, exec::SimdExec>::records_result_values);
 } // namespace
 
 TEST_CASE("ZeroGatedExec has SimdExec's timing and leaves device memory unchanged, with IdealRF and with CARF") {

@@ -288,6 +288,45 @@ TEST_CASE("StepResult reports the branch outcome, per-lane addresses and spaces,
     CHECK((saw_load && saw_store && saw_branch && saw_add));
 }
 
+// A caller whose timing models never read result values turns their recording off: the step then reports no value
+// and leaves the values as they were, and everything else it reports is the same.
+TEST_CASE("a step with record_values off reports no result value and the same everything else") {
+    Device device;
+    const Module module = Module::from_string(test::wrap_body(R"(
+        add.s32 %r1, 0, 5;
+        add.s32 %r2, %r1, 7;
+        ld.global.u32 %r3, [%rd63];
+    )"),
+                                              "no_values.ptx");
+    const std::vector<std::uint32_t> input{41};
+    const DevPtr in = device.upload(input);
+    KernelExecution with(device, module, "k", LaunchConfig{}, Args(in, in));
+    KernelExecution without(device, module, "k", LaunchConfig{}, Args(in, in));
+    CtaState cta_with = with.start_cta(0), cta_without = without.start_cta(0);
+    StepResult recorded(32), unrecorded(32);
+    unrecorded.record_values = false;
+    std::fill(unrecorded.values.begin(), unrecorded.values.end(), 0x5a5aULL);
+    unsigned steps = 0, valued = 0;
+    while (!cta_with.warp_finished(0)) {
+        REQUIRE_FALSE(cta_without.warp_finished(0));
+        with.step(cta_with, 0, recorded);
+        without.step(cta_without, 0, unrecorded);
+        ++steps;
+        valued += recorded.has_value ? 1U : 0U;
+        CHECK_FALSE(unrecorded.has_value);
+        CHECK(unrecorded.value_reg == ir::no_reg);
+        CHECK(std::all_of(unrecorded.values.begin(), unrecorded.values.end(), [](auto v) { return v == 0x5a5aULL; }));
+        CHECK(unrecorded.pc == recorded.pc);
+        CHECK(unrecorded.next_pc == recorded.next_pc);
+        CHECK(unrecorded.executed == recorded.executed);
+        CHECK(unrecorded.is_load == recorded.is_load);
+        CHECK(unrecorded.addresses == recorded.addresses);
+    }
+    CHECK(cta_without.warp_finished(0));
+    CHECK(steps > 3);
+    CHECK(valued >= 3); // the two adds and the load had values to record
+}
+
 TEST_CASE(
     "StepResult values are zero-extended from the destination type, and a vector load reports its first element") {
     Device device;

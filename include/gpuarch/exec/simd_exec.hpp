@@ -27,6 +27,8 @@ namespace gpuarch::exec {
 class SimdExec {
 public:
     static constexpr std::string_view name = "SimdExec";
+    // Times operations by unit and opcode; never reads their values (timing::IgnoresResultValues).
+    static constexpr bool ignores_result_values = true;
 
     explicit SimdExec(const timing::ExecConfig& config) : opcode_timing_(config.opcode_timing) {
         for (const auto& spec : config.units) {

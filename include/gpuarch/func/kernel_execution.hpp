@@ -311,7 +311,8 @@ private:
             out->barrier_wait = w.waiting();
             out->barrier_released = released;
             const ir::RegId first_dst = d.dst != ir::no_reg ? d.dst : (d.dst_count > 0 ? d.dst_vector[0] : ir::no_reg);
-            if (!out->has_value && first_dst != ir::no_reg && ir::has_destination(*d.inst) && d.op != ir::Opcode::bar) {
+            if (out->record_values && !out->has_value && first_dst != ir::no_reg && ir::has_destination(*d.inst) &&
+                d.op != ir::Opcode::bar) {
                 out->has_value = true;
                 out->value_reg = first_dst;
                 const std::uint64_t* row = w.row(first_dst);

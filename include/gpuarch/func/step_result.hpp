@@ -44,7 +44,10 @@ struct StepResult {
     // whose prefetch is a no-op (KernelExecution::prefetch). Meaningful only when is_memory.
     core::WarpMask accessed;
 
-    // The first destination register's new value per executed lane (zero-extended to 64 bits).
+    // The first destination register's new value per executed lane (zero-extended to 64 bits). Recorded only while
+    // record_values is true (the caller's choice: a timing model whose consumers never read the values turns it
+    // off, timing::IgnoresResultValues); has_value is false for every step otherwise.
+    bool record_values = true;
     bool has_value = false;
     ir::RegId value_reg = ir::no_reg;
     std::vector<std::uint64_t> values;

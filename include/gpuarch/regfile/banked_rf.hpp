@@ -37,6 +37,8 @@ template <unsigned Banks = 4, unsigned Collectors = 4, class BankMap = WarpPlusR
 
 public:
     static constexpr std::string_view name = "BankedRF";
+    // Bank conflicts depend on register numbers only (timing::IgnoresResultValues).
+    static constexpr bool ignores_result_values = true;
     static constexpr unsigned banks = Banks;
     static constexpr unsigned collectors = Collectors;
 

@@ -14,6 +14,8 @@ struct IdealRF {
 
     // can_accept is true whatever the state: the SM may replay quiet cycles (sm.hpp, quiet_cycle_replay).
     static constexpr bool accepts_every_read = true;
+    // Writes are counted, their values never read (timing::IgnoresResultValues).
+    static constexpr bool ignores_result_values = true;
 
     explicit IdealRF(const timing::RegisterFileConfig&) {}
 

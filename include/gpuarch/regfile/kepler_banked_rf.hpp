@@ -86,6 +86,8 @@ public:
     static constexpr unsigned banks_per_scheduler = ir::kepler_register_bank_count;
     static constexpr unsigned collectors_per_scheduler = CollectorsPerScheduler;
     static constexpr std::string_view name = detail::KeplerBankedRFName<CollectorsPerScheduler, 4>::value;
+    // Bank conflicts depend on register numbers only (timing::IgnoresResultValues).
+    static constexpr bool ignores_result_values = true;
     // Conflict degrees counted separately; deeper conflicts share the last bucket.
     static constexpr unsigned degree_buckets = 4;
 
