@@ -81,7 +81,7 @@ public:
 
     // One interconnect cycle; `route(packet)` names the output a packet goes to. It is a function of the packet:
     // each input's head packet is routed once, when first seen, and keeps that output until it leaves (on
-    // GTX480 the request network's route, a partition number, takes two divisions).
+    // GTX480 the request network's route, a partition number, takes a division by the partition count).
     template <class Route> void cycle(core::Cycle now, Route&& route) {
         now_ = now;
         ++cycles_;
