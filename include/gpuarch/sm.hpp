@@ -585,6 +585,12 @@ public:
         settle_dormant();
         return waiting_total_;
     }
+    // Cycles the issue stage replayed (slept ones included) in which a scheduler had withheld its ready warps
+    // (timing::WithheldCycleHook): a speed figure, as dormant_cycles().
+    std::uint64_t withheld_cycles_replayed() const {
+        settle_dormant();
+        return issue_.withheld_cycles_replayed();
+    }
     std::uint64_t warp_instructions() const { return stats_.warp_instructions; }
     std::uint64_t thread_instructions() const { return stats_.thread_instructions; }
 

@@ -284,3 +284,37 @@ TEST_CASE("attached OAWS schedulers: a run of quiet cycles replayed in one call 
         }
     }
 }
+
+// A select that withheld every ready warp is repeated (sched::WithheldSelect) while the MSHR budget stays below the
+// smallest prediction among the withheld warps: any such budget withholds the same warps. The same test tells the SM
+// whether it may replay the cycle (timing::WithheldCycleHook), and a replay counts what the repeated selects count.
+TEST_CASE("static OAWS repeats a withheld select while the budget stays below the smallest withheld prediction") {
+    auto s = trained<sched::OAWSStatic<50>>(3);
+    auto v = schedtest::EpochMemView::of(3);
+    v.load(0, div_pc).load(1, div_pc);
+    v.warps[1].lanes = 20; // predicted ceil(20 x 50%) = 10; warp 0, 32 threads, 16
+    v.warps[2].ready = false;
+    v.l1_.mshr_free = 9; // the budget (no load in flight)
+    CHECK(s.select(v) == timing::no_warp);
+    const std::uint64_t repeated = s.withheld_selects_repeated();
+    v.l1_.mshr_free = 3; // the budget falls
+    CHECK(s.repeats_withheld(v));
+    CHECK(s.select(v) == timing::no_warp);
+    v.l1_.mshr_free = 9; // and rises again, still below 10
+    CHECK(s.select(v) == timing::no_warp);
+    CHECK(s.withheld_selects_repeated() == repeated + 2);
+
+    core::StatsTable before;
+    before.collect("", s);
+    s.on_withheld_cycles(v, 5);
+    core::StatsTable after;
+    after.collect("", s);
+    CHECK(after.counter("oaws_withheld_cycles") == before.counter("oaws_withheld_cycles") + 5);
+    CHECK(after.counter("oaws_disqualified_warp_cycles") == before.counter("oaws_disqualified_warp_cycles") + 10);
+    CHECK(s.withheld_selects_repeated() == repeated + 7);
+
+    v.l1_.mshr_free = 10; // 10 <= 10: warp 1 qualifies
+    CHECK_FALSE(s.repeats_withheld(v));
+    CHECK(s.select(v) == 1u);
+    CHECK(s.withheld_selects_repeated() == repeated + 7);
+}

@@ -88,3 +88,31 @@ TEST_CASE("quiet replay: OAWS and CCWS repeat a withheld select only when it wou
     CHECK(ccws.repeated <= ccws.withheld);
     CHECK(ccws.repeated * 2 > ccws.withheld);
 }
+
+namespace {
+using Gtx480OawsView = pipeline::PoolView<typename machines::GTX480::template gpu<sched::OAWSDynamic<>>::SMType>;
+using Gtx480CcwsView = pipeline::PoolView<typename machines::GTX480::template gpu<sched::CCWS<>>::SMType>;
+static_assert(timing::WithheldCycleHook<sched::OAWSDynamic<>, Gtx480OawsView>,
+              "OAWS replays the cycles in which it withheld every ready warp");
+static_assert(!timing::WithheldCycleHook<sched::CCWS<>, Gtx480CcwsView>,
+              "CCWS's scores decay cycle by cycle, so it declares no withheld-cycle contract");
+} // namespace
+
+// Withheld-cycle replay (timing::WithheldCycleHook): OAWS's cycles in which it withheld every ready warp are replayed,
+// or slept where the L1 repeats a stall, with the full scan's cycles and statistics (the case above). Each replayed
+// cycle is one in which at least one of the SM's schedulers withheld, so they cannot outnumber the withheld selects.
+TEST_CASE("quiet replay: OAWS replays the cycles in which it withheld every ready warp (GTX480)") {
+    const auto gpu = test_support::gtx480_after<sched::OAWSDynamic<>>("bfs");
+    std::uint64_t replayed = 0, withheld = 0;
+    for (unsigned i = 0; i < 15; ++i) {
+        replayed += gpu->sm(i).withheld_cycles_replayed();
+        for (unsigned s = 0; s < 2; ++s) {
+            core::StatsTable table;
+            table.collect("", gpu->sm(i).scheduler(s));
+            withheld += table.counter("oaws_withheld_cycles");
+        }
+    }
+    INFO("bfs: withheld selects " << withheld << ", withheld cycles replayed " << replayed);
+    CHECK(replayed > 0);
+    CHECK(replayed <= withheld);
+}

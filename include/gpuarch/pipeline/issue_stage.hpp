@@ -53,10 +53,19 @@ public:
         quiet_.uncharged = 0; // what a launch stopped by an error left uncharged belongs to no line of the next
     }
 
-    // Whether run() would replay its recorded quiet cycle now: nothing changed since a cycle without issue.
+    // Whether run() would replay its recorded quiet cycle now: nothing changed since a cycle without issue, and
+    // every scheduler that withheld its ready warps then would withhold them again (withheld_replay).
     bool replays_next_cycle(const Core& sm) const {
-        if constexpr (Core::quiet_cycle_replay) return quiet_.valid && quiet_.epoch == sm.state_epoch_;
-        else return false;
+        if constexpr (Core::quiet_cycle_replay) {
+            if (!quiet_.valid || quiet_.epoch != sm.state_epoch_) return false;
+            if constexpr (withheld_replay)
+                for (unsigned s = 0; s < Frontend::schedulers; ++s)
+                    if (quiet_.ready_mask[s] != 0 && !sm.schedulers_[s].repeats_withheld(withheld_view(sm, s)))
+                        return false;
+            return true;
+        } else {
+            return false;
+        }
     }
 
     void run(Core& sm, core::Cycle now) {
@@ -80,8 +89,9 @@ public:
         if (any_issued) ++sm.state_epoch_; // an issue changes warp state (the fetch stage's skip reads this too)
         if constexpr (Core::quiet_cycle_replay) {
             // A const select picks a ready warp whenever there is one, so a cycle without issue had none. A
-            // scheduler with state may withhold ready warps, and its contract covers only views with none ready.
-            quiet_.valid = !any_issued && (const_select || !ready_seen_);
+            // scheduler with state may withhold ready warps: its quiet-cycle contract covers only views with none
+            // ready, its withheld-cycle contract (withheld_replay) those too.
+            quiet_.valid = !any_issued && (const_select || !ready_seen_ || withheld_replay);
             quiet_.cycle_class = any_issued ? 0 : any_warp && all_long ? 1 : any_warp ? 2 : 3;
             quiet_.epoch = sm.state_epoch_;
         }
@@ -406,6 +416,7 @@ public:
         }
         quiet_.outcome[s] = outcome;
         quiet_.ready_warps[s] = static_cast<std::uint8_t>(ready_warps);
+        quiet_.ready_mask[s] = ready;
         return issued;
     }
 
@@ -437,26 +448,47 @@ public:
         if constexpr (timing::QuietCycleHook<Scheduler, PoolView>) {
             // No warp is ready in a replayed cycle of a scheduler with state: the view says so without asking. A
             // view writes a flag only where it is 0 (not yet known), so one fill serves every cycle and scheduler.
-            std::fill(ready_flags_.begin(), ready_flags_.end(), std::uint8_t{2});
+            // (Under event-driven issue the views read their ready bits instead.)
+            if constexpr (!Core::event_driven_issue)
+                std::fill(ready_flags_.begin(), ready_flags_.end(), std::uint8_t{2});
             // With the run hook, two cycles one by one, every scheduler in each, settle what an SM's schedulers
             // share (OAWS's SM-wide age ranks: the first round may change them, the second brings every scheduler
             // up to date); the rest of the run is one call per scheduler (its contract: as that many single quiet
             // cycles, ending now), in which no scheduler changes what the others read.
+            // A scheduler that withheld ready warps in the recorded cycle repeats that instead (withheld_replay).
             const std::uint64_t single =
                 timing::QuietCyclesHook<Scheduler, PoolView> ? std::min<std::uint64_t>(count, 2) : count;
             for (std::uint64_t k = 0; k < single; ++k) {
                 sm.now_ = first_now + k;
-                for (unsigned s = 0; s < Frontend::schedulers; ++s)
+                for (unsigned s = 0; s < Frontend::schedulers; ++s) {
+                    if constexpr (withheld_replay)
+                        if (quiet_.ready_mask[s] != 0) {
+                            sm.schedulers_[s].on_withheld_cycles(withheld_view(sm, s), 1);
+                            continue;
+                        }
                     sm.schedulers_[s].on_quiet_cycle(PoolView{&sm, s, ready_flags_.data(), Core::pool_size(s), 0});
+                }
             }
             if constexpr (timing::QuietCyclesHook<Scheduler, PoolView>) {
                 if (count > single) {
                     sm.now_ = first_now + count - 1;
-                    for (unsigned s = 0; s < Frontend::schedulers; ++s)
+                    for (unsigned s = 0; s < Frontend::schedulers; ++s) {
+                        if constexpr (withheld_replay)
+                            if (quiet_.ready_mask[s] != 0) {
+                                sm.schedulers_[s].on_withheld_cycles(withheld_view(sm, s), count - single);
+                                continue;
+                            }
                         sm.schedulers_[s].on_quiet_cycles(PoolView{&sm, s, ready_flags_.data(), Core::pool_size(s), 0},
                                                           count - single);
+                    }
                 }
             }
+            if constexpr (withheld_replay)
+                for (unsigned s = 0; s < Frontend::schedulers; ++s)
+                    if (quiet_.ready_mask[s] != 0) {
+                        withheld_replayed_ += count;
+                        break;
+                    }
         }
         sm.now_ = first_now + count - 1;
         if (quiet_.cycle_class < 3) sm.stats_.cycle_class[quiet_.cycle_class] += count;
@@ -467,6 +499,9 @@ public:
     }
 
     void replay_quiet_cycle(Core& sm) { replay_quiet_cycles(sm, 1, sm.now_); }
+    // Replayed cycles (slept ones included) in which some scheduler withheld ready warps: a host-time figure, not a
+    // statistic of the simulated machine.
+    std::uint64_t withheld_cycles_replayed() const { return withheld_replayed_; }
 
     // `count` cycles of an SM that holds no warp (SM::skips_vacant_cycles), the last at `last`: what as many run()
     // calls count there. Every scheduler's outcome is idle with no warp ready, no Gong cycle class applies (no
@@ -604,6 +639,7 @@ private:
         std::uint8_t cycle_class = 3;
         std::array<timing::IssueOutcome, Frontend::schedulers> outcome{};
         std::array<std::uint8_t, Frontend::schedulers> ready_warps{}; // a replayed cycle repeats the recorded one
+        std::array<std::uint64_t, Frontend::schedulers> ready_mask{}; // event-driven issue: the ready slots
         std::array<ir::Pc, Frontend::schedulers> line_pc{}; // the instruction charged (per-line statistics)
         std::uint64_t uncharged = 0; // replayed cycles not yet charged to line_pc (charge_replayed)
     };
@@ -616,9 +652,19 @@ private:
 
     QuietCycle quiet_;
     // Whether some scheduler's view had a ready warp in this cycle (a stateful scheduler's cycle is replayed only
-    // when none had).
+    // when none had, or under withheld_replay).
     bool ready_seen_ = false;
     static constexpr bool const_select = timing::ConstSelect<Scheduler, PoolView>;
+    // Withheld-cycle replay: a cycle in which a scheduler with state withheld every ready warp (timing::
+    // WithheldCycleHook) is replayed like a quiet cycle while every such scheduler says it would repeat it. Only
+    // under event-driven issue, whose views show the state epoch and keep each scheduler's ready mask.
+    static constexpr bool withheld_replay =
+        Core::event_driven_issue && timing::WithheldCycleHook<Scheduler, PoolView> && !const_select;
+    // The view scheduler s had in the recorded cycle: its ready slots, as the state epoch says they still are.
+    PoolView withheld_view(const Core& sm, unsigned s) const {
+        return PoolView{&sm, s, ready_flags_.data(), Core::pool_size(s), quiet_.ready_mask[s]};
+    }
+    std::uint64_t withheld_replayed_ = 0; // replayed cycles in which some scheduler withheld ready warps
     std::array<IssueMasks, Frontend::schedulers> issue_masks_{};
     std::uint64_t ready_now_ = 0; // the ready slots of the scheduler now issuing
     ir::Pc first_issued_pc_ = ir::no_pc; // the first instruction the scheduler now issuing issued (per-line statistics)

@@ -159,20 +159,31 @@ template <class View> bool any_ready(const View& view) {
 //
 // Contract: such a select reads the ready mask, the ready warps' head instructions and the greedy warp; the epoch
 // advances on every event that changes a head or the greedy warp. `Inputs` is everything else the scheduler's
-// select reads (compared with ==); a scheduler that cannot name a change in its inputs calls forget(). `Outcome`
-// is what the withheld select counted, which a repeat counts again.
+// select reads (compared with ==, or by a predicate that says whether the remembered inputs withhold the same warps
+// in the scheduler's state now: the _if forms); a scheduler that cannot name a change in its inputs calls forget().
+// `Outcome` is what the withheld select counted, which a repeat counts again.
 template <class Inputs, class Outcome = std::monostate> class WithheldSelect {
 public:
     // The remembered select's outcome when this select repeats it (same epoch, ready mask and inputs), else null.
     // A repeat with some warp ready counts as a reused select.
     template <class View> const Outcome* repeat(const View& view, const Inputs& inputs) {
+        return repeat_if(view, [&](const Inputs& remembered) { return remembered == inputs; });
+    }
+    template <class View, class Same> const Outcome* repeat_if(const View& view, Same&& same) {
         static_assert(timing::ShowsStateEpoch<View>,
                       "a withheld select can be repeated only under a view that shows the SM's state epoch "
                       "(timing::ShowsStateEpoch, timing/hooks.hpp)");
-        if (!valid_ || epoch_ != view.state_epoch() || ready_ != view.ready_mask() || !(inputs_ == inputs))
-            return nullptr;
-        if (ready_ != 0) ++repeated_;
-        return &outcome_;
+        if (!matches_if(view, same)) return nullptr;
+        return &repeat_times(1);
+    }
+    // Whether a select on this view would repeat the remembered one (repeat_if, without counting).
+    template <class View, class Same> bool matches_if(const View& view, Same&& same) const {
+        return valid_ && epoch_ == view.state_epoch() && ready_ == view.ready_mask() && same(inputs_);
+    }
+    // `count` repeats at once (timing::WithheldCycleHook): the remembered outcome. Precondition: matches_if().
+    const Outcome& repeat_times(std::uint64_t count) {
+        if (ready_ != 0) repeated_ += count;
+        return outcome_;
     }
     // Keeps this select when it picked no warp and the ready mask covers the pool; forgets the last one otherwise.
     template <class View>

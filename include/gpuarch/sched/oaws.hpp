@@ -212,7 +212,7 @@ public:
         if constexpr (timing::ShowsStateEpoch<View>) {
             // Besides what the state epoch covers, a select reads the age ranks (a rebuild forgets the remembered
             // select), the MSHR budget, and the DLC and OCW state (prediction_version).
-            if (const unsigned* disqualified = withheld_.repeat(view, WithheldInputs{budget, sh.prediction_version})) {
+            if (const unsigned* disqualified = withheld_.repeat_if(view, still_withheld(budget, sh))) {
                 count_disqualified(*disqualified, timing::no_warp);
                 pick_ = timing::no_warp;
                 pick_load_ = false;
@@ -224,18 +224,20 @@ public:
         // select cost more than the rest of it.)
         unsigned disqualified = 0;
         bool greedy_counted = false;
+        std::uint32_t smallest = ~std::uint32_t{0}; // the smallest prediction that disqualified a warp
         auto qualified = [&](unsigned slot) {
-            const bool ok = qualifies(view, slot, l1, budget);
-            if (!ok && !(slot == greedy_ && greedy_counted)) {
+            const std::uint32_t pred = disqualifying_prediction(view, slot, l1, budget);
+            if (pred != 0 && !(slot == greedy_ && greedy_counted)) {
                 greedy_counted = greedy_counted || slot == greedy_;
                 ++disqualified;
+                smallest = std::min(smallest, pred);
             }
-            return ok;
+            return pred == 0;
         };
         const unsigned pick = greedy_then_oldest(view, greedy_, qualified);
         count_disqualified(disqualified, pick);
         if constexpr (timing::ShowsStateEpoch<View>)
-            withheld_.remember(view, pick, WithheldInputs{budget, sh.prediction_version}, disqualified);
+            withheld_.remember(view, pick, WithheldInputs{smallest, sh.prediction_version}, disqualified);
         pick_ = pick;
         pick_load_ = pick != timing::no_warp && next_access(view, pick) == NextAccess::cached_load;
         if (pick_load_) {
@@ -262,6 +264,29 @@ public:
         if (count == 0) return;
         refresh_ranks(view);
         if constexpr (Mode == OawsMode::dynamic) ocw_cycles_.add(state().ocw.ocw(), count);
+        pick_ = timing::no_warp;
+        pick_load_ = false;
+    }
+
+    // timing::WithheldCycleHook. Whether a select now would repeat the last one, which withheld every ready warp: its
+    // remembered select matches (state epoch, ready mask, MSHR budget, classifier and window) and the age ranks are
+    // settled (a select would not rebuild them: after a cycle in which the SM's other scheduler rebuilt its own, this
+    // one's are rebuilt in its next select, which the SM then asks in full).
+    template <timing::SchedulerView View> bool repeats_withheld(const View& view) const {
+        if constexpr (timing::ShowsStateEpoch<View>) {
+            if (!ranks_settled(view)) return false;
+            const SmShared& sh = state();
+            return withheld_.matches_if(view, still_withheld(available(view.l1()) - sh.miss_inflight, sh));
+        } else {
+            (void)view;
+            return false;
+        }
+    }
+    // What `count` such selects do: the window's size sampled and the withheld warps counted once per cycle.
+    template <timing::SchedulerView View> void on_withheld_cycles(const View&, std::uint64_t count) {
+        if (count == 0) return;
+        if constexpr (Mode == OawsMode::dynamic) ocw_cycles_.add(state().ocw.ocw(), count);
+        count_disqualified(withheld_.repeat_times(count), timing::no_warp, count);
         pick_ = timing::no_warp;
         pick_load_ = false;
     }
@@ -372,18 +397,27 @@ private:
         bool released;
     };
 
-    // What a select reads that its view's state epoch does not cover, besides the age ranks.
+    // What a select reads that its view's state epoch does not cover, besides the age ranks: the MSHR budget, through
+    // the smallest prediction among the warps it withheld (every warp withheld had a prediction above the budget, so
+    // any budget below that smallest one withholds the same warps: on syrk the budget falls in most cycles in which
+    // the L1 allocates entries for a divergent load), and the DLC and OCW state.
     struct WithheldInputs {
-        std::int64_t budget = 0;
+        std::uint32_t smallest_prediction = 0;
         std::uint64_t prediction_version = 0;
-        bool operator==(const WithheldInputs&) const = default;
     };
+    // Whether a remembered withheld select's inputs withhold the same warps under `budget` and the state `sh`.
+    static auto still_withheld(std::int64_t budget, const SmShared& sh) {
+        return [budget, version = sh.prediction_version](const WithheldInputs& remembered) {
+            return remembered.prediction_version == version && budget < std::int64_t{remembered.smallest_prediction};
+        };
+    }
 
-    void count_disqualified(unsigned disqualified, unsigned pick) {
+    // `cycles` selects, each of which disqualified `disqualified` ready warps and picked `pick`.
+    void count_disqualified(unsigned disqualified, unsigned pick, std::uint64_t cycles = 1) {
         if (disqualified == 0) return;
-        ++cycles_with_disqualified_;
-        disqualified_warp_cycles_ += disqualified;
-        if (pick == timing::no_warp) ++withheld_cycles_;
+        cycles_with_disqualified_ += cycles;
+        disqualified_warp_cycles_ += disqualified * cycles;
+        if (pick == timing::no_warp) withheld_cycles_ += cycles;
     }
     void clear_dlc() {
         state().dlc.clear();
@@ -397,10 +431,13 @@ private:
     SmShared& state() { return shared_ != nullptr ? *shared_ : own_; }
     const SmShared& state() const { return shared_ != nullptr ? *shared_ : own_; }
 
+    // Whether refresh_ranks would return at once.
+    template <class View> bool ranks_settled(const View& view) const {
+        return ranks_.valid() && ranks_.order().size() <= view.pool_size() &&
+               (shared_ == nullptr || seen_age_version_ == shared_->age_version);
+    }
     template <class View> void refresh_ranks(const View& view) {
-        if (ranks_.valid() && ranks_.order().size() <= view.pool_size()) {
-            if (shared_ == nullptr || seen_age_version_ == shared_->age_version) return;
-        }
+        if (ranks_settled(view)) return;
         const bool local_changed = !ranks_.valid();
         withheld_.forget(); // the ranks may change
         ranks_.refresh(view);
@@ -434,12 +471,18 @@ private:
 
     template <class View>
     bool qualifies(const View& view, unsigned slot, const timing::L1View& l1, std::int64_t budget) const {
+        return disqualifying_prediction(view, slot, l1, budget) == 0;
+    }
+    // The prediction of ready warp `slot`'s next load when it exceeds `budget` (the warp is disqualified), else 0.
+    template <class View>
+    std::uint32_t disqualifying_prediction(const View& view, unsigned slot, const timing::L1View& l1,
+                                           std::int64_t budget) const {
         if constexpr (Mode == OawsMode::static_smr && SmrPercent == 0) {
-            return true; // Wang 2016 Sec. 4.2: "With SMR being 0%, OAWS is essentially disabled"
+            return 0; // Wang 2016 Sec. 4.2: "With SMR being 0%, OAWS is essentially disabled"
         } else {
-            if (next_access(view, slot) != NextAccess::cached_load) return true;
+            if (next_access(view, slot) != NextAccess::cached_load) return 0;
             const std::uint32_t pred = predict(view, slot, l1);
-            return pred == 0 || std::int64_t{pred} <= budget;
+            return pred == 0 || std::int64_t{pred} <= budget ? 0 : pred;
         }
     }
 

@@ -112,6 +112,23 @@ concept QuietCyclesHook = QuietCycleHook<S, View> && requires(S s, const View& v
     s.on_quiet_cycles(view, n);
 };
 
+// WithheldCycleHook: a QuietCycleHook scheduler that also has `bool repeats_withheld(const View&) const` and
+// `void on_withheld_cycles(const View&, std::uint64_t n)`. Contract: after a select that returned no_warp although
+// some slot of its view was ready (it withheld every ready warp), repeats_withheld(view), asked of a view with the
+// same state epoch and ready mask, says whether the next select would withhold them again and change nothing but
+// what on_withheld_cycles counts; on_withheld_cycles(view, n) then changes the scheduler exactly as n such selects
+// in n consecutive cycles, the last at view.now(). The SM replays a cycle in which every ready warp was withheld as
+// it replays a quiet cycle, while the state epoch is unchanged and every scheduler that withheld repeats, and may
+// sleep through such cycles (sm.hpp, waits_on_l1): on syrk (GTX480) OAWS withholds the ready loads of most warps in
+// most cycles while the L1 retries a load, cycles that are then slept. OAWS offers it: what its select reads besides
+// the view (the L1's free MSHR entries, its classifier and window) stays put while the SM sleeps, and the SM asks
+// repeats_withheld again in every cycle it is awake. CCWS does not: its scores decay cycle by cycle.
+template <class S, class View>
+concept WithheldCycleHook = QuietCycleHook<S, View> && requires(S s, const S cs, const View& view, std::uint64_t n) {
+    { cs.repeats_withheld(view) } -> std::convertible_to<bool>;
+    s.on_withheld_cycles(view, n);
+};
+
 // ConstSelect: select is const; nothing a select does can change the scheduler.
 template <class S, class View>
 concept ConstSelect = requires(const S s, const View& view) {
