@@ -20,7 +20,8 @@ namespace gpuarch::barrel {
 // simd_width; rows (= warp_width / simd_width); occupancy limits max_warps, max_ctas, max_threads, max_registers,
 // max_shared_bytes, register_allocation_unit; the pipeline: backend_stages and the positions of the
 // register-read, execute, memory and writeback stages inside it, pipeline_depth (fetch + decode + back end);
-// register_file_bytes; private_memory_bytes_per_thread (0: none, local data goes through the L1); a `Former` (frontend::SubWarpFormer) and `mode_for(instruction, space)`.
+// register_file_bytes; private_memory_bytes_per_thread (0: none, local data goes through the L1); a `Former`
+// (frontend::SubWarpFormer) and `mode_for(instruction, space)`.
 // Laws: simd_width * rows == warp_width; register_read_stage < execute_stage < memory_stage < writeback_stage
 // == backend_stages - 1.
 // Models: frontend::LargeWarpFrontend<Size, Simd, Knobs...>.

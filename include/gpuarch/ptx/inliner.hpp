@@ -27,10 +27,10 @@
 //   frame per call. Such a function may not execute `exit` (its single return must post-dominate its code, so
 //   that its branches reconverge inside it).
 // - Errors (ParseError at the call site): a callee without a body (other than those four), argument/return count
-//   mismatch, an argument smaller than the parameter it binds, recursion through an indirect call (the message names the cycle
-//   "a -> b -> a"), kernels that would exceed Limits::max_function_instructions or max_kernel_registers, and a
-//   module whose kernels together would exceed Limits::max_module_instructions or max_module_registers (at the
-//   first kernel that does).
+//   mismatch, an argument smaller than the parameter it binds, recursion through an indirect call (the message names
+//   the cycle "a -> b -> a"), kernels that would exceed Limits::max_function_instructions or max_kernel_registers,
+//   and a module whose kernels together would exceed Limits::max_module_instructions or max_module_registers (at
+//   the first kernel that does).
 #include <algorithm>
 #include <cstdint>
 #include <string>

@@ -29,9 +29,11 @@
 //   set                                                                       d, a, b [, c pred]
 //   selp                                                                      d, a, b, c (pred)
 //   slct                                                                      d, a, b, c (compared with 0)
-//   cvt                                                                       d, a  (d, a, b for cvt.*.f16x2/bf16x2.f32: a -> upper half)
+//   cvt                                                                       d, a (d, a, b for cvt.*.f16x2/bf16x2.f32:
+//                                                                             a -> upper half)
 //   cvta                                                                      d, a (register or symbol)
-//   mov                                                                       d (reg or vector), a (reg, imm, special, symbol, vector)
+//   mov                                                                       d (reg or vector),
+//                                                                             a (reg, imm, special, symbol, vector)
 //   ld                                                                        d (reg or vector), [address]
 //   st                                                                        [address], value (reg, imm or vector)
 //   atom                                                                      d, [address], b [, c for cas]
@@ -50,7 +52,8 @@
 //   assertfail (from `call __assertfail`)                                     message, file, line, function, charSize
 //   device_malloc (from `call malloc`)                                        size [, retval] (.param symbols)
 //   device_free (from `call free`)                                            pointer (.param symbol)
-//   cp.async                                                                  [dst], [src], cp-size [, src-size | ignore-src]
+//   cp.async                                                                  [dst], [src], cp-size
+//                                                                             [, src-size | ignore-src]
 //   cp.async.wait_group                                                       N (immediate)
 //   cp.async.commit_group cp.async.wait_all                                   (none)
 //

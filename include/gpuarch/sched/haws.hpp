@@ -1,5 +1,6 @@
 #pragma once
-// HAWSScheduler<RCU<Depth>, Base, Trigger, HintSource, TraceIssues, Entry>: the hint-assisted warp scheduler of Gong 2020 Ch. 5.
+// HAWSScheduler<RCU<Depth>, Base, Trigger, HintSource, TraceIssues, Entry>: the hint-assisted warp scheduler of
+// Gong 2020 Ch. 5.
 //
 // A warp that stalls on a long-latency load (its "stall point") switches to hint mode: the fetch stage follows the
 // compiler's hint chain (ir/hints.hpp) and issues only the instructions the chain names, one at a time, while the

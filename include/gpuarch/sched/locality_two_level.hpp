@@ -18,7 +18,8 @@
 //           boundary warps"; the thesis gives no group size.
 //   hint 3: "We distribute warps in a round-robin fashion to different groups": the k-th warp to arrive in this pool
 //           goes to group k mod RoundRobinGroups. The number of groups is not given: RoundRobinGroups, default 4.
-//   hint 0: one group: exactly loose round-robin (LRR), the thesis baseline (Table 6.3 "Scheduler Policy: Round Robin").
+//   hint 0: one group: exactly loose round-robin (LRR), the thesis baseline (Table 6.3 "Scheduler Policy: Round
+//           Robin").
 // Group ids are dense in order of first appearance (deterministic); "round-robin among groups" visits them in id
 // order, cyclically after the active one.
 //

@@ -265,7 +265,8 @@ inline void min_max(const Context& c) {
     if (!ok) unsupported(c);
 }
 
-// dp4a, dp2a, sad and vabsdiff4: the pure functions of int_ops.hpp per lane (type rules in ptx/parser/opcode_rules.hpp).
+// dp4a, dp2a, sad and vabsdiff4: the pure functions of int_ops.hpp per lane (type rules in
+// ptx/parser/opcode_rules.hpp).
 inline void byte_arithmetic(const Context& c) {
     const ir::Instruction& i = *c.d.inst;
     const detail::Source a = source(c, 0), b = source(c, 1), cc = source(c, 2);
