@@ -751,8 +751,7 @@ private:
         if (found != mshr_.none) {
             if (!mshr_.can_add(found)) {
                 ++merge_full_stall_cycles_;
-                stall_ =
-                    LoadStall{line, probe.set, tags_.set_version(probe.set), mshr_.version(), LoadStall::merge_full};
+                note_stall(line, probe.set, LoadStall::merge_full);
                 return LsuState::stalled_mshr;
             }
             ++accesses_;
@@ -765,7 +764,7 @@ private:
         }
         if (mshr_.full()) {
             ++mshr_full_stall_cycles_;
-            stall_ = LoadStall{line, probe.set, tags_.set_version(probe.set), mshr_.version(), LoadStall::mshr_full};
+            note_stall(line, probe.set, LoadStall::mshr_full);
             return LsuState::stalled_mshr;
         }
         if (miss_queue_.full()) return LsuState::stalled_icnt;
@@ -774,7 +773,7 @@ private:
             way = tags_.victim(probe.set);
             if (way == TagArray::no_way) {
                 ++reservation_fail_cycles_;
-                stall_ = LoadStall{line, probe.set, tags_.set_version(probe.set), mshr_.version(), LoadStall::no_way};
+                note_stall(line, probe.set, LoadStall::no_way);
                 return LsuState::stalled_mshr;
             }
             install_line(probe.set, way, line, LineState::reserved, p.info.warp);
@@ -933,6 +932,10 @@ private:
     // keeps the line's set, so a retry computes no set index.
     bool stall_answers(std::uint64_t line) const {
         return stall_.line == line && stall_.tags == tags_.set_version(stall_.set) && stall_.mshr == mshr_.version();
+    }
+    // Remembers that a load of `line` (in `set`) could not start for `reason`, with the versions stall_answers reads.
+    void note_stall(std::uint64_t line, std::uint32_t set, LoadStall::Reason reason) {
+        stall_ = LoadStall{line, set, tags_.set_version(set), mshr_.version(), reason};
     }
     // The counter of the cycles a load stalled for `reason`.
     std::uint64_t& stall_cycles(LoadStall::Reason reason) {

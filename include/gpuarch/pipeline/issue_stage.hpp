@@ -59,9 +59,10 @@ public:
         if constexpr (Core::quiet_cycle_replay) {
             if (!quiet_.valid || quiet_.epoch != sm.state_epoch_) return false;
             if constexpr (withheld_replay)
-                for (unsigned s = 0; s < Frontend::schedulers; ++s)
-                    if (quiet_.ready_mask[s] != 0 && !sm.schedulers_[s].repeats_withheld(withheld_view(sm, s)))
-                        return false;
+                if (ready_seen_) // some scheduler withheld ready warps in the recorded cycle
+                    for (unsigned s = 0; s < Frontend::schedulers; ++s)
+                        if (quiet_.ready_mask[s] != 0 && !sm.schedulers_[s].repeats_withheld(withheld_view(sm, s)))
+                            return false;
             return true;
         } else {
             return false;
@@ -455,40 +456,34 @@ public:
             // share (OAWS's SM-wide age ranks: the first round may change them, the second brings every scheduler
             // up to date); the rest of the run is one call per scheduler (its contract: as that many single quiet
             // cycles, ending now), in which no scheduler changes what the others read.
-            // A scheduler that withheld ready warps in the recorded cycle repeats that instead (withheld_replay).
+            // Scheduler s's part of `n` replayed cycles: its withheld-cycle hook where it withheld ready warps in the
+            // recorded cycle (withheld_replay), else its quiet-cycle hook, the run hook when `run` says so.
+            auto replay = [&](unsigned s, [[maybe_unused]] std::uint64_t n, [[maybe_unused]] bool run) {
+                if constexpr (withheld_replay)
+                    if (quiet_.ready_mask[s] != 0) {
+                        sm.schedulers_[s].on_withheld_cycles(withheld_view(sm, s), n);
+                        return;
+                    }
+                const PoolView view{&sm, s, ready_flags_.data(), Core::pool_size(s), 0};
+                if constexpr (timing::QuietCyclesHook<Scheduler, PoolView>)
+                    if (run) {
+                        sm.schedulers_[s].on_quiet_cycles(view, n);
+                        return;
+                    }
+                sm.schedulers_[s].on_quiet_cycle(view);
+            };
             const std::uint64_t single =
                 timing::QuietCyclesHook<Scheduler, PoolView> ? std::min<std::uint64_t>(count, 2) : count;
             for (std::uint64_t k = 0; k < single; ++k) {
                 sm.now_ = first_now + k;
-                for (unsigned s = 0; s < Frontend::schedulers; ++s) {
-                    if constexpr (withheld_replay)
-                        if (quiet_.ready_mask[s] != 0) {
-                            sm.schedulers_[s].on_withheld_cycles(withheld_view(sm, s), 1);
-                            continue;
-                        }
-                    sm.schedulers_[s].on_quiet_cycle(PoolView{&sm, s, ready_flags_.data(), Core::pool_size(s), 0});
-                }
+                for (unsigned s = 0; s < Frontend::schedulers; ++s) replay(s, 1, false);
             }
-            if constexpr (timing::QuietCyclesHook<Scheduler, PoolView>) {
-                if (count > single) {
-                    sm.now_ = first_now + count - 1;
-                    for (unsigned s = 0; s < Frontend::schedulers; ++s) {
-                        if constexpr (withheld_replay)
-                            if (quiet_.ready_mask[s] != 0) {
-                                sm.schedulers_[s].on_withheld_cycles(withheld_view(sm, s), count - single);
-                                continue;
-                            }
-                        sm.schedulers_[s].on_quiet_cycles(PoolView{&sm, s, ready_flags_.data(), Core::pool_size(s), 0},
-                                                          count - single);
-                    }
-                }
+            if (count > single) { // only with the run hook
+                sm.now_ = first_now + count - 1;
+                for (unsigned s = 0; s < Frontend::schedulers; ++s) replay(s, count - single, true);
             }
             if constexpr (withheld_replay)
-                for (unsigned s = 0; s < Frontend::schedulers; ++s)
-                    if (quiet_.ready_mask[s] != 0) {
-                        withheld_replayed_ += count;
-                        break;
-                    }
+                if (ready_seen_) withheld_replayed_ += count;
         }
         sm.now_ = first_now + count - 1;
         if (quiet_.cycle_class < 3) sm.stats_.cycle_class[quiet_.cycle_class] += count;
@@ -652,7 +647,8 @@ private:
 
     QuietCycle quiet_;
     // Whether some scheduler's view had a ready warp in this cycle (a stateful scheduler's cycle is replayed only
-    // when none had, or under withheld_replay).
+    // when none had, or under withheld_replay). Replays leave it alone, so while quiet_ is valid it describes the
+    // recorded cycle: a replayed one in which some scheduler withheld its ready warps.
     bool ready_seen_ = false;
     static constexpr bool const_select = timing::ConstSelect<Scheduler, PoolView>;
     // Withheld-cycle replay: a cycle in which a scheduler with state withheld every ready warp (timing::
