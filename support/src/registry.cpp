@@ -33,11 +33,20 @@ std::string joined(const std::vector<std::string>& v) {
     return out;
 }
 
+// Beside every "no such variant" error of a registry built with GPUARCH_RUNTIME_UNITS: a name that is missing for
+// that reason must not read as a typo.
+std::string restriction_note() {
+    if (detail::restricted_units.empty()) return "";
+    return " (this runtime was built with the registry units " + std::string(detail::restricted_units) +
+           " only: GPUARCH_RUNTIME_UNITS at configure time, docs/cuda_runtime.md)";
+}
+
 const detail::VariantFactory& find(const Settings& s) {
     const std::string machine = s.get("machine"), scheduler = s.get("scheduler"), rf = s.get("register_file");
     auto require = [](const std::string& what, const std::string& value, const std::vector<std::string>& valid) {
         if (std::find(valid.begin(), valid.end(), value) == valid.end())
-            throw Error("no " + what + " named '" + value + "'; valid " + what + "s: " + joined(valid));
+            throw Error("no " + what + " named '" + value + "'; valid " + what + "s: " + joined(valid) +
+                        restriction_note());
     };
     require("machine", machine, machine_names());
     require("scheduler", scheduler, scheduler_names());
@@ -48,7 +57,7 @@ const detail::VariantFactory& find(const Settings& s) {
     for (const auto& f : detail::variant_factories())
         if (f.machine == machine && f.register_file == rf) with_rf.emplace_back(f.scheduler);
     throw Error("register_file '" + rf + "' is prebuilt with the schedulers " + joined(with_rf) + " only, not with '" +
-                scheduler + "' (docs/cuda_runtime.md says how to add a combination)");
+                scheduler + "' (docs/cuda_runtime.md says how to add a combination)" + restriction_note());
 }
 
 } // namespace
@@ -75,7 +84,8 @@ MachineInfo machine_info(std::string_view machine, const Settings& settings) {
             s.set("register_file", f.register_file);
             return f.machine_info(s);
         }
-    throw Error("no machine named '" + std::string(machine) + "'; valid machines: " + joined(machine_names()));
+    throw Error("no machine named '" + std::string(machine) + "'; valid machines: " + joined(machine_names()) +
+                restriction_note());
 }
 
 Simulator make_simulator(const Settings& settings) { return find(settings).make(settings); }
