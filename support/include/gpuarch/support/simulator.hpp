@@ -11,8 +11,8 @@
 #include <gpuarch/func/device.hpp>
 #include <gpuarch/func/launch_config.hpp>
 #include <gpuarch/func/module.hpp>
-#include <gpuarch/gpu.hpp>
 #include <gpuarch/support/settings.hpp>
+#include <gpuarch/timed_launch.hpp>
 
 #include <memory>
 #include <string>
