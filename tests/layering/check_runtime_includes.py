@@ -15,9 +15,9 @@ import sys
 root = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else pathlib.Path(__file__).parents[2]).resolve()
 search = [root / "include", root / "support" / "include", root / "support" / "src"]
 sources = sorted(
-    [root / "support/include/gpuarch/support/simulator.hpp", root / "support/src/registry.cpp",
-     root / "tools/gpuarch-run/main.cpp", root / "tools/gpuarch-run/elf_check.cpp"]
-    + list((root / "tools/cudart").glob("*.cpp")) + list((root / "tools/cudart").glob("*.hpp")))
+    [root / "support/include/gpuarch/support/simulator.hpp", root / "support/src/registry.cpp"]
+    + [f for folder in ("tools/cudart", "tools/gpuarch-run") for pattern in ("*.cpp", "*.hpp")
+       for f in (root / folder).glob(pattern)])
 # The SM, the GPU and every slot's policies: what a registry unit instantiates.
 forbidden_files = {"gpuarch/sm.hpp", "gpuarch/gpu.hpp", "gpuarch/core_interface.hpp", "gpuarch/machines.hpp"}
 forbidden_dirs = {"gpuarch/" + d for d in ("sched", "pipeline", "mem", "regfile", "exec", "frontend", "fetch")}
