@@ -87,12 +87,19 @@ public:
         ++cycles_;
         // Every input empty: the scan below would find nothing to route and return (the common case when little
         // is in flight), so the count the inputs keep lets the cycle end here.
-        if (queued_->load(std::memory_order_relaxed) == 0) return;
+        const std::uint64_t queued = queued_->load(std::memory_order_relaxed);
+        if (queued == 0) return;
+        // A quiet cycle (below) repeats itself until a port it waited for frees or a packet arrives at an input: the
+        // ports change only in transfers, which a quiet cycle has none of, and the inputs only by sends (which raise
+        // the count) and by transfers.
+        if (now < quiet_until_ && queued == quiet_queued_) return;
         // Each output's candidates, as a bit set over inputs: a non-empty input whose port is free and whose head
         // packet targets that output. The sets are disjoint (one head per input), so a transfer at one output
         // leaves the others' sets as they were; a transferring input is busy for the rest of the cycle anyway.
         // `targeted_` marks the outputs with a candidate: only they can transfer or be refused, so only they are
         // visited, in index order as a scan of every output would visit them.
+        // The first cycle in which a port that held back a head packet in this one is free again.
+        core::Cycle port_frees = never;
         for (std::uint32_t i = 0; i < inputs(); ++i) {
             if (inputs_[i].empty()) continue;
             if (routed_at_[i] != inputs_[i].pops()) {
@@ -105,13 +112,23 @@ public:
             if (in_busy_until_[i] <= now) {
                 wants_[std::size_t{o} * words_ + i / 64] |= std::uint64_t{1} << (i % 64);
                 targeted_.insert(o);
+            } else {
+                port_frees = std::min(port_frees, in_busy_until_[i]);
             }
         }
+        bool quiet = true; // no output transferred or refused a packet
         targeted_.drain([&](std::uint32_t o) {
+            if (out_busy_until_[o] > now) port_frees = std::min(port_frees, out_busy_until_[o]);
+            else quiet = false;
             arbitrate(o, now);
             // Back to all-clear for the next cycle (the sets are scratch).
             std::fill_n(wants_.begin() + static_cast<std::ptrdiff_t>(std::size_t{o} * words_), words_, 0);
         });
+        // Quiet: every head packet waited for a busy port (its input's, or its output's). Until the first of those
+        // ports frees, each cycle would find the same and only count itself, unless a packet arrives (the count of
+        // queued packets, which only sends change between cycles, then differs from this one).
+        quiet_until_ = quiet ? port_frees : 0;
+        quiet_queued_ = queued;
     }
 
     // Calls f(o) for every output whose buffer holds a packet (arrived or in flight), in increasing o; f may pop
@@ -144,6 +161,7 @@ public:
 
 private:
     static constexpr std::uint32_t no_input = ~std::uint32_t{0};
+    static constexpr core::Cycle never = ~core::Cycle{0};
     static constexpr std::uint64_t not_routed = ~std::uint64_t{0}; // no input has popped 2^64 - 1 packets
     // ceil(x / d) for a d fixed at construction: a shift when d is a power of two (flits of 32 bytes, one flit per
     // cycle in every preset), which spares a division in every transfer.
@@ -225,6 +243,9 @@ private:
     CeilDivider per_flit_; // wire bytes -> flits
     CeilDivider per_port_cycle_; // flits -> cycles a transfer holds its ports
     core::Cycle now_ = 0;
+    // After a quiet cycle (cycle()): the cycle before which none can transfer, and the queued count it saw.
+    core::Cycle quiet_until_ = 0;
+    std::uint64_t quiet_queued_ = 0;
     std::uint64_t in_outputs_ = 0; // packets in all output buffers together
     std::uint64_t cycles_ = 0, packets_ = 0, flits_ = 0, blocked_ = 0;
 };
