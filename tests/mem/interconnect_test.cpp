@@ -1,5 +1,4 @@
 // Crossbar interconnect: latency, per-port flit bandwidth, round-robin arbitration and back-pressure.
-#include <algorithm>
 #include <deque>
 #include <random>
 #include <thread>
@@ -219,12 +218,11 @@ public:
     template <class Route> void cycle(gpuarch::core::Cycle now, Route&& route) {
         now_ = now;
         const auto inputs = static_cast<std::uint32_t>(in_.size());
-        std::vector<bool> moved(inputs, false);
         for (std::uint32_t o = 0; o < out_.size(); ++o) {
             std::uint32_t pick = inputs;
             for (std::uint32_t k = 0; k < inputs && pick == inputs; ++k) {
                 const std::uint32_t i = (rr_[o] + k) % inputs;
-                if (!moved[i] && !in_[i].empty() && in_busy_[i] <= now && route(in_[i].front()) == o) pick = i;
+                if (!in_[i].empty() && in_busy_[i] <= now && route(in_[i].front()) == o) pick = i;
             }
             if (pick == inputs || out_busy_[o] > now) continue;
             if (out_[o].size() >= c_.output_capacity) {
@@ -236,8 +234,7 @@ public:
             const auto hold = (flits + c_.flits_per_cycle - 1) / c_.flits_per_cycle;
             in_busy_[pick] = out_busy_[o] = now + hold;
             out_[o].push_back({p, now + c_.latency + hold - 1});
-            in_[pick].pop_front();
-            moved[pick] = true;
+            in_[pick].pop_front(); // its port is now busy: no later output of this cycle picks it
             ++packets_;
             flits_ += flits;
             rr_[o] = (pick + 1) % inputs;
