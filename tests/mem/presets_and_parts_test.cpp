@@ -1,5 +1,6 @@
 // Machine presets against their sources, L1 knobs and names, IdealMemory, clock-domain crossing, the
-// cross-SM duplicate MSHR tracker (Gong 2020 Sec. 6.1), and the bounded queue's erase.
+// cross-SM duplicate MSHR tracker (Gong 2020 Sec. 6.1), and the bounded queue's erase and find_if.
+#include <algorithm>
 #include <deque>
 #include <random>
 
@@ -325,7 +326,7 @@ TEST_CASE("statistics are declared with names a table can read") {
         CHECK(ms.contains(name));
 }
 
-TEST_CASE("a bounded queue's erase keeps the others in order, from either side and across the wrap") {
+TEST_CASE("a bounded queue's erase keeps the others in order, and find_if finds the first match, across the wrap") {
     // Against std::deque, with the head walking round the ring (pushes and pops between the erases).
     std::mt19937_64 rng(5);
     for (const std::size_t capacity : {1, 2, 3, 8, 64}) {
@@ -347,6 +348,11 @@ TEST_CASE("a bounded queue's erase keeps the others in order, from either side a
             }
             REQUIRE(q.size() == reference.size());
             for (std::size_t k = 0; k < q.size(); ++k) REQUIRE(q[k] == reference[k]);
+            // The first element of a random residue class (none, at times): its index from the front.
+            const std::uint64_t modulus = 1 + rng() % 5, residue = rng() % 6;
+            auto matches = [&](std::uint64_t v) { return v % modulus == residue; };
+            const auto expected = std::find_if(reference.begin(), reference.end(), matches) - reference.begin();
+            REQUIRE(q.find_if(matches) == static_cast<std::size_t>(expected));
         }
     }
 }

@@ -168,8 +168,9 @@ public:
           bank_bits_(config.address_bits.bank_mask), row_bits_(config.address_bits.row_mask), banks_(config.banks),
           candidate_(config.banks, 0), queue_(config.queue_capacity), done_(config.return_queue_capacity()),
           cas_group_ready_(config.bank_groups, 0), group_of_(config.banks), queued_(config.banks, 0),
-          hits_(config.banks, 0) {
+          hits_(config.banks, 0), queued_rows_(std::size_t{config.banks} * config.queue_capacity) {
         for (std::uint32_t b = 0; b < config.banks; ++b) group_of_[b] = b % config.bank_groups;
+        if (filtered_) closed_banks_ = config.banks == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << config.banks) - 1;
     }
 
     const DramConfig& config() const { return config_; }
@@ -186,6 +187,7 @@ public:
         }
         q.arrival = now_ + 1; // pushed between cycle(now_) and cycle(now_ + 1)
         queue_.push(q);
+        queued_rows_[row_slot(q.bank, queued_[q.bank])] = q.row;
         ++queued_[q.bank];
         if (banks_[q.bank].open_row == q.row) ++hits_[q.bank];
         note_bank(q.bank);
@@ -305,11 +307,12 @@ private:
         core::Cycle pre_ready = 0;
         core::Cycle cas_ready = 0;
     };
+    // Ordered for size (48 bytes, not 56): FR-FCFS scans the queue and a CAS moves part of it.
     struct Queued {
         DramRequest request;
-        std::uint32_t bank = 0;
         std::uint64_t row = 0;
         core::Cycle arrival = 0;
+        std::uint32_t bank = 0;
         bool activated = false; // an ACT was issued on this request's behalf
     };
     struct Done {
@@ -341,6 +344,11 @@ private:
     void issue_cas(std::size_t i) {
         const Queued q = queue_[i];
         queue_.erase(i);
+        // Its row leaves the bank's list (unordered: the last entry fills the hole).
+        const std::size_t first = row_slot(q.bank, 0), last = row_slot(q.bank, queued_[q.bank] - 1);
+        std::size_t k = first;
+        while (queued_rows_[k] != q.row) ++k;
+        queued_rows_[k] = queued_rows_[last];
         --queued_[q.bank];
         --hits_[q.bank]; // a CAS serves a row hit
         note_bank(q.bank);
@@ -370,11 +378,14 @@ private:
         Bank& b = banks_[q.bank];
         const DramTiming& t = config_.timing;
         b.open_row = q.row;
+        const std::uint32_t bank = q.bank;
+        // The bank's queued requests for the row it opens: its list of rows, not the whole queue.
         std::uint32_t hits = 0;
-        for (std::size_t k = 0; k < queue_.size(); ++k)
-            hits += queue_[k].bank == q.bank && queue_[k].row == q.row ? 1U : 0U;
-        hits_[q.bank] = hits;
-        note_bank(q.bank);
+        for (std::size_t k = row_slot(bank, 0), end = row_slot(bank, queued_[bank]); k < end; ++k)
+            hits += queued_rows_[k] == q.row ? 1U : 0U;
+        hits_[bank] = hits;
+        if (filtered_) closed_banks_ &= ~(std::uint64_t{1} << bank);
+        note_bank(bank);
         b.cas_ready = now_ + t.tRCD;
         b.pre_ready = std::max(b.pre_ready, now_ + t.tRAS);
         b.act_ready = now_ + t.tRC;
@@ -386,6 +397,7 @@ private:
         Bank& b = banks_[queue_[i].bank];
         b.open_row = closed;
         hits_[queue_[i].bank] = 0;
+        if (filtered_) closed_banks_ |= std::uint64_t{1} << queue_[i].bank;
         note_bank(queue_[i].bank);
         b.act_ready = std::max(b.act_ready, now_ + config_.timing.tRP);
         ++precharges_;
@@ -453,45 +465,63 @@ private:
         other_banks_ = queued_[b] > hits_[b] ? other_banks_ | bit : other_banks_ & ~bit;
     }
     static bool has_bank(std::uint64_t set, std::uint32_t b) { return (set >> b & 1) != 0; }
+    std::size_t row_slot(std::uint32_t bank, std::uint32_t k) const {
+        return std::size_t{bank} * config_.queue_capacity + k;
+    }
 
     bool schedule_fr_fcfs() {
         if (!filtered_) return schedule_fr_fcfs_plain();
-        const core::Cycle cas_global = cas_bound();
         // Pass 1: the oldest row hit whose CAS is legal (can_cas). Only banks with a queued hit can have one
-        // (bank_cas_bound is `never` for the others).
+        // (bank_cas_bound is `never` for the others), and none before the global CAS bound.
+        const core::Cycle cas_global = hit_banks_ != 0 ? cas_bound() : never;
         if (now_ >= cas_global) {
             std::uint64_t ready = 0;
             for (std::uint64_t bits = hit_banks_; bits != 0; bits &= bits - 1) {
                 const auto b = static_cast<std::uint32_t>(std::countr_zero(bits));
                 if (now_ >= bank_cas_bound(b)) ready |= std::uint64_t{1} << b;
             }
-            if (ready != 0)
-                for (std::size_t i = 0; i < queue_.size(); ++i) {
-                    const Queued& q = queue_[i];
-                    if (has_bank(ready, q.bank) && banks_[q.bank].open_row == q.row && can_cas(q))
-                        return issue_cas(i), true;
-                }
+            if (ready != 0) {
+                const std::size_t i = queue_.find_if([&](const Queued& q) {
+                    return has_bank(ready, q.bank) && banks_[q.bank].open_row == q.row && can_cas(q);
+                });
+                if (i != queue_.size()) return issue_cas(i), true;
+            }
         }
         // Pass 2: the oldest request whose ACT or PRE is legal, never closing a row a queued request still hits.
-        // Banks outside both sets have neither bound (both are `never`).
+        // bank_act_pre_bound by bank sets: it is `never` outside other_banks_; for a closed bank (an ACT) the bank's
+        // act_ready joined with the global tRRD bound; for an open one without a queued hit (a PRE) its pre_ready;
+        // `never` for an open one with a hit.
+        const std::uint64_t act_banks = other_banks_ & closed_banks_;
+        const std::uint64_t pre_banks = other_banks_ & ~closed_banks_ & ~hit_banks_;
         std::uint64_t ready = 0;
-        core::Cycle next = never;
-        for (std::uint64_t bits = hit_banks_ | other_banks_; bits != 0; bits &= bits - 1) {
-            const auto b = static_cast<std::uint32_t>(std::countr_zero(bits));
-            const core::Cycle act_pre = bank_act_pre_bound(b);
-            if (now_ >= act_pre) ready |= std::uint64_t{1} << b;
-            next = std::min({next, act_pre, bank_cas_bound(b, cas_global)}); // bank_bound, act_pre computed once
-        }
-        if (ready != 0)
-            for (std::size_t i = 0; i < queue_.size(); ++i) {
-                const Queued& q = queue_[i];
-                const Bank& b = banks_[q.bank];
-                if (!has_bank(ready, q.bank) || b.open_row == q.row) continue;
-                if (b.open_row == closed) return issue_act(i), true;
-                return issue_pre(i), true;
+        if (now_ >= act_any_ready_)
+            for (std::uint64_t bits = act_banks; bits != 0; bits &= bits - 1) {
+                const auto b = static_cast<std::uint32_t>(std::countr_zero(bits));
+                if (now_ >= banks_[b].act_ready) ready |= std::uint64_t{1} << b;
             }
-        // Nothing was legal: no later cycle before `next` can differ, unless a request arrives (push() lowers it).
-        retry_at_ = next;
+        for (std::uint64_t bits = pre_banks; bits != 0; bits &= bits - 1) {
+            const auto b = static_cast<std::uint32_t>(std::countr_zero(bits));
+            if (now_ >= banks_[b].pre_ready) ready |= std::uint64_t{1} << b;
+        }
+        if (ready != 0) {
+            // A ready bank's requests all want another row than its open one (closed, or open without a queued
+            // hit), so the oldest of them is found.
+            const std::size_t i = queue_.find_if([&](const Queued& q) { return has_bank(ready, q.bank); });
+            if (i == queue_.size()) throw Error("internal error: a DRAM bank was ready for a command with no request");
+            if (banks_[queue_[i].bank].open_row == closed) return issue_act(i), true;
+            return issue_pre(i), true;
+        }
+        // Nothing was legal: no later cycle before the first bank_bound can differ, unless a request arrives (push()
+        // lowers it). The minimum over banks of each bound, with the global terms joined once (min over b of
+        // max(x_b, g) is max(min over b of x_b, g); `never` stays `never`).
+        core::Cycle cas_next = never, act_next = never, pre_next = never;
+        for (std::uint64_t bits = hit_banks_; bits != 0; bits &= bits - 1)
+            cas_next = std::min(cas_next, bank_cas_bound(static_cast<std::uint32_t>(std::countr_zero(bits))));
+        for (std::uint64_t bits = act_banks; bits != 0; bits &= bits - 1)
+            act_next = std::min(act_next, banks_[static_cast<std::uint32_t>(std::countr_zero(bits))].act_ready);
+        for (std::uint64_t bits = pre_banks; bits != 0; bits &= bits - 1)
+            pre_next = std::min(pre_next, banks_[static_cast<std::uint32_t>(std::countr_zero(bits))].pre_ready);
+        retry_at_ = std::min({std::max(cas_next, cas_global), std::max(act_next, act_any_ready_), pre_next});
         return false;
     }
 
@@ -529,8 +559,11 @@ private:
     std::vector<std::uint32_t> group_of_; // per bank: its bank group
     std::vector<std::uint32_t> queued_; // per bank: requests queued
     std::vector<std::uint32_t> hits_; // per bank: queued requests for its open row
+    // Per bank, the rows of its queued requests in no particular order (queued_[b] of them, from row_slot(b, 0)).
+    std::vector<std::uint64_t> queued_rows_;
     std::uint64_t hit_banks_ = 0; // banks with hits_ > 0 (filtered_ only)
     std::uint64_t other_banks_ = 0; // banks with queued_ > hits_: a request for another row (filtered_ only)
+    std::uint64_t closed_banks_ = 0; // banks with no open row (filtered_ only)
     core::Cycle now_ = 0;
     core::Cycle act_any_ready_ = 0;
     core::Cycle cas_any_ready_ = 0;

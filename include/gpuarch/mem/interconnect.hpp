@@ -121,8 +121,11 @@ public:
             if (out_busy_until_[o] > now) port_frees = std::min(port_frees, out_busy_until_[o]);
             else quiet = false;
             arbitrate(o, now);
-            // Back to all-clear for the next cycle (the sets are scratch).
-            std::fill_n(wants_.begin() + static_cast<std::ptrdiff_t>(std::size_t{o} * words_), words_, 0);
+            // Back to all-clear for the next cycle (the sets are scratch). One word, for fewer than 65 inputs (every
+            // preset), is a store: std::fill_n of a run length known only at run time is a call to memset.
+            std::uint64_t* set = wants_.data() + std::size_t{o} * words_;
+            if (words_ == 1) *set = 0;
+            else std::fill_n(set, words_, 0);
         });
         // Quiet: every head packet waited for a busy port (its input's, or its output's). Until the first of those
         // ports frees, each cycle would find the same and only count itself, unless a packet arrives (the count of

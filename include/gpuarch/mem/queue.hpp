@@ -3,6 +3,7 @@
 // Contract: a BoundedQueue never allocates after construction; pushing into a full one is a contract
 // violation reported as gpuarch::Error (a component must test full()/can_send() first). A GrowingQueue
 // doubles its storage when full, so it allocates only when it reaches a new high-water mark.
+#include <algorithm>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -39,6 +40,18 @@ public:
     void pop() {
         head_ = wrap(head_ + 1);
         --size_;
+    }
+    // The index (0 = front) of the first element, front to back, for which pred(element) holds; size() when none.
+    // The elements are visited as the two contiguous runs they occupy, without an index wrap per element (a DRAM
+    // queue is scanned this way several times per command).
+    template <class Pred> std::size_t find_if(Pred&& pred) const {
+        const T* slots = slots_.data();
+        const std::size_t first_run = std::min(size_, slots_.size() - head_);
+        for (std::size_t i = 0; i < first_run; ++i)
+            if (pred(slots[head_ + i])) return i;
+        for (std::size_t i = 0; i < size_ - first_run; ++i)
+            if (pred(slots[i])) return first_run + i;
+        return size_;
     }
     // Removes the i-th element, keeping the order of the others. The shorter side moves: the elements before it
     // one place back (then the front goes) or those after it one place forward. FR-FCFS takes mostly from near the
