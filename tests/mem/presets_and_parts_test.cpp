@@ -326,7 +326,7 @@ TEST_CASE("statistics are declared with names a table can read") {
         CHECK(ms.contains(name));
 }
 
-TEST_CASE("a bounded queue's erase keeps the others in order, and find_if finds the first match, across the wrap") {
+TEST_CASE("a bounded queue's erase keeps order from either side and find_if finds the first match, across the wrap") {
     // Against std::deque, with the head walking round the ring (pushes and pops between the erases).
     std::mt19937_64 rng(5);
     for (const std::size_t capacity : {1, 2, 3, 8, 64}) {
