@@ -170,7 +170,6 @@ public:
           cas_group_ready_(config.bank_groups, 0), group_of_(config.banks), queued_(config.banks, 0),
           hits_(config.banks, 0), queued_rows_(std::size_t{config.banks} * config.queue_capacity) {
         for (std::uint32_t b = 0; b < config.banks; ++b) group_of_[b] = b % config.bank_groups;
-        if (filtered_) closed_banks_ = config.banks == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << config.banks) - 1;
     }
 
     const DramConfig& config() const { return config_; }
@@ -384,7 +383,6 @@ private:
         for (std::size_t k = row_slot(bank, 0), end = row_slot(bank, queued_[bank]); k < end; ++k)
             hits += queued_rows_[k] == q.row ? 1U : 0U;
         hits_[bank] = hits;
-        if (filtered_) closed_banks_ &= ~(std::uint64_t{1} << bank);
         note_bank(bank);
         b.cas_ready = now_ + t.tRCD;
         b.pre_ready = std::max(b.pre_ready, now_ + t.tRAS);
@@ -397,7 +395,6 @@ private:
         Bank& b = banks_[queue_[i].bank];
         b.open_row = closed;
         hits_[queue_[i].bank] = 0;
-        if (filtered_) closed_banks_ |= std::uint64_t{1} << queue_[i].bank;
         note_bank(queue_[i].bank);
         b.act_ready = std::max(b.act_ready, now_ + config_.timing.tRP);
         ++precharges_;
@@ -457,12 +454,15 @@ private:
         return std::min(bank_cas_bound(b, cas_global), bank_act_pre_bound(b));
     }
 
-    // Keeps bank b's bits in hit_banks_ and other_banks_ (filtered_ only) after its hits_ or queued_ changed.
+    // Keeps bank b's bits in hit_banks_, other_banks_ and closed_banks_ (filtered_ only) after its hits_, queued_ or
+    // open row changed. A bank's bits are meaningful once it has had a request (every set is read through
+    // other_banks_ or hit_banks_, which only a request puts a bank in).
     void note_bank(std::uint32_t b) {
         if (!filtered_) return;
         const std::uint64_t bit = std::uint64_t{1} << b;
         hit_banks_ = hits_[b] != 0 ? hit_banks_ | bit : hit_banks_ & ~bit;
         other_banks_ = queued_[b] > hits_[b] ? other_banks_ | bit : other_banks_ & ~bit;
+        closed_banks_ = banks_[b].open_row == closed ? closed_banks_ | bit : closed_banks_ & ~bit;
     }
     static bool has_bank(std::uint64_t set, std::uint32_t b) { return (set >> b & 1) != 0; }
     std::size_t row_slot(std::uint32_t bank, std::uint32_t k) const {
