@@ -9,7 +9,9 @@
 #include <gpuarch/sched/two_level_active.hpp>
 #include <gpuarch/timing/hooks.hpp>
 
+#include <algorithm>
 #include <cstdint>
+#include <deque>
 #include <random>
 #include <string_view>
 #include <utility>
@@ -297,6 +299,80 @@ TEST_CASE("TwoLevelActive demotes waiting warps to the back of the pending queue
     CHECK(c.demotions == 2); // warps 0 and 1; the exited warp's slot is not counted
     CHECK(c.withheld == 1);
     CHECK(sched::TwoLevelActive<6>::name == "TwoLevelActive<6>");
+}
+
+// The header's contract restated with a plain vector and queue, nothing kept between cycles but the two pools: the
+// scheduler (a fixed pool array, a ring for the pending queue, the rotation of quiet cycles) must pick, demote and
+// order its pools as this does on random pools, through selects, issues, quiet cycles and runs of them.
+TEST_CASE("TwoLevelActive picks and orders its pools as its contract, restated with a vector and a queue, does") {
+    struct Reference {
+        unsigned active_pool;
+        std::vector<unsigned> active;
+        std::deque<unsigned> pending;
+        std::uint64_t demotions = 0;
+        Reference(unsigned pool_size, unsigned pool) : active_pool(pool) {
+            for (unsigned slot = 0; slot < pool_size; ++slot)
+                (active.size() < active_pool ? active.push_back(slot) : pending.push_back(slot));
+        }
+        void refill(const View& v) {
+            std::vector<unsigned> kept;
+            for (unsigned slot : active) {
+                if (!v.occupied(slot) || v.long_latency_pending(slot)) {
+                    pending.push_back(slot);
+                    if (v.occupied(slot)) ++demotions;
+                } else {
+                    kept.push_back(slot);
+                }
+            }
+            active = kept;
+            for (; active.size() < active_pool && !pending.empty(); pending.pop_front()) active.push_back(pending.front());
+        }
+        unsigned select(const View& v) {
+            refill(v);
+            for (unsigned slot : active)
+                if (v.ready(slot)) return slot;
+            return timing::no_warp;
+        }
+        void on_issue(unsigned slot) {
+            const auto at = std::find(active.begin(), active.end(), slot);
+            std::rotate(active.begin(), at + 1, active.end());
+        }
+    };
+    test_support::SplitMix rng(35);
+    for (int trial = 0; trial < 200; ++trial) {
+        const unsigned slots = 1 + static_cast<unsigned>(rng.next() % 20);
+        sched::TwoLevelActive<3> scheduler(timing::SchedulerConfig{slots, 0});
+        Reference reference(slots, 3);
+        for (int step = 0; step < 60; ++step) {
+            View v = test_support::random_pool_view(rng, slots, false);
+            const bool quiet = rng.next() % 3 == 0; // no warp ready: the SM may then replay quiet cycles
+            if (quiet) v.ready_.assign(slots, false);
+            INFO("trial " << trial << ", " << slots << " slots, step " << step);
+            const unsigned picked = scheduler.select(v);
+            REQUIRE(picked == reference.select(v));
+            if (picked != timing::no_warp && rng.next() % 4 != 0) {
+                scheduler.on_issue(picked, 0);
+                reference.on_issue(picked);
+            }
+            for (unsigned slot = 0; slot < slots; ++slot)
+                CHECK(scheduler.withholds(v, slot) ==
+                      (std::find(reference.active.begin(), reference.active.end(), slot) == reference.active.end()));
+            if (quiet) { // the cycles after it, while the view holds still: one at a time or as one run
+                const std::uint64_t run = rng.next() % 4 == 0 ? 50 + rng.next() % 200 : rng.next() % 5;
+                if (rng.next() % 2 == 0) {
+                    scheduler.on_quiet_cycles(v, run);
+                } else {
+                    for (std::uint64_t c = 0; c < run; ++c) scheduler.on_quiet_cycle(v);
+                }
+                for (std::uint64_t c = 0; c < run; ++c) reference.refill(v);
+            }
+            REQUIRE(scheduler.active_slots() == reference.active);
+            REQUIRE(scheduler.pending_slots() == std::vector<unsigned>(reference.pending.begin(), reference.pending.end()));
+            CounterVisitor counters;
+            scheduler.visit_stats(counters);
+            REQUIRE(counters.demotions == reference.demotions);
+        }
+    }
 }
 
 TEST_CASE("TwoLevelActive with every warp active and none waiting selects exactly like LRR") {

@@ -21,8 +21,10 @@
 //  * Initial state: the scheduler's first `Active` slots are active and the others pending, in slot order, as
 //    GPGPU-Sim assigns its supervised warps.
 #include <algorithm>
+#include <array>
+#include <cstddef>
 #include <cstdint>
-#include <deque>
+#include <span>
 #include <string_view>
 #include <vector>
 
@@ -39,17 +41,17 @@ template <unsigned Active> struct TwoLevelActive {
                                                                                          ">");
     static constexpr std::string_view name = name_storage.view();
 
-    explicit TwoLevelActive(const timing::SchedulerConfig& config) {
+    explicit TwoLevelActive(const timing::SchedulerConfig& config) : pending_(config.pool_size) {
         for (unsigned slot = 0; slot < config.pool_size; ++slot)
-            (active_.size() < Active ? active_.push_back(slot) : pending_.push_back(slot));
+            (active_count_ < Active ? void(active_[active_count_++] = slot) : pending_.push_back(slot));
         in_active_.assign(config.pool_size, 0);
-        for (unsigned slot : active_) in_active_[slot] = 1;
+        for (unsigned slot : active()) in_active_[slot] = 1;
     }
 
     template <timing::SchedulerView View> unsigned select(const View& view) {
         leave_steady();
         refill(view);
-        for (std::size_t k = 0; k < active_.size(); ++k)
+        for (std::size_t k = 0; k < active_count_; ++k)
             if (view.ready(active_[k])) return active_[k];
         if (any_ready(view)) ++withheld_cycles_; // no active warp is ready, so a ready one is pending
         return timing::no_warp;
@@ -83,8 +85,9 @@ template <unsigned Active> struct TwoLevelActive {
     // The slot after the issued one comes first.
     void on_issue(unsigned slot, core::Cycle) {
         leave_steady();
-        const auto issued = std::find(active_.begin(), active_.end(), slot);
-        if (issued != active_.end()) std::rotate(active_.begin(), issued + 1, active_.end());
+        const auto pool = active();
+        const auto issued = std::find(pool.begin(), pool.end(), slot);
+        if (issued != pool.end()) std::rotate(pool.begin(), issued + 1, pool.end());
     }
     void on_warp_start(unsigned) { leave_steady(); }
     void on_warp_exit(unsigned) { leave_steady(); }
@@ -93,12 +96,14 @@ template <unsigned Active> struct TwoLevelActive {
     std::vector<unsigned> active_slots() const {
         auto copy = *this;
         copy.leave_steady();
-        return copy.active_;
+        return {copy.active().begin(), copy.active().end()};
     }
     std::vector<unsigned> pending_slots() const {
         auto copy = *this;
         copy.leave_steady();
-        return {copy.pending_.begin(), copy.pending_.end()};
+        std::vector<unsigned> slots;
+        for (std::size_t k = 0; k < copy.pending_.size(); ++k) slots.push_back(copy.pending_[k]);
+        return slots;
     }
 
     template <class V> void visit_stats(V& v) const {
@@ -116,7 +121,7 @@ private:
 
     template <class View> void refill(const View& view) {
         std::size_t kept = 0;
-        for (std::size_t k = 0; k < active_.size(); ++k) {
+        for (std::size_t k = 0; k < active_count_; ++k) {
             const unsigned slot = active_[k];
             if (waits(view, slot)) {
                 pending_.push_back(slot);
@@ -126,11 +131,11 @@ private:
                 active_[kept++] = slot;
             }
         }
-        active_.resize(kept);
-        while (active_.size() < Active && !pending_.empty()) {
-            active_.push_back(pending_.front());
-            in_active_[pending_.front()] = 1;
-            pending_.pop_front();
+        active_count_ = kept;
+        while (active_count_ < Active && !pending_.empty()) {
+            const unsigned slot = pending_.pop_front();
+            active_[active_count_++] = slot;
+            in_active_[slot] = 1;
         }
     }
 
@@ -140,15 +145,15 @@ private:
     // r promoted slots followed by the pending queue, `ring`, then rotate by r per cycle: `offset` says how far.
     template <class View> void enter_steady(const View& view) {
         std::size_t kept = 0;
-        while (kept < active_.size() && !waits(view, active_[kept])) ++kept;
-        for (std::size_t k = kept; k < active_.size(); ++k)
+        while (kept < active_count_ && !waits(view, active_[kept])) ++kept;
+        for (std::size_t k = kept; k < active_count_; ++k)
             if (!waits(view, active_[k])) return;
-        for (unsigned slot : pending_)
-            if (!waits(view, slot)) return;
+        for (std::size_t k = 0; k < pending_.size(); ++k)
+            if (!waits(view, pending_[k])) return;
         steady_.kept = kept;
-        steady_.ring.assign(active_.begin() + static_cast<std::ptrdiff_t>(kept), active_.end());
+        steady_.ring.assign(active_.begin() + static_cast<std::ptrdiff_t>(kept), active_.begin() + active_count_);
         steady_.r = steady_.ring.size();
-        steady_.ring.insert(steady_.ring.end(), pending_.begin(), pending_.end());
+        for (std::size_t k = 0; k < pending_.size(); ++k) steady_.ring.push_back(pending_[k]);
         // occupied_before[i]: occupied slots among ring[0..i) over two laps, so any window of r is one difference.
         // The second lap repeats the first: a whole lap's count plus the first lap's prefix.
         const std::size_t n = steady_.ring.size();
@@ -166,12 +171,12 @@ private:
         steady_.on = false;
         const std::size_t n = steady_.ring.size();
         if (steady_.offset == 0 || n == 0) return;
-        active_.resize(steady_.kept);
-        for (std::size_t i = 0; i < steady_.r; ++i) active_.push_back(steady_.ring[(steady_.offset + i) % n]);
+        active_count_ = steady_.kept;
+        for (std::size_t i = 0; i < steady_.r; ++i) active_[active_count_++] = steady_.ring[(steady_.offset + i) % n];
         pending_.clear();
         for (std::size_t i = steady_.r; i < n; ++i) pending_.push_back(steady_.ring[(steady_.offset + i) % n]);
         for (unsigned slot : steady_.ring) in_active_[slot] = 0;
-        for (std::size_t i = steady_.kept; i < active_.size(); ++i) in_active_[active_[i]] = 1;
+        for (std::size_t i = steady_.kept; i < active_count_; ++i) in_active_[active_[i]] = 1;
     }
     struct Steady {
         bool on = false;
@@ -199,8 +204,34 @@ private:
         }
     };
 
-    std::vector<unsigned> active_;
-    std::deque<unsigned> pending_;
+    // The pending queue: a ring with room for every slot, since a slot is in the active pool or here, never both
+    // (a std::deque and a resized std::vector for the pool cost a third of a refill at paper size, session 35).
+    class SlotRing {
+    public:
+        explicit SlotRing(std::size_t capacity) : slots_(capacity == 0 ? 1 : capacity) {}
+        std::size_t size() const { return count_; }
+        bool empty() const { return count_ == 0; }
+        unsigned operator[](std::size_t k) const { return slots_[wrap(head_ + k)]; }
+        void push_back(unsigned slot) { slots_[wrap(head_ + count_++)] = slot; }
+        unsigned pop_front() {
+            const unsigned slot = slots_[head_];
+            head_ = wrap(head_ + 1);
+            --count_;
+            return slot;
+        }
+        void clear() { head_ = count_ = 0; }
+
+    private:
+        std::size_t wrap(std::size_t k) const { return k >= slots_.size() ? k - slots_.size() : k; }
+        std::vector<unsigned> slots_;
+        std::size_t head_ = 0, count_ = 0;
+    };
+    std::span<unsigned> active() { return {active_.data(), active_count_}; }
+    std::span<const unsigned> active() const { return {active_.data(), active_count_}; }
+
+    std::array<unsigned, Active> active_{};
+    std::size_t active_count_ = 0;
+    SlotRing pending_;
     std::vector<std::uint8_t> in_active_;
     Steady steady_;
     std::uint64_t demotions_ = 0, withheld_cycles_ = 0;
