@@ -1,71 +1,8 @@
-// Quiet-cycle replay and event-driven issue and fetch (sm.hpp, quiet_cycle_replay, IssueMasks, FetchMask; issue 4
-// speed): where an SM skips the scan of its warp pools in cycles when nothing changed since a cycle without issue
-// and replays that cycle's statistics, and where its issue and fetch stages re-evaluate only the warps some event
-// touched, the results must equal the full per-cycle scans' exactly. The reference is the same scheduler with a
-// non-const select (which turns the replay off) declaring scan_every_cycle (which turns the event-driven stages
-// off): the same picks, so any difference in cycles or in any statistic is an error of the fast paths.
-#include <doctest/doctest.h>
-
-#include <gpuarch/support/run_machine.hpp>
-
-#include "same_run.hpp"
-
-#include <corpus/corpus.hpp>
-#include <gpuarch/machines.hpp>
-#include <gpuarch/sched/ccws.hpp>
-#include <gpuarch/sched/gto.hpp>
-#include <gpuarch/sched/locality_two_level.hpp>
-#include <gpuarch/sched/lrr.hpp>
-#include <gpuarch/sched/mascar.hpp>
-#include <gpuarch/sched/oaws.hpp>
-#include <gpuarch/sched/swl.hpp>
-#include <gpuarch/sched/two_level.hpp>
-#include <gpuarch/sched/two_level_active.hpp>
-
-#include <string>
+// Quiet-cycle replay gives the full scan's cycles and statistics (quiet_cycles.hpp says how they are compared).
+#include "quiet_cycles.hpp"
 
 using namespace gpuarch;
-
-namespace {
-// Base's picks through a non-const select that declares scan_every_cycle: the SM must then scan every cycle.
-template <class Base>
-struct FullScan : Base {
-    static constexpr bool scan_every_cycle = true;
-    using Base::Base;
-    template <timing::SchedulerView View>
-    unsigned select(const View& view) {
-        return Base::select(view);
-    }
-};
-
-template <class Machine, class Scheduler>
-void check_replay_matches_full_scan(const char* machine, const char* kernel) {
-    using Replaying = typename Machine::template gpu<Scheduler>;
-    using Scanning = typename Machine::template gpu<FullScan<Scheduler>>;
-    static_assert(Replaying::SMType::replays_quiet_cycles(), "the shipped variant replays quiet cycles");
-    static_assert(!Scanning::SMType::replays_quiet_cycles(), "scan_every_cycle turns the replay off");
-    const auto replayed = examples::run_on_gpu<Machine, Replaying>(machine, "replay", kernel, kernels::Size::small, {});
-    const auto scanned = examples::run_on_gpu<Machine, Scanning>(machine, "scan", kernel, kernels::Size::small, {});
-    INFO(machine << " " << kernel << ": " << replayed.message << scanned.message);
-    test::check_same_run(scanned, replayed);
-}
-
-// Schedulers and machines without the replay: the event-driven stages alone (fetch only on Southern Islands, whose
-// per-cycle SIMD turn keeps the full issue scan).
-template <class Machine, class Scheduler>
-void check_event_driven_matches_full_scan(const char* machine, const char* kernel) {
-    using Fast = typename Machine::template gpu<Scheduler>;
-    using Scanning = typename Machine::template gpu<FullScan<Scheduler>>;
-    const auto fast = examples::run_on_gpu<Machine, Fast>(machine, "fast", kernel, kernels::Size::small, {});
-    const auto scanned = examples::run_on_gpu<Machine, Scanning>(machine, "scan", kernel, kernels::Size::small, {});
-    INFO(machine << " " << kernel << ": " << fast.message << scanned.message);
-    test::check_same_run(scanned, fast);
-}
-
-// Memory-bound kernels (long quiet stretches), barriers and shared memory, global atomics, divergence.
-constexpr const char* kernels_checked[] = {"vector_add", "bfs", "nw", "histogram_global", "reduce_shared",
-                                           "sgemm_tiled", "kmeans_assign", "atax"};
-} // namespace
+using namespace gpuarch::pinned_quiet;
 
 TEST_CASE("quiet-cycle replay gives the full scan's cycles and statistics (Fermi, GTO and LRR)") {
     for (const char* kernel : kernels_checked) {
@@ -86,23 +23,4 @@ TEST_CASE("quiet-cycle replay of a scheduler with state that declares it quiet w
 
 TEST_CASE("quiet-cycle replay gives the full scan's cycles and statistics (Kepler, GTO)") {
     for (const char* kernel : kernels_checked) check_replay_matches_full_scan<machines::Kepler, sched::GTO>("kepler", kernel);
-}
-
-TEST_CASE("event-driven issue and fetch give the full scan's results (Fermi TwoLevel, Kepler LRR, Southern Islands)") {
-    for (const char* kernel : kernels_checked) {
-        check_event_driven_matches_full_scan<machines::Fermi, sched::TwoLevel<8>>("fermi", kernel);
-        check_event_driven_matches_full_scan<machines::Kepler, sched::LRR>("kepler", kernel);
-        check_event_driven_matches_full_scan<machines::SouthernIslands, sched::GTO>("si", kernel);
-    }
-}
-
-TEST_CASE("event-driven issue gives the full scan's results for schedulers with state that are asked every cycle "
-          "(Fermi: OAWS, CCWS, MASCAR, SWL, TwoLevelActive)") {
-    for (const char* kernel : kernels_checked) {
-        check_event_driven_matches_full_scan<machines::Fermi, sched::OAWSDynamic<>>("fermi", kernel);
-        check_event_driven_matches_full_scan<machines::Fermi, sched::CCWS<>>("fermi", kernel);
-        check_event_driven_matches_full_scan<machines::Fermi, sched::MASCAR<>>("fermi", kernel);
-        check_event_driven_matches_full_scan<machines::Fermi, sched::SWL<2>>("fermi", kernel);
-        check_event_driven_matches_full_scan<machines::Fermi, sched::TwoLevelActive<6>>("fermi", kernel);
-    }
 }

@@ -97,4 +97,11 @@ template <class Scheduler> std::pair<std::uint64_t, std::uint64_t> skipped_share
 inline constexpr const char* quiet_replay_kernels[] = {
     "vector_add", "bfs", "nw", "histogram_global", "reduce_shared", "sgemm_tiled", "kmeans_assign", "atax"};
 
+// check_replay_matches_full_scan for every kernel of quiet_replay_kernels, each under every scheduler of Schedulers
+// in turn (the quiet-replay cases of tests/timing, one machine each).
+template <class Machine, class... Schedulers> void check_replay_on_kernels(const char* machine) {
+    for (const char* kernel : quiet_replay_kernels)
+        (check_replay_matches_full_scan<Machine, Schedulers>(machine, kernel), ...);
+}
+
 } // namespace gpuarch::test_support

@@ -3,19 +3,19 @@
 // statistics of the same scheduler asked every cycle through the full scans (tests/support/full_scan.hpp), on Fermi
 // (Wang 2016's machine) and GTX480 (hashed L1 set index, allocate on miss, per-kernel L1 flush). These runs are
 // CTest's timing.quiet_replay (label slow), like the pinned quiet-cycle checks of tests/pinned/quiet_cycles.cpp.
+// Three units: this one (Fermi: OAWS, CCWS), quiet_replay_throttling_test.cpp (Fermi: MASCAR, SWL, TwoLevelActive)
+// and quiet_replay_stateful_gtx480_test.cpp (GTX480, and the withheld-select checks). As one unit their 22 GPU
+// variants needed 1.8 GiB to compile, over the 1.5 GiB a unit may take.
 #include <doctest/doctest.h>
 
 #include "../support/full_scan.hpp"
 
 #include <gpuarch/machines.hpp>
 #include <gpuarch/sched/ccws.hpp>
-#include <gpuarch/sched/mascar.hpp>
 #include <gpuarch/sched/oaws.hpp>
 #include <gpuarch/sched/swl.hpp>
-#include <gpuarch/sched/two_level_active.hpp>
 
 using namespace gpuarch;
-using gpuarch::test_support::check_replay_matches_full_scan;
 
 namespace {
 using FermiView = pipeline::PoolView<typename machines::Fermi::template gpu<sched::CCWS<>>::SMType>;
@@ -25,94 +25,7 @@ static_assert(timing::QuietWhenNothingReady<sched::SWL<2>>,
 } // namespace
 
 TEST_CASE("quiet replay: the schedulers with state give the full scan's cycles and statistics (Fermi: "
-          "OAWS, CCWS, MASCAR, SWL, TwoLevelActive)") {
-    for (const char* kernel : test_support::quiet_replay_kernels) {
-        check_replay_matches_full_scan<machines::Fermi, sched::OAWSDynamic<>>("fermi", kernel);
-        check_replay_matches_full_scan<machines::Fermi, sched::OAWSStatic<50>>("fermi", kernel);
-        check_replay_matches_full_scan<machines::Fermi, sched::CCWS<>>("fermi", kernel);
-        check_replay_matches_full_scan<machines::Fermi, sched::MASCAR<>>("fermi", kernel);
-        check_replay_matches_full_scan<machines::Fermi, sched::SWL<2>>("fermi", kernel);
-        check_replay_matches_full_scan<machines::Fermi, sched::TwoLevelActive<6>>("fermi", kernel);
-    }
-}
-
-TEST_CASE("quiet replay: the schedulers with state give the full scan's cycles and statistics (GTX480: "
-          "CCWS, MASCAR, TwoLevelActive)") {
-    for (const char* kernel : test_support::quiet_replay_kernels) {
-        check_replay_matches_full_scan<machines::GTX480, sched::CCWS<>>("gtx480", kernel);
-        check_replay_matches_full_scan<machines::GTX480, sched::MASCAR<>>("gtx480", kernel);
-        check_replay_matches_full_scan<machines::GTX480, sched::TwoLevelActive<6>>("gtx480", kernel);
-    }
-}
-
-namespace {
-// A scheduler's selects on GTX480, summed over every SM and scheduler: those that withheld every ready warp
-// (its statistic) and those of them that repeated the last withheld select (withheld_selects_repeated).
-struct WithheldSelects {
-    std::uint64_t withheld = 0, repeated = 0;
-};
-template <class Scheduler> WithheldSelects withheld_selects_on_gtx480(const char* kernel, const char* statistic) {
-    using Gpu = machines::GTX480::gpu<Scheduler>;
-    const auto gpu = test_support::gtx480_after<Scheduler>(kernel);
-    WithheldSelects out;
-    for (unsigned i = 0; i < 15; ++i) {
-        for (unsigned s = 0; s < Gpu::SMType::Frontend::schedulers; ++s) {
-            const Scheduler& sched = gpu->sm(i).scheduler(s);
-            core::StatsTable table;
-            table.collect("", sched);
-            out.withheld += table.counter(statistic);
-            out.repeated += sched.withheld_selects_repeated();
-        }
-    }
-    return out;
-}
-} // namespace
-
-// OAWS and CCWS repeat a select that withheld every ready warp while the SM's state epoch, the ready mask, the
-// greedy warp and what the policy itself reads (OAWS: MSHR budget, DLC and OCW; CCWS: which warps may issue loads)
-// are unchanged. The full scans never repeat one, and the runs must still agree (CCWS's GTX480 comparison is the case
-// above, Fermi's the first case). Of the corpus's small kernels, bfs is the one on which both policies withhold often
-// on GTX480.
-TEST_CASE("quiet replay: OAWS and CCWS repeat a withheld select only when it would withhold again (GTX480)") {
-    for (const char* kernel : test_support::quiet_replay_kernels) {
-        check_replay_matches_full_scan<machines::GTX480, sched::OAWSDynamic<>>("gtx480", kernel);
-        check_replay_matches_full_scan<machines::GTX480, sched::OAWSStatic<50>>("gtx480", kernel);
-    }
-    const WithheldSelects oaws = withheld_selects_on_gtx480<sched::OAWSDynamic<>>("bfs", "oaws_withheld_cycles");
-    const WithheldSelects ccws = withheld_selects_on_gtx480<sched::CCWS<>>("bfs", "ccws_withheld_cycles");
-    INFO("bfs: OAWS withheld " << oaws.withheld << ", repeated " << oaws.repeated << "; CCWS withheld " << ccws.withheld
-                               << ", repeated " << ccws.repeated);
-    // Most withheld selects follow one that withheld the same warps (the policies hold them back for many cycles).
-    CHECK(oaws.repeated <= oaws.withheld);
-    CHECK(oaws.repeated * 2 > oaws.withheld);
-    CHECK(ccws.repeated <= ccws.withheld);
-    CHECK(ccws.repeated * 2 > ccws.withheld);
-}
-
-namespace {
-using Gtx480OawsView = pipeline::PoolView<typename machines::GTX480::template gpu<sched::OAWSDynamic<>>::SMType>;
-using Gtx480CcwsView = pipeline::PoolView<typename machines::GTX480::template gpu<sched::CCWS<>>::SMType>;
-static_assert(timing::WithheldCycleHook<sched::OAWSDynamic<>, Gtx480OawsView>,
-              "OAWS replays the cycles in which it withheld every ready warp");
-static_assert(!timing::WithheldCycleHook<sched::CCWS<>, Gtx480CcwsView>,
-              "CCWS's scores decay cycle by cycle, so it declares no withheld-cycle contract");
-} // namespace
-
-// Withheld-cycle replay (timing::WithheldCycleHook): OAWS's cycles in which it withheld every ready warp are replayed,
-// or slept where the L1 repeats a stall, with the full scan's cycles and statistics (the case above). Each replayed
-// cycle is one in which at least one of the SM's schedulers withheld, so they cannot outnumber the withheld selects.
-TEST_CASE("quiet replay: OAWS replays the cycles in which it withheld every ready warp (GTX480)") {
-    const auto gpu = test_support::gtx480_after<sched::OAWSDynamic<>>("bfs");
-    std::uint64_t replayed = 0, withheld = 0;
-    for (unsigned i = 0; i < 15; ++i) {
-        replayed += gpu->sm(i).withheld_cycles_replayed();
-        for (unsigned s = 0; s < 2; ++s) {
-            core::StatsTable table;
-            table.collect("", gpu->sm(i).scheduler(s));
-            withheld += table.counter("oaws_withheld_cycles");
-        }
-    }
-    INFO("bfs: withheld selects " << withheld << ", withheld cycles replayed " << replayed);
-    CHECK(replayed > 0);
-    CHECK(replayed <= withheld);
+          "OAWS, CCWS)") {
+    test_support::check_replay_on_kernels<machines::Fermi, sched::OAWSDynamic<>, sched::OAWSStatic<50>, sched::CCWS<>>(
+        "fermi");
 }
