@@ -66,6 +66,5 @@ void check_event_driven_matches_full_scan(const char* machine, const char* kerne
 
 // Memory-bound kernels (long quiet stretches), barriers and shared memory, global atomics, divergence.
 inline constexpr const char* kernels_checked[] = {"vector_add", "bfs", "nw", "histogram_global", "reduce_shared",
-                                           "sgemm_tiled", "kmeans_assign", "atax"};
+                                                  "sgemm_tiled", "kmeans_assign", "atax"};
 } // namespace gpuarch::pinned_quiet
-

@@ -310,7 +310,7 @@ TEST_CASE("TwoLevelActive picks and orders its pools as its contract, restated w
         std::vector<unsigned> active;
         std::deque<unsigned> pending;
         std::uint64_t demotions = 0;
-        Reference(unsigned pool_size, unsigned pool) : active_pool(pool) {
+        Reference(unsigned pool_size, unsigned active_pool_size) : active_pool(active_pool_size) {
             for (unsigned slot = 0; slot < pool_size; ++slot)
                 (active.size() < active_pool ? active.push_back(slot) : pending.push_back(slot));
         }
@@ -325,7 +325,8 @@ TEST_CASE("TwoLevelActive picks and orders its pools as its contract, restated w
                 }
             }
             active = kept;
-            for (; active.size() < active_pool && !pending.empty(); pending.pop_front()) active.push_back(pending.front());
+            for (; active.size() < active_pool && !pending.empty(); pending.pop_front())
+                active.push_back(pending.front());
         }
         unsigned select(const View& v) {
             refill(v);
@@ -367,7 +368,8 @@ TEST_CASE("TwoLevelActive picks and orders its pools as its contract, restated w
                 for (std::uint64_t c = 0; c < run; ++c) reference.refill(v);
             }
             REQUIRE(scheduler.active_slots() == reference.active);
-            REQUIRE(scheduler.pending_slots() == std::vector<unsigned>(reference.pending.begin(), reference.pending.end()));
+            const std::vector<unsigned> pending(reference.pending.begin(), reference.pending.end());
+            REQUIRE(scheduler.pending_slots() == pending);
             CounterVisitor counters;
             scheduler.visit_stats(counters);
             REQUIRE(counters.demotions == reference.demotions);

@@ -51,9 +51,9 @@ template <class Scheduler> WithheldSelects withheld_selects_on_gtx480(const char
 
 // OAWS and CCWS repeat a select that withheld every ready warp while the SM's state epoch, the ready mask, the
 // greedy warp and what the policy itself reads (OAWS: MSHR budget, DLC and OCW; CCWS: which warps may issue loads)
-// are unchanged. The full scans never repeat one, and the runs must still agree (the GTX480 comparisons above; Fermi's
-// in quiet_replay_stateful_test.cpp). Of the corpus's small kernels, bfs is the one on which both policies withhold often
-// on GTX480.
+// are unchanged. The full scans never repeat one, and the runs must still agree (the GTX480 comparisons above;
+// Fermi's in quiet_replay_stateful_test.cpp). Of the corpus's small kernels, bfs is the one on which both policies
+// withhold often on GTX480.
 TEST_CASE("quiet replay: OAWS and CCWS repeat a withheld select only when it would withhold again (GTX480)") {
     const WithheldSelects oaws = withheld_selects_on_gtx480<sched::OAWSDynamic<>>("bfs", "oaws_withheld_cycles");
     const WithheldSelects ccws = withheld_selects_on_gtx480<sched::CCWS<>>("bfs", "ccws_withheld_cycles");
