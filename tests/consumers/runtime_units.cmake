@@ -1,9 +1,11 @@
 # GPUARCH_RUNTIME_UNITS (support/CMakeLists.txt; docs/cuda_runtime.md, "A runtime with fewer variants"): configures
 # the source tree with it and checks what the registry will hold, without building anything.
 #
-# 1. This build (no restriction): its generated registry calls all 20 units and names no restriction.
+# 1. This build (no restriction): its generated registry calls all 20 units (machine and group pairs, compiled in
+#    eight translation units) and names no restriction.
 # 2. Two units, with a space and a repeat in the list: the registry calls those two only, and names them for the
 #    runtime's errors.
+#    2b. Three units of one machine: the two whose groups are batched together share a translation unit.
 # 3. A name that is no unit: configuring fails and lists the valid names.
 # 4. A restriction with the test suite on: configuring fails and says to turn the tests off.
 #
@@ -54,6 +56,25 @@ if(NOT text MATCHES "restricted_units = \"gtx480_core, fermi_oaws\";")
     message(FATAL_ERROR "the restricted registry does not name its units for the runtime's errors:\n${text}")
 endif()
 message(STATUS "two units: ok")
+
+# ---- 2b. units of one machine share a translation unit when their groups are batched together (core and hints),
+#          not otherwise (core and oaws)
+configure(batched -DGPUARCH_BUILD_TESTS=OFF "-DGPUARCH_RUNTIME_UNITS=gtx480_hints,gtx480_core,gtx480_oaws")
+if(batched_rc)
+    message(FATAL_ERROR "configuring with three gtx480 units failed:\n${batched_log}")
+endif()
+file(GLOB sources RELATIVE "${WORK_DIR}/batched/support" "${WORK_DIR}/batched/support/variants_*.cpp")
+list(SORT sources)
+if(NOT sources STREQUAL "variants_gtx480_core_hints.cpp;variants_gtx480_oaws.cpp")
+    message(FATAL_ERROR "gtx480_core, gtx480_hints and gtx480_oaws generated ${sources}, not "
+                        "variants_gtx480_core_hints.cpp and variants_gtx480_oaws.cpp")
+endif()
+file(READ "${WORK_DIR}/batched/support/variants_gtx480_core_hints.cpp" text)
+if(NOT text MATCHES "void add_gtx480_core\\(" OR NOT text MATCHES "void add_gtx480_hints\\("
+   OR text MATCHES "add_gtx480_oaws")
+    message(FATAL_ERROR "variants_gtx480_core_hints.cpp does not define exactly the core and hints units:\n${text}")
+endif()
+message(STATUS "batched units: ok")
 
 # ---- 3. a misspelt unit
 configure(misspelt -DGPUARCH_BUILD_TESTS=OFF -DGPUARCH_RUNTIME_UNITS=gtx480_cores)

@@ -32,6 +32,7 @@
 #include <vector>
 
 #include <gpuarch/core/lane_mask.hpp>
+#include <gpuarch/core/separate_compilation.hpp>
 #include <gpuarch/func/decode.hpp>
 #include <gpuarch/func/device.hpp>
 #include <gpuarch/func/dim3.hpp>
@@ -66,32 +67,7 @@ namespace gpuarch::func {
 class KernelExecution {
 public:
     KernelExecution(Device& device, const Module& module, std::string_view entry, const LaunchConfig& config,
-                    const Args& args, const LaunchOptions& options = {})
-        : launch_(device, module, config, options) {
-        launch_.kernel = &launch_.module.kernel(entry);
-        validate_launch(*launch_.kernel, launch_.config, launch_.options);
-        launch_.params = pack_arguments(*launch_.kernel, args);
-        launch_.variables = &launch_.device->module_variables(launch_.module);
-        const KernelDecoder decoder(launch_.module.ir(), *launch_.kernel, launch_.variables->global_base,
-                                    dynamic_shared_start(*launch_.kernel));
-        code_ = decoder.decode();
-        launch_.width = launch_.options.warp_width;
-        launch_.threads_per_cta = static_cast<unsigned>(launch_.config.block.count());
-        warps_per_cta_ = (launch_.threads_per_cta + launch_.width - 1) / launch_.width;
-        launch_.shared_bytes = cta_shared_bytes(*launch_.kernel, launch_.config);
-        live_at_entry_ = ir::registers_live_at_entry(*launch_.kernel);
-        // Every CTA of the launch has the same %tid per thread: unflattened once here rather than per CTA (two
-        // integer divisions per thread were most of start_cta's time on kernels of many small CTAs).
-        thread_ids_.resize(launch_.threads_per_cta);
-        for (unsigned t = 0; t < launch_.threads_per_cta; ++t) thread_ids_[t] = unflatten(t, launch_.config.block);
-        if (launch_.options.cooperative) launch_.workspace = detail::GridWorkspace(*launch_.device);
-        for (const ir::Instruction& inst : launch_.kernel->code)
-            for (std::uint8_t i = 0; i < inst.num_operands; ++i)
-                if (inst.operands[i].kind == ir::OperandKind::special &&
-                    (inst.operands[i].special == ir::SpecialReg::envreg1 ||
-                     inst.operands[i].special == ir::SpecialReg::envreg2))
-                    launch_.reads_grid_workspace = true;
-    }
+                    const Args& args, const LaunchOptions& options = {});
 
     const ir::Kernel& kernel() const { return *launch_.kernel; }
     const Module& module() const { return launch_.module; }
@@ -115,61 +91,7 @@ public:
     }
 
     // The same, reusing the buffers of `cta` (a CTA of this launch that finished, or a default-constructed one).
-    void start_cta(CtaState& cta, std::uint64_t linear_cta_id, unsigned sm_id = 0) const {
-        if (linear_cta_id >= cta_count())
-            throw KernelError("kernel '" + launch_.kernel->name + "': CTA " + std::to_string(linear_cta_id) +
-                              " does not exist in a grid of " + std::to_string(cta_count()) + " CTAs");
-        cta.barriers = {};
-        cta.linear_id = linear_cta_id;
-        cta.id = unflatten(linear_cta_id, launch_.config.grid);
-        cta.sm_id = sm_id;
-        cta.shared.assign(launch_.shared_bytes, 0);
-        cta.local_frame_bytes = launch_.kernel->local_bytes;
-        cta.local.assign(launch_.kernel->local_bytes * launch_.threads_per_cta, 0);
-        cta.warps.resize(warps_per_cta_);
-        const std::size_t registers = launch_.kernel->registers.size();
-        for (unsigned w = 0; w < warps_per_cta_; ++w) {
-            WarpState& warp = cta.warps[w];
-            warp.exited = core::WarpMask{};
-            warp.clock = 0;
-            warp.executed = 0;
-            warp.barrier = -1;
-            warp.reduction_dst = ir::no_reg;
-            warp.call_stack.clear();
-            warp.call_depth.clear();
-            warp.reduction_lanes = core::WarpMask{};
-            warp.index = w;
-            warp.width = launch_.width;
-            warp.first_thread = w * launch_.width;
-            const unsigned lanes = std::min(launch_.width, launch_.threads_per_cta - warp.first_thread);
-            warp.valid = core::WarpMask::first(lanes);
-            // Only the registers some thread may read before writing them start defined (zero); the rest keep
-            // what the slot's previous CTA left, which no thread observes (ir/liveness.hpp). Zeroing every row
-            // was up to a few hundred kilobytes of memset per CTA.
-            if (warp.regs.size() != registers * launch_.width) warp.regs.assign(registers * launch_.width, 0);
-            else
-                for (const ir::RegId r : live_at_entry_)
-                    std::fill_n(warp.regs.data() + std::size_t{r} * launch_.width, launch_.width, 0);
-            warp.carry.assign(launch_.width, 0);
-            warp.tid_x.assign(launch_.width, 0);
-            warp.tid_y.assign(launch_.width, 0);
-            warp.tid_z.assign(launch_.width, 0);
-            for (unsigned l = 0; l < lanes; ++l) {
-                const Dim3& t = thread_ids_[warp.first_thread + l];
-                warp.tid_x[l] = t.x;
-                warp.tid_y[l] = t.y;
-                warp.tid_z[l] = t.z;
-            }
-            warp.stack.clear();
-            warp.stack.reserve(16);
-            warp.stack.push_back(SimtEntry{0, ir::no_pc, warp.valid});
-        }
-        cta.live_warps = warps_per_cta_;
-        for (auto& row : cta.scratch) row.assign(launch_.width, 0);
-        cta.shuffle.assign(launch_.width, 0);
-        if (launch_.kernel->code.empty())
-            for (WarpState& warp : cta.warps) semantics::finish_warp(launch_, cta, warp);
-    }
+    void start_cta(CtaState& cta, std::uint64_t linear_cta_id, unsigned sm_id = 0) const;
 
     // Executes warp `warp`'s next instruction and describes it in `out` (sized to the warp width).
     void step(CtaState& cta, unsigned warp, StepResult& out) { step(cta, warp, out, counts_); }
@@ -196,40 +118,11 @@ public:
     }
 
     // Throws a KernelError describing the barrier deadlock when no unfinished warp of `cta` can step.
-    void check_progress(const CtaState& cta) const {
-        if (cta.finished()) return;
-        for (unsigned w = 0; w < cta.warp_count(); ++w)
-            if (cta.warp_ready(w)) return;
-        std::string waits;
-        ir::Pc pc = ir::no_pc;
-        for (unsigned b = 0; b < barrier_count; ++b) {
-            const BarrierState& s = cta.barriers[b];
-            if (s.arrived_warps == 0) continue;
-            if (pc == ir::no_pc) pc = s.pc;
-            waits += (waits.empty() ? "" : "; ") + std::to_string(s.arrived_warps) + " warp(s) at barrier " +
-                     std::to_string(b) +
-                     (s.expected_threads != 0 ? " expecting " + std::to_string(s.expected_threads) + " threads"
-                                              : std::string());
-        }
-        FaultSite site = semantics::site_for(launch_, cta, pc);
-        throw KernelError("barrier deadlock: every unfinished warp waits at a barrier that cannot complete (" + waits +
-                              "; " + std::to_string(cta.live_warps) + " warp(s) unfinished)",
-                          site, KernelErrorKind::deadlock);
-    }
+    void check_progress(const CtaState& cta) const;
 
     // Where warp `warp` of `cta` stands: kernel, CTA, the PC and PTX line of its next instruction and its first
     // active thread. For reports that stop a running launch (a cycle limit, a livelock).
-    FaultSite warp_site(const CtaState& cta, unsigned warp) const {
-        const WarpState& w = cta.warps[warp];
-        FaultSite site = semantics::site_for(launch_, cta, w.next_pc());
-        const core::WarpMask mask = w.active_mask();
-        for (unsigned lane = 0; lane < w.tid_x.size(); ++lane)
-            if (mask.test(lane)) {
-                site.thread = Dim3{w.tid_x[lane], w.tid_y[lane], w.tid_z[lane]};
-                break;
-            }
-        return site;
-    }
+    FaultSite warp_site(const CtaState& cta, unsigned warp) const;
 
 private:
     WarpState& check_steppable(CtaState& cta, unsigned warp) const {
@@ -246,82 +139,9 @@ private:
 
     // ---- stepping ------------------------------------------------------------------------------------------
 
-    template <bool Record> void step_impl(CtaState& cta, WarpState& w, StepResult* out, StepCounts& counts) {
-        const ir::Pc pc = w.stack.back().pc;
-        if (pc >= code_.size())
-            semantics::fault(launch_, cta, w, pc, -1, "execution ran past the end of the kernel", std::nullopt,
-                             KernelErrorKind::illegal_instruction);
-        if (counts_.warp_instructions >= launch_.options.instruction_limit)
-            semantics::fault(launch_, cta, w, pc, -1,
-                             "the launch reached its instruction limit of " +
-                                 std::to_string(launch_.options.instruction_limit) +
-                                 " warp instructions (LaunchOptions::instruction_limit); the kernel may not terminate",
-                             std::nullopt, KernelErrorKind::limit);
-        const DecodedInstruction& d = code_[pc];
-        const core::WarpMask active = w.stack.back().mask;
-        core::WarpMask exec = active;
-        if (d.inst->guard.reg != ir::no_reg) exec = guard_mask(w, d.inst->guard, active);
-        ++counts.warp_instructions;
-        const unsigned executed_lanes = detail::count_lanes(exec, launch_.width);
-        counts.thread_instructions += executed_lanes;
-        if constexpr (Record) {
-            out->pc = pc;
-            out->instruction = d.inst;
-            out->active = active;
-            out->executed = exec;
-            out->is_branch = false;
-            out->diverged = false;
-            out->taken = core::WarpMask{};
-            out->reconvergence_pc = ir::no_pc;
-            out->is_memory = out->is_load = out->is_store = out->is_atomic = false;
-            out->space = ir::StateSpace::none;
-            out->access_bytes = 0;
-            out->has_value = false;
-            out->value_reg = ir::no_reg;
-            out->warp_finished = out->barrier_wait = out->barrier_released = false;
-        }
-        bool released = false;
-        switch (d.op) {
-        case ir::Opcode::bra: semantics::branch<Record>(w, d, pc, active, exec, out); break;
-        case ir::Opcode::ret:
-            if (d.inst->num_operands == 1)
-                semantics::return_from_call(launch_, cta, w, d, pc, exec); // an out-of-line function returns
-            else semantics::exit_lanes(w, pc, exec);
-            break;
-        case ir::Opcode::exit: semantics::exit_lanes(w, pc, exec); break;
-        case ir::Opcode::call: semantics::call_out_of_line(launch_, cta, w, d, pc, exec); break;
-        case ir::Opcode::bar:
-            if (exec.any()) released = semantics::barrier(semantics::Context{launch_, cta, w, d, pc, exec});
-            w.stack.back().pc = pc + 1;
-            break;
-        default:
-            if (exec.any()) execute<Record>(cta, w, d, pc, exec, out);
-            w.stack.back().pc = pc + 1;
-            break;
-        }
-        // Pop entries that reached their reconvergence point or lost all their lanes.
-        while (!w.stack.empty() && (w.stack.back().mask.none() || w.stack.back().pc == w.stack.back().reconvergence_pc))
-            w.stack.pop_back();
-        ++w.clock;
-        ++w.executed;
-        if (w.stack.empty()) released = semantics::finish_warp(launch_, cta, w) || released;
-        if constexpr (Record) {
-            out->next_pc = w.next_pc();
-            out->warp_finished = w.finished();
-            out->barrier_wait = w.waiting();
-            out->barrier_released = released;
-            const ir::RegId first_dst = d.dst != ir::no_reg ? d.dst : (d.dst_count > 0 ? d.dst_vector[0] : ir::no_reg);
-            if (out->record_values && !out->has_value && first_dst != ir::no_reg && ir::has_destination(*d.inst) &&
-                d.op != ir::Opcode::bar) {
-                out->has_value = true;
-                out->value_reg = first_dst;
-                const std::uint64_t* row = w.row(first_dst);
-                if (executed_lanes == launch_.width)
-                    std::copy_n(row, launch_.width, out->values.data()); // every lane: one block copy
-                else detail::for_each_lane(exec, launch_.width, [&](unsigned l) { out->values[l] = row[l]; });
-            }
-        }
-    }
+    // Defined below the class; with GPUARCH_SEPARATE_COMPILATION both instantiations are compiled in one unit only
+    // (gpuarch/separate_compilation.hpp).
+    template <bool Record> void step_impl(CtaState& cta, WarpState& w, StepResult* out, StepCounts& counts);
 
     core::WarpMask guard_mask(const WarpState& w, const ir::Guard& guard, const core::WarpMask& active) const {
         core::WarpMask m;
@@ -339,103 +159,7 @@ private:
 
     template <bool Record>
     void execute(CtaState& cta, WarpState& w, const DecodedInstruction& d, ir::Pc pc, const core::WarpMask& exec,
-                 StepResult* out) {
-        const semantics::Context c{launch_, cta, w, d, pc, exec};
-        using ir::Opcode;
-        switch (d.op) {
-        case Opcode::add:
-        case Opcode::sub: semantics::add_sub(c); break;
-        case Opcode::addc:
-        case Opcode::subc: semantics::add_sub(c); break;
-        case Opcode::mul: semantics::mul(c); break;
-        case Opcode::mad:
-        case Opcode::madc: semantics::mad(c); break;
-        case Opcode::fma: semantics::fma(c); break;
-        case Opcode::mul24:
-        case Opcode::mad24: semantics::mul24_op(c); break;
-        case Opcode::div: semantics::div(c); break;
-        case Opcode::rem: semantics::rem(c); break;
-        case Opcode::abs:
-        case Opcode::neg: semantics::abs_neg(c); break;
-        case Opcode::min:
-        case Opcode::max: semantics::min_max(c); break;
-        case Opcode::and_:
-        case Opcode::or_:
-        case Opcode::xor_:
-        case Opcode::not_:
-        case Opcode::cnot: semantics::logic(c); break;
-        case Opcode::popc:
-        case Opcode::clz:
-        case Opcode::brev:
-        case Opcode::bfind: semantics::bit_count(c); break;
-        case Opcode::bfe:
-        case Opcode::bfi: semantics::bit_field(c); break;
-        case Opcode::prmt:
-        case Opcode::lop3:
-        case Opcode::shf: semantics::permute(c); break;
-        case Opcode::shl:
-        case Opcode::shr: semantics::shift(c); break;
-        case Opcode::setp:
-        case Opcode::set: semantics::compare(c); break;
-        case Opcode::selp:
-        case Opcode::slct: semantics::select(c); break;
-        case Opcode::cvt: semantics::convert(c); break;
-        case Opcode::cvta: semantics::convert_address(c); break;
-        case Opcode::mov: semantics::move(c); break;
-        case Opcode::rcp:
-        case Opcode::sqrt:
-        case Opcode::rsqrt:
-        case Opcode::sin:
-        case Opcode::cos:
-        case Opcode::lg2:
-        case Opcode::ex2:
-        case Opcode::tanh: semantics::special_function(c); break;
-        case Opcode::copysign:
-        case Opcode::testp: semantics::float_misc(c); break;
-        case Opcode::ld:
-        case Opcode::st:
-        case Opcode::atom:
-        case Opcode::red: semantics::memory<Record>(c, out); break;
-        case Opcode::prefetch:
-        case Opcode::prefetchu: semantics::prefetch<Record>(c, out); break;
-        case Opcode::dp4a:
-        case Opcode::dp2a:
-        case Opcode::sad:
-        case Opcode::vabsdiff4: semantics::byte_arithmetic(c); break;
-        case Opcode::redux: semantics::reduce(c); break;
-        case Opcode::tex: semantics::texture_fetch<Record>(c, out); break;
-        case Opcode::suld:
-        case Opcode::sust: semantics::surface_access<Record>(c, out); break;
-        case Opcode::shfl: semantics::shuffle(c); break;
-        case Opcode::vote: semantics::vote(c); break;
-        case Opcode::match: semantics::match(c); break;
-        case Opcode::activemask: semantics::activemask(c); break;
-        // Memory ordering has no functional effect: the engine executes one instruction at a time, so every
-        // access is already ordered (sequentially consistent). bar.warp.sync: lanes of a warp already execute
-        // in lock step under the SIMT stack. nanosleep only delays.
-        case Opcode::bar_warp_sync:
-        case Opcode::membar:
-        case Opcode::fence:
-        case Opcode::nanosleep: break;
-        case Opcode::vprintf: semantics::device_printf(c); break;
-        case Opcode::assertfail: semantics::assertion_failed(c);
-        case Opcode::trap: semantics::trap(c);
-        // device heap and asynchronous copies
-        case Opcode::device_malloc: semantics::device_malloc(c); break;
-        case Opcode::device_free: semantics::device_free(c); break;
-        case Opcode::cp_async: semantics::async_copy<Record>(c, out); break;
-        // The copy is done when cp.async executes, so its data is in shared memory before any later instruction
-        // of the thread runs; committing and waiting change no value (their cost is the timing model's).
-        case Opcode::cp_async_commit_group:
-        case Opcode::cp_async_wait_group:
-        case Opcode::cp_async_wait_all: break;
-        case Opcode::bra:
-        case Opcode::ret:
-        case Opcode::exit:
-        case Opcode::bar:
-        case Opcode::call: semantics::unsupported(c);
-        }
-    }
+                 StepResult* out);
 
     semantics::LaunchState launch_; // what the opcode semantics read and write (func/semantics/context.hpp)
     std::vector<DecodedInstruction> code_;
@@ -444,5 +168,316 @@ private:
     unsigned warps_per_cta_ = 0;
     StepCounts counts_;
 };
+
+// The launch's set-up and its error reports: out of line so that GPUARCH_SEPARATE_COMPILATION can compile them in
+// one unit (gpuarch/core/separate_compilation.hpp).
+#if GPUARCH_SEPARATE_DEFINITIONS
+GPUARCH_SEPARATE_INLINE KernelExecution::KernelExecution(Device& device, const Module& module, std::string_view entry,
+                                                         const LaunchConfig& config, const Args& args,
+                                                         const LaunchOptions& options)
+    : launch_(device, module, config, options) {
+    launch_.kernel = &launch_.module.kernel(entry);
+    validate_launch(*launch_.kernel, launch_.config, launch_.options);
+    launch_.params = pack_arguments(*launch_.kernel, args);
+    launch_.variables = &launch_.device->module_variables(launch_.module);
+    const KernelDecoder decoder(launch_.module.ir(), *launch_.kernel, launch_.variables->global_base,
+                                dynamic_shared_start(*launch_.kernel));
+    code_ = decoder.decode();
+    launch_.width = launch_.options.warp_width;
+    launch_.threads_per_cta = static_cast<unsigned>(launch_.config.block.count());
+    warps_per_cta_ = (launch_.threads_per_cta + launch_.width - 1) / launch_.width;
+    launch_.shared_bytes = cta_shared_bytes(*launch_.kernel, launch_.config);
+    live_at_entry_ = ir::registers_live_at_entry(*launch_.kernel);
+    // Every CTA of the launch has the same %tid per thread: unflattened once here rather than per CTA (two
+    // integer divisions per thread were most of start_cta's time on kernels of many small CTAs).
+    thread_ids_.resize(launch_.threads_per_cta);
+    for (unsigned t = 0; t < launch_.threads_per_cta; ++t) thread_ids_[t] = unflatten(t, launch_.config.block);
+    if (launch_.options.cooperative) launch_.workspace = detail::GridWorkspace(*launch_.device);
+    for (const ir::Instruction& inst : launch_.kernel->code)
+        for (std::uint8_t i = 0; i < inst.num_operands; ++i)
+            if (inst.operands[i].kind == ir::OperandKind::special &&
+                (inst.operands[i].special == ir::SpecialReg::envreg1 ||
+                 inst.operands[i].special == ir::SpecialReg::envreg2))
+                launch_.reads_grid_workspace = true;
+}
+
+GPUARCH_SEPARATE_INLINE void KernelExecution::start_cta(CtaState& cta, std::uint64_t linear_cta_id,
+                                                        unsigned sm_id) const {
+    if (linear_cta_id >= cta_count())
+        throw KernelError("kernel '" + launch_.kernel->name + "': CTA " + std::to_string(linear_cta_id) +
+                          " does not exist in a grid of " + std::to_string(cta_count()) + " CTAs");
+    cta.barriers = {};
+    cta.linear_id = linear_cta_id;
+    cta.id = unflatten(linear_cta_id, launch_.config.grid);
+    cta.sm_id = sm_id;
+    cta.shared.assign(launch_.shared_bytes, 0);
+    cta.local_frame_bytes = launch_.kernel->local_bytes;
+    cta.local.assign(launch_.kernel->local_bytes * launch_.threads_per_cta, 0);
+    cta.warps.resize(warps_per_cta_);
+    const std::size_t registers = launch_.kernel->registers.size();
+    for (unsigned w = 0; w < warps_per_cta_; ++w) {
+        WarpState& warp = cta.warps[w];
+        warp.exited = core::WarpMask{};
+        warp.clock = 0;
+        warp.executed = 0;
+        warp.barrier = -1;
+        warp.reduction_dst = ir::no_reg;
+        warp.call_stack.clear();
+        warp.call_depth.clear();
+        warp.reduction_lanes = core::WarpMask{};
+        warp.index = w;
+        warp.width = launch_.width;
+        warp.first_thread = w * launch_.width;
+        const unsigned lanes = std::min(launch_.width, launch_.threads_per_cta - warp.first_thread);
+        warp.valid = core::WarpMask::first(lanes);
+        // Only the registers some thread may read before writing them start defined (zero); the rest keep
+        // what the slot's previous CTA left, which no thread observes (ir/liveness.hpp). Zeroing every row
+        // was up to a few hundred kilobytes of memset per CTA.
+        if (warp.regs.size() != registers * launch_.width) warp.regs.assign(registers * launch_.width, 0);
+        else
+            for (const ir::RegId r : live_at_entry_)
+                std::fill_n(warp.regs.data() + std::size_t{r} * launch_.width, launch_.width, 0);
+        warp.carry.assign(launch_.width, 0);
+        warp.tid_x.assign(launch_.width, 0);
+        warp.tid_y.assign(launch_.width, 0);
+        warp.tid_z.assign(launch_.width, 0);
+        for (unsigned l = 0; l < lanes; ++l) {
+            const Dim3& t = thread_ids_[warp.first_thread + l];
+            warp.tid_x[l] = t.x;
+            warp.tid_y[l] = t.y;
+            warp.tid_z[l] = t.z;
+        }
+        warp.stack.clear();
+        warp.stack.reserve(16);
+        warp.stack.push_back(SimtEntry{0, ir::no_pc, warp.valid});
+    }
+    cta.live_warps = warps_per_cta_;
+    for (auto& row : cta.scratch) row.assign(launch_.width, 0);
+    cta.shuffle.assign(launch_.width, 0);
+    if (launch_.kernel->code.empty())
+        for (WarpState& warp : cta.warps) semantics::finish_warp(launch_, cta, warp);
+}
+
+GPUARCH_SEPARATE_INLINE void KernelExecution::check_progress(const CtaState& cta) const {
+    if (cta.finished()) return;
+    for (unsigned w = 0; w < cta.warp_count(); ++w)
+        if (cta.warp_ready(w)) return;
+    std::string waits;
+    ir::Pc pc = ir::no_pc;
+    for (unsigned b = 0; b < barrier_count; ++b) {
+        const BarrierState& s = cta.barriers[b];
+        if (s.arrived_warps == 0) continue;
+        if (pc == ir::no_pc) pc = s.pc;
+        waits +=
+            (waits.empty() ? "" : "; ") + std::to_string(s.arrived_warps) + " warp(s) at barrier " + std::to_string(b) +
+            (s.expected_threads != 0 ? " expecting " + std::to_string(s.expected_threads) + " threads" : std::string());
+    }
+    FaultSite site = semantics::site_for(launch_, cta, pc);
+    throw KernelError("barrier deadlock: every unfinished warp waits at a barrier that cannot complete (" + waits +
+                          "; " + std::to_string(cta.live_warps) + " warp(s) unfinished)",
+                      site, KernelErrorKind::deadlock);
+}
+
+GPUARCH_SEPARATE_INLINE FaultSite KernelExecution::warp_site(const CtaState& cta, unsigned warp) const {
+    const WarpState& w = cta.warps[warp];
+    FaultSite site = semantics::site_for(launch_, cta, w.next_pc());
+    const core::WarpMask mask = w.active_mask();
+    for (unsigned lane = 0; lane < w.tid_x.size(); ++lane)
+        if (mask.test(lane)) {
+            site.thread = Dim3{w.tid_x[lane], w.tid_y[lane], w.tid_z[lane]};
+            break;
+        }
+    return site;
+}
+#endif
+
+template <bool Record>
+void KernelExecution::step_impl(CtaState& cta, WarpState& w, StepResult* out, StepCounts& counts) {
+    const ir::Pc pc = w.stack.back().pc;
+    if (pc >= code_.size())
+        semantics::fault(launch_, cta, w, pc, -1, "execution ran past the end of the kernel", std::nullopt,
+                         KernelErrorKind::illegal_instruction);
+    if (counts_.warp_instructions >= launch_.options.instruction_limit)
+        semantics::fault(launch_, cta, w, pc, -1,
+                         "the launch reached its instruction limit of " +
+                             std::to_string(launch_.options.instruction_limit) +
+                             " warp instructions (LaunchOptions::instruction_limit); the kernel may not terminate",
+                         std::nullopt, KernelErrorKind::limit);
+    const DecodedInstruction& d = code_[pc];
+    const core::WarpMask active = w.stack.back().mask;
+    core::WarpMask exec = active;
+    if (d.inst->guard.reg != ir::no_reg) exec = guard_mask(w, d.inst->guard, active);
+    ++counts.warp_instructions;
+    const unsigned executed_lanes = detail::count_lanes(exec, launch_.width);
+    counts.thread_instructions += executed_lanes;
+    if constexpr (Record) {
+        out->pc = pc;
+        out->instruction = d.inst;
+        out->active = active;
+        out->executed = exec;
+        out->is_branch = false;
+        out->diverged = false;
+        out->taken = core::WarpMask{};
+        out->reconvergence_pc = ir::no_pc;
+        out->is_memory = out->is_load = out->is_store = out->is_atomic = false;
+        out->space = ir::StateSpace::none;
+        out->access_bytes = 0;
+        out->has_value = false;
+        out->value_reg = ir::no_reg;
+        out->warp_finished = out->barrier_wait = out->barrier_released = false;
+    }
+    bool released = false;
+    switch (d.op) {
+    case ir::Opcode::bra: semantics::branch<Record>(w, d, pc, active, exec, out); break;
+    case ir::Opcode::ret:
+        if (d.inst->num_operands == 1)
+            semantics::return_from_call(launch_, cta, w, d, pc, exec); // an out-of-line function returns
+        else semantics::exit_lanes(w, pc, exec);
+        break;
+    case ir::Opcode::exit: semantics::exit_lanes(w, pc, exec); break;
+    case ir::Opcode::call: semantics::call_out_of_line(launch_, cta, w, d, pc, exec); break;
+    case ir::Opcode::bar:
+        if (exec.any()) released = semantics::barrier(semantics::Context{launch_, cta, w, d, pc, exec});
+        w.stack.back().pc = pc + 1;
+        break;
+    default:
+        if (exec.any()) execute<Record>(cta, w, d, pc, exec, out);
+        w.stack.back().pc = pc + 1;
+        break;
+    }
+    // Pop entries that reached their reconvergence point or lost all their lanes.
+    while (!w.stack.empty() && (w.stack.back().mask.none() || w.stack.back().pc == w.stack.back().reconvergence_pc))
+        w.stack.pop_back();
+    ++w.clock;
+    ++w.executed;
+    if (w.stack.empty()) released = semantics::finish_warp(launch_, cta, w) || released;
+    if constexpr (Record) {
+        out->next_pc = w.next_pc();
+        out->warp_finished = w.finished();
+        out->barrier_wait = w.waiting();
+        out->barrier_released = released;
+        const ir::RegId first_dst = d.dst != ir::no_reg ? d.dst : (d.dst_count > 0 ? d.dst_vector[0] : ir::no_reg);
+        if (out->record_values && !out->has_value && first_dst != ir::no_reg && ir::has_destination(*d.inst) &&
+            d.op != ir::Opcode::bar) {
+            out->has_value = true;
+            out->value_reg = first_dst;
+            const std::uint64_t* row = w.row(first_dst);
+            if (executed_lanes == launch_.width)
+                std::copy_n(row, launch_.width, out->values.data()); // every lane: one block copy
+            else detail::for_each_lane(exec, launch_.width, [&](unsigned l) { out->values[l] = row[l]; });
+        }
+    }
+}
+
+// Inline, as it was inside the class: only step_impl calls it, and position-independent code may not inline a
+// function that is not.
+template <bool Record>
+inline void KernelExecution::execute(CtaState& cta, WarpState& w, const DecodedInstruction& d, ir::Pc pc,
+                                     const core::WarpMask& exec, StepResult* out) {
+    const semantics::Context c{launch_, cta, w, d, pc, exec};
+    using ir::Opcode;
+    switch (d.op) {
+    case Opcode::add:
+    case Opcode::sub: semantics::add_sub(c); break;
+    case Opcode::addc:
+    case Opcode::subc: semantics::add_sub(c); break;
+    case Opcode::mul: semantics::mul(c); break;
+    case Opcode::mad:
+    case Opcode::madc: semantics::mad(c); break;
+    case Opcode::fma: semantics::fma(c); break;
+    case Opcode::mul24:
+    case Opcode::mad24: semantics::mul24_op(c); break;
+    case Opcode::div: semantics::div(c); break;
+    case Opcode::rem: semantics::rem(c); break;
+    case Opcode::abs:
+    case Opcode::neg: semantics::abs_neg(c); break;
+    case Opcode::min:
+    case Opcode::max: semantics::min_max(c); break;
+    case Opcode::and_:
+    case Opcode::or_:
+    case Opcode::xor_:
+    case Opcode::not_:
+    case Opcode::cnot: semantics::logic(c); break;
+    case Opcode::popc:
+    case Opcode::clz:
+    case Opcode::brev:
+    case Opcode::bfind: semantics::bit_count(c); break;
+    case Opcode::bfe:
+    case Opcode::bfi: semantics::bit_field(c); break;
+    case Opcode::prmt:
+    case Opcode::lop3:
+    case Opcode::shf: semantics::permute(c); break;
+    case Opcode::shl:
+    case Opcode::shr: semantics::shift(c); break;
+    case Opcode::setp:
+    case Opcode::set: semantics::compare(c); break;
+    case Opcode::selp:
+    case Opcode::slct: semantics::select(c); break;
+    case Opcode::cvt: semantics::convert(c); break;
+    case Opcode::cvta: semantics::convert_address(c); break;
+    case Opcode::mov: semantics::move(c); break;
+    case Opcode::rcp:
+    case Opcode::sqrt:
+    case Opcode::rsqrt:
+    case Opcode::sin:
+    case Opcode::cos:
+    case Opcode::lg2:
+    case Opcode::ex2:
+    case Opcode::tanh: semantics::special_function(c); break;
+    case Opcode::copysign:
+    case Opcode::testp: semantics::float_misc(c); break;
+    case Opcode::ld:
+    case Opcode::st:
+    case Opcode::atom:
+    case Opcode::red: semantics::memory<Record>(c, out); break;
+    case Opcode::prefetch:
+    case Opcode::prefetchu: semantics::prefetch<Record>(c, out); break;
+    case Opcode::dp4a:
+    case Opcode::dp2a:
+    case Opcode::sad:
+    case Opcode::vabsdiff4: semantics::byte_arithmetic(c); break;
+    case Opcode::redux: semantics::reduce(c); break;
+    case Opcode::tex: semantics::texture_fetch<Record>(c, out); break;
+    case Opcode::suld:
+    case Opcode::sust: semantics::surface_access<Record>(c, out); break;
+    case Opcode::shfl: semantics::shuffle(c); break;
+    case Opcode::vote: semantics::vote(c); break;
+    case Opcode::match: semantics::match(c); break;
+    case Opcode::activemask: semantics::activemask(c); break;
+    // Memory ordering has no functional effect: the engine executes one instruction at a time, so every
+    // access is already ordered (sequentially consistent). bar.warp.sync: lanes of a warp already execute
+    // in lock step under the SIMT stack. nanosleep only delays.
+    case Opcode::bar_warp_sync:
+    case Opcode::membar:
+    case Opcode::fence:
+    case Opcode::nanosleep: break;
+    case Opcode::vprintf: semantics::device_printf(c); break;
+    case Opcode::assertfail: semantics::assertion_failed(c);
+    case Opcode::trap: semantics::trap(c);
+    // device heap and asynchronous copies
+    case Opcode::device_malloc: semantics::device_malloc(c); break;
+    case Opcode::device_free: semantics::device_free(c); break;
+    case Opcode::cp_async: semantics::async_copy<Record>(c, out); break;
+    // The copy is done when cp.async executes, so its data is in shared memory before any later instruction
+    // of the thread runs; committing and waiting change no value (their cost is the timing model's).
+    case Opcode::cp_async_commit_group:
+    case Opcode::cp_async_wait_group:
+    case Opcode::cp_async_wait_all: break;
+    case Opcode::bra:
+    case Opcode::ret:
+    case Opcode::exit:
+    case Opcode::bar:
+    case Opcode::call: semantics::unsupported(c);
+    }
+}
+
+#ifdef GPUARCH_SEPARATE_COMPILATION
+// The interpreter is most of the code a unit that runs kernels compiles (about 10 of a registry unit's 35 CPU-seconds,
+// docs/performance.md "Compile cost"), and it does not depend on the simulated machine: with this macro defined, a
+// unit only declares the two instantiations, and gpuarch/separate_compilation.hpp, included in exactly one unit of
+// the program, defines them.
+extern template void KernelExecution::step_impl<true>(CtaState&, WarpState&, StepResult*, StepCounts&);
+extern template void KernelExecution::step_impl<false>(CtaState&, WarpState&, StepResult*, StepCounts&);
+#endif
 
 } // namespace gpuarch::func

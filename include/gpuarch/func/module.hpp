@@ -13,6 +13,7 @@
 #include <utility>
 
 #include <gpuarch/core/error.hpp>
+#include <gpuarch/core/separate_compilation.hpp>
 #include <gpuarch/ir/analyse.hpp>
 #include <gpuarch/ir/layout.hpp>
 #include <gpuarch/ir/module.hpp>
@@ -24,14 +25,8 @@ class Module {
 public:
     // Wraps a module built in memory (tests, generators) or returned by ptx::parse. Runs ir::assign_layout and
     // ir::analyse, which are idempotent, so a parsed module is unchanged.
-    explicit Module(ir::Module module) {
-        ir::assign_layout(module);
-        ir::analyse(module);
-        if (module.address_size != 64)
-            throw Error("module '" + module.file_name + "' uses " + std::to_string(module.address_size) +
-                        "-bit addresses; gpuarch executes .address_size 64 modules only");
-        shared_ = std::make_shared<const Shared>(Shared{std::move(module), next_id()});
-    }
+    // Defined below (separately compiled under GPUARCH_SEPARATE_COMPILATION, gpuarch/core/separate_compilation.hpp).
+    explicit Module(ir::Module module);
 
     // Throws ptx::ParseError ("file:line:col: message") for malformed PTX.
     static Module from_string(std::string text, std::string file_name = "<string>") {
@@ -72,5 +67,16 @@ private:
 
     std::shared_ptr<const Shared> shared_;
 };
+
+#if GPUARCH_SEPARATE_DEFINITIONS
+GPUARCH_SEPARATE_INLINE Module::Module(ir::Module module) {
+    ir::assign_layout(module);
+    ir::analyse(module);
+    if (module.address_size != 64)
+        throw Error("module '" + module.file_name + "' uses " + std::to_string(module.address_size) +
+                    "-bit addresses; gpuarch executes .address_size 64 modules only");
+    shared_ = std::make_shared<const Shared>(Shared{std::move(module), next_id()});
+}
+#endif
 
 } // namespace gpuarch::func

@@ -87,6 +87,7 @@
 #include <vector>
 
 #include <gpuarch/core/error.hpp>
+#include <gpuarch/core/separate_compilation.hpp>
 #include <gpuarch/ir/analyse.hpp>
 #include <gpuarch/ir/layout.hpp>
 #include <gpuarch/ir/module.hpp>
@@ -104,8 +105,12 @@
 namespace gpuarch::ptx {
 
 // Parses, inlines, lays out and analyses a PTX module. Throws ParseError ("file:line:column: message"), also
-// when a limit of `limits` is passed or the host runs out of memory.
-inline ir::Module parse(std::string_view text, std::string file_name = "<string>", const Limits& limits = {}) {
+// when a limit of `limits` is passed or the host runs out of memory. Under GPUARCH_SEPARATE_COMPILATION the parser
+// is compiled in one unit only (gpuarch/core/separate_compilation.hpp): it is as large as the interpreter.
+GPUARCH_SEPARATE_INLINE ir::Module parse(std::string_view text, std::string file_name = "<string>",
+                                         const Limits& limits = {});
+#if GPUARCH_SEPARATE_DEFINITIONS
+GPUARCH_SEPARATE_INLINE ir::Module parse(std::string_view text, std::string file_name, const Limits& limits) {
     try {
         return detail::Parser(text, std::move(file_name), limits).run();
     } catch (const std::bad_alloc&) {
@@ -113,6 +118,7 @@ inline ir::Module parse(std::string_view text, std::string file_name = "<string>
         throw ParseError(SourcePosition{}, "out of host memory while parsing");
     }
 }
+#endif
 
 // Reads and parses a file; the file name in errors is the path as given. Throws ParseError when the path is not
 // a readable regular file (a directory is named as such) or holds more than limits.max_file_bytes bytes; reading
