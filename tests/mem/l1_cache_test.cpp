@@ -96,8 +96,9 @@ TEST_CASE("allocate-on-miss reservations block further misses to a set even with
         CHECK(b.state_at(5) == LsuState::busy);
     }
     SUBCASE("a stalled load is retried until a fill to its own set, whatever else changes") {
-        // The L1 reuses a stalled load's outcome while its set and the MSHRs are unchanged. A fill to another set
-        // changes the MSHRs (one entry is released) but not the answer; only the fill to its own set frees a way.
+        // The L1 reuses a stalled load's outcome while its set, and what the stall reads of the MSHRs, are unchanged.
+        // A fill to another set releases an MSHR entry but does not change the answer (nor, for this stall, the
+        // memo); only the fill to its own set frees a way.
         using TwoSets = L1<Sets<2>, Ways<1>, MSHR<8>, AllocOnMiss, LinearIndex>;
         constexpr std::uint64_t a = 0, c = 128, b = 256; // a and b map to set 0, c to set 1
         TwoSets l1({}, 0);

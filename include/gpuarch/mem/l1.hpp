@@ -294,10 +294,11 @@ public:
     }
 
     // Whether the next cycle() repeats the last one's stall and does nothing else: the LSU head is a cached load
-    // whose access the stall memo answers (no MSHR, no merge slot or no reservable way, with its set's tags and the
-    // MSHRs unchanged since), and nothing else is to be sent, re-executed, completed or drained. Only a response
-    // (receive, which changes the MSHRs) or a hit's completion coming due (next_timed_completion) ends it; until
-    // then each cycle() changes only what stalled_cycles() counts.
+    // whose access the stall memo answers (no MSHR, no merge slot or no reservable way, with its set's tags and what
+    // the stall reads of the MSHRs unchanged since: stall_answers), and nothing else is to be sent, re-executed,
+    // completed or drained. Only a response (receive, which changes the MSHRs and may end it) or a hit's completion
+    // coming due (next_timed_completion) can end it; until then each cycle() changes only what stalled_cycles()
+    // counts.
     bool repeats_stall() const {
         if (lsu_count_ == 0 || !miss_queue_.empty() || !reexec_.empty() || config_.reexecution_entries != 0 ||
             !issued_.empty() || !locality_.empty() || !completed_.empty())
@@ -322,6 +323,10 @@ public:
     }
     // The LSU holds as many instructions as it can: can_accept() is false in the next cycle.
     bool lsu_full() const { return lsu_count_ == lsu_.size(); }
+    // Drops the stall memo (stall_answers): the next retry of a stalled load searches the tags and the MSHRs again.
+    // It changes nothing else, since the memo only ever answers what that search would find; tests compare an L1
+    // that forgets it in every cycle with one that keeps it (tests/mem/l1_stall_memo_test.cpp).
+    void forget_stall_memo() { stall_ = LoadStall{}; }
     // `count` cycles of an L1 that repeats_stall(), the last at `last`: what as many cycle() calls would do (busy_cycle
     // with serve_head taking the stall memo's answer, the miss queue empty, so not full).
     void stalled_cycles(std::uint64_t count, core::Cycle last) {
@@ -918,7 +923,7 @@ private:
     }
 
     // The last load that could not start, and why: serve_cached_load's answer while `tags` (its set's version)
-    // and `mshr` (the MSHRs' version) stand. No line is ~0.
+    // and `mshr` (what of the MSHRs that answer reads: mshr_key) stand. No line is ~0.
     struct LoadStall {
         enum Reason : std::uint8_t { merge_full, mshr_full, no_way };
         std::uint64_t line = ~std::uint64_t{0};
@@ -928,14 +933,23 @@ private:
         Reason reason = merge_full;
     };
     LoadStall stall_;
-    // Whether the stall memo answers a retry of `line`: its set's tags and the MSHRs are unchanged since. The memo
-    // keeps the line's set, so a retry computes no set index.
+    // What of the MSHRs a stall for `reason` depends on. A full merge slot or a full table can end with any release,
+    // so those watch every change (version). "Every way reserved" was reached with the line untracked and the table
+    // not full; releases keep both true, and what they free in the line's set (a fill validating a reserved way)
+    // changes the set's version. So it watches allocations only: a fill elsewhere (most of a memory-bound run's MSHR
+    // changes) leaves it answered.
+    std::uint64_t mshr_key(LoadStall::Reason reason) const {
+        return reason == LoadStall::no_way ? mshr_.allocations() : mshr_.version();
+    }
+    // Whether the stall memo answers a retry of `line`: its set's tags and what its reason reads of the MSHRs are
+    // unchanged since. The memo keeps the line's set, so a retry computes no set index.
     bool stall_answers(std::uint64_t line) const {
-        return stall_.line == line && stall_.tags == tags_.set_version(stall_.set) && stall_.mshr == mshr_.version();
+        return stall_.line == line && stall_.tags == tags_.set_version(stall_.set) &&
+               stall_.mshr == mshr_key(stall_.reason);
     }
     // Remembers that a load of `line` (in `set`) could not start for `reason`, with the versions stall_answers reads.
     void note_stall(std::uint64_t line, std::uint32_t set, LoadStall::Reason reason) {
-        stall_ = LoadStall{line, set, tags_.set_version(set), mshr_.version(), reason};
+        stall_ = LoadStall{line, set, tags_.set_version(set), mshr_key(reason), reason};
     }
     // The counter of the cycles a load stalled for `reason`.
     std::uint64_t& stall_cycles(LoadStall::Reason reason) {

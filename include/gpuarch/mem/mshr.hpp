@@ -43,6 +43,9 @@ public:
     // Changes with every allocate, add and release, so that equal versions mean find, can_add and full answer the
     // same for every line.
     std::uint64_t version() const { return version_; }
+    // Changes with every allocate only. Between equal counts no line gained an entry and busy() did not grow, so
+    // `find(line) == none` and `!full()` still hold wherever they held (releases only free entries).
+    std::uint64_t allocations() const { return allocations_; }
 
     // The entry tracking `line`, or none.
     std::uint32_t find(std::uint64_t line) const {
@@ -62,6 +65,7 @@ public:
         count_[e] = 0;
         ++busy_;
         ++version_;
+        ++allocations_;
         std::size_t k = home(line);
         while (index_line_[k] != vacant) k = next(k);
         index_line_[k] = line;
@@ -131,6 +135,7 @@ private:
     unsigned index_shift_; // 64 - log2(index slots)
     std::uint32_t busy_ = 0;
     std::uint64_t version_ = 0;
+    std::uint64_t allocations_ = 0;
 };
 
 } // namespace gpuarch::mem
