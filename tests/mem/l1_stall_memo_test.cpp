@@ -3,7 +3,7 @@
 // the memo before every cycle (forget_stall_memo), and requiring the same LSU state, packets, completions and
 // statistics in every cycle. The streams reach each kind of stall (no MSHR, no merge slot, every way reserved) with
 // responses arriving in between, for fills of the stalled load's own set and of the other set, with and without
-// MASCAR's re-execution queue (whose replays allocate MSHRs while the LSU head stays stalled).
+// MASCAR's re-execution queue (whose replays share the L1 port, the memo and the MSHRs with the LSU head).
 #include <cstdint>
 #include <memory>
 #include <random>
