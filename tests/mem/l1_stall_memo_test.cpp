@@ -93,8 +93,13 @@ TEST_CASE("the L1's stall memo answers as a fresh search would, in every cycle")
         const auto reexec = check_memo<
             L1<Sets<2>, Ways<2>, MSHR<4>, Merges<2>, LsuQueue<2>, ReexecutionQueue<6>, HitLatency<4>, AllocOnMiss>>(
             seed);
+        // A queue too short for most stalled loads: the LSU head often stays, retrying its line, while the queue's
+        // earlier entries take the port and allocate MSHRs in between.
+        const auto short_queue = check_memo<
+            L1<Sets<2>, Ways<2>, MSHR<3>, Merges<2>, LsuQueue<2>, ReexecutionQueue<2>, HitLatency<4>, AllocOnMiss>>(
+            seed);
         INFO("seed " << seed);
-        // Each kind of stall must occur often (seeds 1 to 5 give 133 to 1,999 cycles of each where checked).
+        // Each kind of stall must occur often (seeds 1 to 5 give 133 to 2,046 cycles of each where checked).
         CHECK(plain.no_way > 300);
         CHECK(plain.mshr_full > 300);
         CHECK(plain.merge_full > 50);
@@ -102,5 +107,8 @@ TEST_CASE("the L1's stall memo answers as a fresh search would, in every cycle")
         CHECK(reexec.no_way > 500);
         CHECK(reexec.mshr_full > 200);
         CHECK(reexec.merge_full > 50);
+        CHECK(short_queue.no_way > 500);
+        CHECK(short_queue.mshr_full > 500);
+        CHECK(short_queue.merge_full > 50);
     }
 }
