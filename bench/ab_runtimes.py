@@ -18,7 +18,7 @@ usage: bench/ab_runtimes.py --a OLD/libcudart.so.13 [--b NEW/libcudart.so.13] [-
                             [--machine gtx480] [--schedulers a,b] [--programs a,b|all] [--size small] [--reps 1]
                             [--instructions]
 B defaults to the build's own runtime (BUILD/lib/libcudart.so.13). Needs the workloads built (nvcc). The programs
-default to the ten PolyBench-style ones; `--programs all` takes every workload built in BUILD/workloads, the check
+default to the ten PolyBench-style ones; `--programs all` takes every workload (workloads/*/*.cu), the check
 that a change meant to be behaviour-preserving left every statistic of every workload as it was."""
 import argparse
 import json
@@ -29,7 +29,7 @@ import shutil
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "scripts"))
-from workload_runs import gmean, run_timed, workload_command  # noqa: E402
+from workload_runs import all_workloads, gmean, run_timed, workload_command  # noqa: E402
 
 PROGRAMS = ["atax", "bicg", "mvt", "gesummv", "gemm", "syrk", "2dconv", "fdtd2d", "2mm", "syr2k"]
 SCHEDULERS = ["lrr", "gto", "two_level", "two_level_active", "swl_2", "ccws", "oaws_dynamic", "mascar", "haws"]
@@ -43,13 +43,6 @@ def without_seconds(doc):
     return doc
 
 
-def built_workloads(build):
-    """Every workload program built in BUILD/workloads (the executables there), in name order."""
-    folder = os.path.join(build, "workloads")
-    return sorted(name for name in os.listdir(folder)
-                  if os.path.isfile(os.path.join(folder, name)) and os.access(os.path.join(folder, name), os.X_OK))
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--a", required=True, help="runtime A (a libcudart.so.13 built by gpuarch)")
@@ -57,7 +50,7 @@ def main():
     ap.add_argument("--build", default="build/default", help="where gpuarch-run and the workloads are")
     ap.add_argument("--machine", default="gtx480")
     ap.add_argument("--schedulers", default=",".join(SCHEDULERS))
-    ap.add_argument("--programs", default=",".join(PROGRAMS), help="a,b or all (every workload built)")
+    ap.add_argument("--programs", default=",".join(PROGRAMS), help="a,b or all (every workload)")
     ap.add_argument("--size", default="small", choices=["small", "paper"])
     ap.add_argument("--reps", type=int, default=1)
     ap.add_argument("--out", default="out/ab_runtimes", help="statistics files and the PTX cache")
@@ -76,10 +69,7 @@ def main():
             print(f"ab_runtimes: runtime {name} ({path}) does not exist", file=sys.stderr)
             return 2
     os.makedirs(args.out, exist_ok=True)
-    programs = built_workloads(args.build) if args.programs == "all" else args.programs.split(",")
-    if not programs:
-        print(f"ab_runtimes: no workload is built in {os.path.join(args.build, 'workloads')}", file=sys.stderr)
-        return 2
+    programs = all_workloads() if args.programs == "all" else args.programs.split(",")
     differences = 0
     measure = "host-instruction ratio" if args.instructions else "CPU-time speed-up"
     print(f"{measure} of B ({runtimes['B']}) over A ({runtimes['A']}), {args.machine}, size {args.size}, "

@@ -14,7 +14,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "scripts"))
-from workload_runs import gmean, run_workload  # noqa: E402
+from workload_runs import all_workloads, gmean, run_workload  # noqa: E402
 
 parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
 parser.add_argument("--build", default="build/default")
@@ -29,9 +29,7 @@ parser.add_argument("--sample-option", action="append", default=[],
                     help="extra gpuarch-run option for the sampled run (repeatable), e.g. --set=sample.batches=20")
 args = parser.parse_args()
 
-programs = [p for p in args.programs.split(",") if p] or sorted(
-    os.path.basename(os.path.dirname(f)) for f in
-    __import__("glob").glob(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "workloads", "*", "*.cu")))
+programs = [p for p in args.programs.split(",") if p] or all_workloads()
 
 jobs = [(p, tag) for p in programs for tag in ("full", "sampled")]
 with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:

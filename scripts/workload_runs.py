@@ -9,6 +9,13 @@ import tempfile
 import time
 
 
+def all_workloads():
+    """The name of every workload program (workloads/<suite>/<name>.cu, built as BUILD/workloads/<name>), sorted."""
+    root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "workloads")
+    return sorted(os.path.splitext(name)[0] for suite in os.listdir(root) if os.path.isdir(os.path.join(root, suite))
+                  for name in os.listdir(os.path.join(root, suite)) if name.endswith(".cu"))
+
+
 def run_timed(cmd, env):
     """Runs cmd to completion; returns (CompletedProcess with text stdout and stderr, CPU seconds of the process and
     the children it waited for). CPU time, unlike wall time, does not grow when other work shares the host, so
