@@ -277,6 +277,7 @@ TEST_CASE("FR-FCFS: the bank-filtered scan chooses what the plain scan chooses")
             };
             std::vector<std::pair<Cycle, std::uint64_t>> done_a, done_b;
             std::uint64_t tag = 0;
+            std::uint64_t full_cycles = 0, active_cycles = 0, occupancy = 0; // b's queue counts, cycle by cycle
             for (Cycle now = 1; now <= 20000; ++now) {
                 const std::uint64_t r = next();
                 // Bursts of arrivals, then quiet stretches, so that the queue both fills and drains.
@@ -292,6 +293,11 @@ TEST_CASE("FR-FCFS: the bank-filtered scan chooses what the plain scan chooses")
                     a.push(req);
                     b.push(req);
                 }
+                // Each cycle counts the queues it begins with (after this cycle's arrivals), also when the channel
+                // adds those counts up lazily, at its next change of the queues (checked after every change below).
+                full_cycles += b.can_accept() ? 0 : 1;
+                active_cycles += b.idle() ? 0 : 1;
+                occupancy += b.queued();
                 a.cycle(now);
                 b.cycle(now);
                 // The owner takes completions only in some cycles, so the return queue fills at times.
@@ -305,6 +311,10 @@ TEST_CASE("FR-FCFS: the bank-filtered scan chooses what the plain scan chooses")
                         b.pop_completed();
                     }
                 }
+                const auto counted = b.stats();
+                CHECK(counted.queue_full_cycles == full_cycles);
+                CHECK(counted.active_cycles == active_cycles);
+                CHECK(counted.queue_occupancy == occupancy);
             }
             CHECK(done_a.size() > 1000);
             CHECK(done_a == done_b);
@@ -318,6 +328,8 @@ TEST_CASE("FR-FCFS: the bank-filtered scan chooses what the plain scan chooses")
             CHECK(sa.read_latency == sb.read_latency);
             CHECK(sa.bus_busy_cycles == sb.bus_busy_cycles);
             CHECK(sa.queue_occupancy == sb.queue_occupancy);
+            CHECK(sa.queue_full_cycles == sb.queue_full_cycles);
+            CHECK(sa.active_cycles == sb.active_cycles);
         }
     }
 }

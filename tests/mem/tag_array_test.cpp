@@ -1,6 +1,7 @@
 // The tag array's contracts that the caches' retry shortcuts rely on: probe() answers what a scan of the set's
-// ways answers, also when it returns its remembered last answer, and set_version(s) changes whenever a tag or a
-// state of set s changes (the L1 reuses a stalled load's outcome while its set's version stands).
+// ways answers, also when it returns its remembered last answer or narrows the ways by their signature bytes, and
+// set_version(s) changes whenever a tag or a state of set s changes (the L1 reuses a stalled load's outcome while
+// its set's version stands).
 #include <cstdint>
 #include <random>
 #include <vector>
@@ -41,12 +42,19 @@ TagArray::Probe scan(const TagArray& tags, std::uint64_t line) {
     return p;
 }
 
-void check_against_scan(const CacheGeometry& geometry, std::uint32_t distinct_lines, std::uint32_t seed) {
+// `distinct_lines` lines, three line sizes apart.
+std::vector<std::uint64_t> spaced_lines(const CacheGeometry& geometry, std::uint32_t distinct_lines) {
+    std::vector<std::uint64_t> lines;
+    for (std::uint32_t i = 0; i < distinct_lines; ++i) lines.push_back(std::uint64_t{i} * geometry.line_bytes * 3);
+    return lines;
+}
+
+void check_against_scan(const CacheGeometry& geometry, const std::vector<std::uint64_t>& lines, std::uint32_t seed) {
     TagArray tags(geometry);
     std::mt19937 rng(seed);
-    std::uniform_int_distribution<std::uint32_t> pick(0, distinct_lines - 1);
+    std::uniform_int_distribution<std::size_t> pick(0, lines.size() - 1);
     std::uniform_int_distribution<int> op(0, 99);
-    const auto line_at = [&](std::uint32_t i) { return std::uint64_t{i} * geometry.line_bytes * 3; };
+    const auto line_at = [&](std::size_t i) { return lines[i]; };
     std::uint64_t changes = 0, repeated_probes = 0;
     for (int step = 0; step < 20000; ++step) {
         const std::uint64_t line = line_at(pick(rng));
@@ -106,11 +114,26 @@ void check_against_scan(const CacheGeometry& geometry, std::uint32_t distinct_li
 } // namespace
 
 TEST_CASE("tag array: probes equal a scan of the set and set versions move exactly when a set changes") {
-    SUBCASE("4 sets x 2 ways, linear index") {
-        check_against_scan(CacheGeometry{4, 2, 128, SetIndexing::linear}, 24, 1);
-    }
+    const auto check = [](const CacheGeometry& geometry, std::uint32_t distinct_lines, std::uint32_t seed) {
+        check_against_scan(geometry, spaced_lines(geometry, distinct_lines), seed);
+    };
+    SUBCASE("4 sets x 2 ways, linear index") { check(CacheGeometry{4, 2, 128, SetIndexing::linear}, 24, 1); }
     SUBCASE("32 sets x 4 ways, Fermi hash (GTX480's L1)") {
-        check_against_scan(CacheGeometry{32, 4, 128, SetIndexing::fermi_hash}, 400, 2);
+        check(CacheGeometry{32, 4, 128, SetIndexing::fermi_hash}, 400, 2);
     }
-    SUBCASE("1 set x 8 ways") { check_against_scan(CacheGeometry{1, 8, 128, SetIndexing::linear}, 12, 3); }
+    SUBCASE("1 set x 8 ways") { check(CacheGeometry{1, 8, 128, SetIndexing::linear}, 12, 3); }
+    SUBCASE("2 sets x 3 ways (signature bytes beyond the ways)") {
+        check(CacheGeometry{2, 3, 64, SetIndexing::linear}, 10, 5);
+    }
+    SUBCASE("4 sets x 16 ways (no signatures)") { check(CacheGeometry{4, 16, 128, SetIndexing::linear}, 200, 6); }
+    // Up to eight ways a probe compares a byte per way first (TagArray::tag_byte) and the full tags of the ways
+    // whose byte matches. Sixteen lines that all share one byte, through one 8-way set: every probe finds every
+    // resident way a candidate, and only the full tags tell them apart.
+    SUBCASE("1 set x 8 ways, every line with the same signature byte") {
+        const CacheGeometry geometry{1, 8, 128, SetIndexing::linear};
+        std::vector<std::uint64_t> lines;
+        for (std::uint64_t line = 0; lines.size() < 16; line += geometry.line_bytes)
+            if (TagArray::tag_byte(line) == TagArray::tag_byte(0)) lines.push_back(line);
+        check_against_scan(geometry, lines, 4);
+    }
 }

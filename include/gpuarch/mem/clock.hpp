@@ -16,7 +16,8 @@ class ClockDomain {
 public:
     ClockDomain() : ClockDomain(core::ClockMHz{1.0}, core::ClockMHz{1.0}) {}
     ClockDomain(core::ClockMHz domain, core::ClockMHz core_clock)
-        : domain_khz_(to_khz(domain, "domain")), core_khz_(to_khz(core_clock, "core")) {}
+        : domain_khz_(to_khz(domain, "domain")), core_khz_(to_khz(core_clock, "core")),
+          most_ticks_((~std::uint64_t{0} - domain_khz_) / core_khz_) {}
 
     // Domain cycles that elapse during the next core cycle: floor of the accumulated fraction.
     std::uint32_t advance() {
@@ -32,10 +33,10 @@ public:
     // domain's `ticks`-th next cycle falls in the core cycle of that call. Exact, from the accumulator: after j
     // calls floor((accumulator + j * domain) / core) cycles have elapsed (the accumulator stays below core).
     // Saturates at the largest value instead of overflowing.
+    // The memory system asks this of every awake partition in every cycle: the overflow bound is kept, not divided.
     std::uint64_t calls_until(std::uint64_t ticks) const {
-        constexpr std::uint64_t most = ~std::uint64_t{0};
         if (ticks == 0) return 0;
-        if (ticks > (most - domain_khz_) / core_khz_) return most;
+        if (ticks > most_ticks_) return ~std::uint64_t{0};
         return (ticks * core_khz_ - accumulator_ + domain_khz_ - 1) / domain_khz_;
     }
     std::uint64_t domain_khz() const { return domain_khz_; }
@@ -51,6 +52,7 @@ private:
     }
     std::uint64_t domain_khz_;
     std::uint64_t core_khz_;
+    std::uint64_t most_ticks_; // the largest `ticks` whose calls_until does not overflow
     std::uint64_t accumulator_ = 0;
 };
 

@@ -174,6 +174,8 @@ public:
 
     const DramConfig& config() const { return config_; }
     bool can_accept() const { return !queue_.full(); }
+    // Requests queued (not yet served by a CAS).
+    std::size_t queued() const { return queue_.size(); }
     void push(const DramRequest& r) {
         Queued q;
         q.request = r;
@@ -185,6 +187,7 @@ public:
             q.row = (r.address / config_.row_bytes) / config_.banks;
         }
         q.arrival = now_ + 1; // pushed between cycle(now_) and cycle(now_ + 1)
+        settle_counts();
         queue_.push(q);
         queued_rows_[row_slot(q.bank, queued_[q.bank])] = q.row;
         ++queued_[q.bank];
@@ -197,10 +200,7 @@ public:
     // Advances one DRAM cycle.
     void cycle(core::Cycle now) {
         now_ = now;
-        ++cycles_;
-        if (queue_.full()) ++queue_full_cycles_;
-        queue_occupancy_ += queue_.size();
-        if (!queue_.empty() || !done_.empty()) ++active_cycles_;
+        ++cycles_; // the cycle's queue counts wait in settle_counts()
         if (queue_.empty() || now_ < retry_at_) return;
         if (config_.scheduler == DramScheduler::fcfs) schedule_fcfs();
         else schedule_fr_fcfs();
@@ -209,7 +209,10 @@ public:
     // Completed requests (reads, and writes with respond set), in completion order.
     bool has_completed() const { return !done_.empty() && done_.front().at <= now_; }
     const DramRequest& completed() const { return done_.front().request; }
-    void pop_completed() { done_.pop(); }
+    void pop_completed() {
+        settle_counts();
+        done_.pop();
+    }
     bool idle() const { return queue_.empty() && done_.empty(); }
     core::Cycle now() const { return now_; }
 
@@ -240,10 +243,7 @@ public:
         if ((completion_waits ? next_command() : next_event()) <= now)
             throw Error("internal error: a DRAM channel skipped a cycle in which it had a command or a completion due");
         now_ = now;
-        cycles_ += ticks;
-        if (queue_.full()) queue_full_cycles_ += ticks;
-        queue_occupancy_ += ticks * queue_.size();
-        if (!queue_.empty() || !done_.empty()) active_cycles_ += ticks;
+        cycles_ += ticks; // their queue counts wait in settle_counts()
     }
     struct Stats {
         std::uint64_t cycles = 0, reads = 0, writes = 0, row_hits = 0, activates = 0, precharges = 0, bytes = 0,
@@ -291,9 +291,11 @@ public:
         s.bytes = bytes_;
         s.bus_busy_cycles = bus_busy_;
         s.read_latency = read_latency_;
-        s.queue_full_cycles = queue_full_cycles_;
-        s.queue_occupancy = queue_occupancy_;
-        s.active_cycles = active_cycles_;
+        // With the cycles settle_counts() has not yet counted, which saw the queues as they are.
+        const std::uint64_t unsettled = cycles_ - settled_cycles_;
+        s.queue_full_cycles = queue_full_cycles_ + (queue_.full() ? unsettled : 0);
+        s.queue_occupancy = queue_occupancy_ + unsettled * queue_.size();
+        s.active_cycles = active_cycles_ + (!queue_.empty() || !done_.empty() ? unsettled : 0);
         return s;
     }
     template <class V> void visit_stats(V& v) const { stats().visit_stats(v); }
@@ -341,6 +343,7 @@ private:
     }
 
     void issue_cas(std::size_t i) {
+        settle_counts(); // this cycle counts the queues before the CAS, as it began with them
         const Queued q = queue_[i];
         queue_.erase(i);
         // Its row leaves the bank's list (unordered: the last entry fills the hole).
@@ -367,6 +370,7 @@ private:
             ++reads_;
             read_latency_ += data_start + n - q.arrival;
         }
+        cas_bound_ = compute_cas_bound();
         if (!q.activated) ++row_hits_;
         bytes_ += q.request.bytes;
         bus_busy_ += n;
@@ -399,6 +403,18 @@ private:
         b.act_ready = std::max(b.act_ready, now_ + config_.timing.tRP);
         ++precharges_;
     }
+    // The queue counts (full cycles, occupancy, active cycles) depend only on the queues' sizes, which change only in
+    // push, issue_cas (the queue, and the completions by insert_done) and pop_completed. Each of those settles first:
+    // every cycle since the last settlement saw the queues as they are, so its counts are added here in one step
+    // instead of in every cycle (most DRAM cycles of a busy channel issue nothing and count only these).
+    void settle_counts() {
+        const std::uint64_t n = cycles_ - settled_cycles_;
+        if (n == 0) return;
+        if (queue_.full()) queue_full_cycles_ += n;
+        queue_occupancy_ += n * queue_.size();
+        if (!queue_.empty() || !done_.empty()) active_cycles_ += n;
+        settled_cycles_ = cycles_;
+    }
     void insert_done(const Done& d) {
         // Completion times are almost always in issue order; keep the queue sorted by time, then issue order.
         done_.push(d);
@@ -424,8 +440,10 @@ private:
     // when there is one, and a cycle where none can be is not looked at (a scan of a full 64-entry queue in every
     // DRAM cycle was a third of the host time of memory-bound GTX480 runs). The command chosen is the one the
     // plain two scans choose (schedule_fr_fcfs_plain; tests/mem/dram_test.cpp compares them).
-    // The first cycle from which the global conditions of a CAS (tCCD, the data bus, tCDLR) can hold.
-    core::Cycle cas_bound() const {
+    // The first cycle from which the global conditions of a CAS (tCCD, the data bus, tCDLR) can hold: kept in
+    // cas_bound_, since only a CAS changes what it reads (issue_cas), while every push and every scan asks for it.
+    core::Cycle cas_bound() const { return cas_bound_; }
+    core::Cycle compute_cas_bound() const {
         const DramTiming& t = config_.timing;
         const core::Cycle read = std::max(read_after_write_ready_, bus_free_at_ > t.tCL ? bus_free_at_ - t.tCL : 0);
         const core::Cycle write = bus_free_at_ > t.tWL ? bus_free_at_ - t.tWL : 0;
@@ -569,9 +587,11 @@ private:
     core::Cycle cas_any_ready_ = 0;
     core::Cycle bus_free_at_ = 0;
     core::Cycle read_after_write_ready_ = 0;
+    core::Cycle cas_bound_ = 0; // compute_cas_bound() of the three above (zero while they are, at the start)
     core::Cycle retry_at_ = 0; // FR-FCFS with bank_filtered_scan: no command can be legal before this cycle
     std::uint64_t cycles_ = 0, reads_ = 0, writes_ = 0, row_hits_ = 0, activates_ = 0, precharges_ = 0, bytes_ = 0,
                   bus_busy_ = 0, read_latency_ = 0, queue_full_cycles_ = 0, queue_occupancy_ = 0, active_cycles_ = 0;
+    std::uint64_t settled_cycles_ = 0; // the cycles whose queue counts are in the three above (settle_counts)
 };
 
 } // namespace gpuarch::mem

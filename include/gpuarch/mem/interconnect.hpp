@@ -57,7 +57,7 @@ public:
           out_busy_until_(outputs, 0), rr_(outputs, 0), words_((inputs + 63) / 64),
           wants_(std::size_t{outputs} * ((inputs + 63) / 64), 0), targeted_(outputs), holding_(outputs),
           head_route_(inputs, 0), routed_at_(inputs, not_routed), per_flit_(config.flit_bytes),
-          per_port_cycle_(config.flits_per_cycle) {
+          per_port_cycle_(config.flits_per_cycle), input_count_(inputs), output_count_(outputs) {
         if (inputs == 0 || outputs == 0) throw Error("an interconnect crossbar needs at least one input and output");
         inputs_.reserve(inputs);
         for (std::uint32_t i = 0; i < inputs; ++i) inputs_.emplace_back(config.input_capacity, queued_.get());
@@ -66,8 +66,10 @@ public:
     }
 
     const CrossbarConfig& config() const { return config_; }
-    std::uint32_t inputs() const { return static_cast<std::uint32_t>(inputs_.size()); }
-    std::uint32_t outputs() const { return static_cast<std::uint32_t>(outputs_.size()); }
+    // The counts kept at construction: a vector's size() divides by the element's size (80 bytes for an input),
+    // and cycle() tests it once per input.
+    std::uint32_t inputs() const { return input_count_; }
+    std::uint32_t outputs() const { return output_count_; }
     Downstream& input(std::uint32_t i) { return inputs_[i]; }
     const Downstream& input(std::uint32_t i) const { return inputs_[i]; }
 
@@ -245,6 +247,7 @@ private:
     std::vector<std::uint64_t> routed_at_;
     CeilDivider per_flit_; // wire bytes -> flits
     CeilDivider per_port_cycle_; // flits -> cycles a transfer holds its ports
+    std::uint32_t input_count_, output_count_; // inputs_.size(), outputs_.size()
     core::Cycle now_ = 0;
     // After a quiet cycle (cycle()): the cycle before which none can transfer, and the queued count it saw.
     core::Cycle quiet_until_ = 0;

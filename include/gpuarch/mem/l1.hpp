@@ -173,7 +173,7 @@ public:
     std::uint32_t sm() const { return sm_; }
 
     // The LSU can take one more warp memory instruction this cycle (at most one per cycle).
-    bool can_accept() const { return lsu_count_ < lsu_.size() && !accepted_this_cycle_; }
+    bool can_accept() const { return lsu_count_ < lsu_slots_ && !accepted_this_cycle_; }
 
     void accept(const WarpAccess& access, core::Cycle now) {
         if (!can_accept())
@@ -192,7 +192,7 @@ public:
         // The first cycle() that can serve it: this one if cycle(now) has not run yet, else the next.
         p.eligible_at = (cycled_ && last_cycle_ == now) ? now + 1 : now;
 
-        LsuSlot& slot = lsu_[(lsu_head_ + lsu_count_) % lsu_.size()];
+        LsuSlot& slot = lsu_[lsu_wrap(lsu_head_ + lsu_count_)];
         slot.pending = index;
         slot.next = 0;
         slot.shared_cycles = 0;
@@ -322,7 +322,7 @@ public:
         return timed_.empty() ? std::numeric_limits<core::Cycle>::max() : timed_.front().at;
     }
     // The LSU holds as many instructions as it can: can_accept() is false in the next cycle.
-    bool lsu_full() const { return lsu_count_ == lsu_.size(); }
+    bool lsu_full() const { return lsu_count_ == lsu_slots_; }
     // Drops the stall memo (stall_answers): the next retry of a stalled load searches the tags and the MSHRs again.
     // It changes nothing else, since the memo only ever answers what that search would find; tests compare an L1
     // that forgets it in every cycle with one that keeps it (tests/mem/l1_stall_memo_test.cpp).
@@ -468,6 +468,8 @@ public:
     }
 
 private:
+    // A ring index below 2 x lsu_slots_ brought into range.
+    std::uint32_t lsu_wrap(std::uint32_t index) const { return index >= lsu_slots_ ? index - lsu_slots_ : index; }
     enum class Path : std::uint8_t { data_load, bypass_load, store_global, store_local, atomic, shared, constant };
     enum class IdClass : std::uint64_t { data_fill = 1, const_fill = 2, bypass = 3, write_ack = 4, atomic = 5 };
     static constexpr unsigned id_class_shift = 56;
@@ -617,7 +619,7 @@ private:
     // The head instruction has had all its accesses served: it leaves the LSU.
     void finish_issue(core::Cycle now) {
         const std::uint32_t index = lsu_[lsu_head_].pending;
-        lsu_head_ = (lsu_head_ + 1) % static_cast<std::uint32_t>(lsu_.size());
+        lsu_head_ = lsu_wrap(lsu_head_ + 1);
         --lsu_count_;
         Pending& p = pending_[index];
         p.info.occlusion_cycles += p.started_at - p.eligible_at;
@@ -654,7 +656,7 @@ private:
         ++reexec_loads_;
         Pending& p = pending_[slot.pending];
         p.info.occlusion_cycles += p.started_at - p.eligible_at;
-        lsu_head_ = (lsu_head_ + 1) % static_cast<std::uint32_t>(lsu_.size());
+        lsu_head_ = lsu_wrap(lsu_head_ + 1);
         --lsu_count_;
     }
     // Re-executes the queue's head access when the MSHRs and the miss queue have room (the saturation that put it
@@ -985,6 +987,8 @@ private:
     SharedMemoryBanks shared_;
     BoundedQueue<MemPacket> miss_queue_;
     std::vector<LsuSlot> lsu_;
+    // lsu_.size(), kept: the vector's size divides by the slot's size, and a ring index taken modulo it divides again.
+    std::uint32_t lsu_slots_ = static_cast<std::uint32_t>(lsu_.size());
     std::uint32_t lsu_head_ = 0;
     std::uint32_t lsu_count_ = 0;
     bool accepted_this_cycle_ = false;

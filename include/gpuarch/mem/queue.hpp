@@ -18,7 +18,8 @@ namespace gpuarch::mem {
 
 template <class T> class BoundedQueue {
 public:
-    explicit BoundedQueue(std::size_t capacity = 1) : slots_(capacity == 0 ? 1 : capacity), capacity_(capacity) {}
+    explicit BoundedQueue(std::size_t capacity = 1)
+        : slots_(capacity == 0 ? 1 : capacity), slot_count_(slots_.size()), capacity_(capacity) {}
 
     std::size_t capacity() const { return capacity_; }
     std::size_t size() const { return size_; }
@@ -46,7 +47,7 @@ public:
     // queue is scanned this way several times per command).
     template <class Pred> std::size_t find_if(Pred&& pred) const {
         const T* slots = slots_.data();
-        const std::size_t first_run = std::min(size_, slots_.size() - head_);
+        const std::size_t first_run = std::min(size_, slot_count_ - head_);
         for (std::size_t i = 0; i < first_run; ++i)
             if (pred(slots[head_ + i])) return i;
         for (std::size_t i = 0; i < size_ - first_run; ++i)
@@ -71,7 +72,9 @@ public:
     }
 
 private:
-    std::size_t wrap(std::size_t index) const { return index >= slots_.size() ? index - slots_.size() : index; }
+    // slot_count_ rather than slots_.size(): the vector's size is a pointer difference divided by the element's size,
+    // a multiplication for the 48- to 80-byte elements of the DRAM and interconnect queues, in every index.
+    std::size_t wrap(std::size_t index) const { return index >= slot_count_ ? index - slot_count_ : index; }
     // Out of line, so that push() stays small enough to inline into every producer (the message's string building
     // kept it a call: 2% of syrk's host time on GTX480).
     [[noreturn, gnu::cold, gnu::noinline]] void throw_full() const {
@@ -80,6 +83,7 @@ private:
     }
 
     std::vector<T> slots_;
+    std::size_t slot_count_; // slots_.size(), fixed at construction
     std::size_t capacity_;
     std::size_t head_ = 0;
     std::size_t size_ = 0;

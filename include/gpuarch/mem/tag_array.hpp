@@ -66,6 +66,10 @@ public:
           state_(tags_.size(), LineState::invalid), dirty_(tags_.size(), 0), stamp_(tags_.size(), 0),
           set_version_(geometry.sets, 0) {
         geometry_.validate("a cache");
+        if (geometry_.ways <= max_signed_ways) {
+            signatures_.assign(geometry_.sets, broadcast(tag_byte(no_line)));
+            for (std::uint32_t w = 0; w < geometry_.ways; ++w) signed_ways_ |= std::uint64_t{0x80} << (8 * w);
+        }
     }
 
     const CacheGeometry& geometry() const { return geometry_; }
@@ -91,9 +95,23 @@ public:
         p.set = set;
         const std::size_t base = std::size_t{set} * geometry_.ways;
         // An invalid way holds no_line, so one comparison per way tests both the state and the tag. A line is in at
-        // most one way of its set, so the first match is the only one. Up to 64 ways the comparisons fill a mask
-        // without a branch per way: where the line sits is data, and a loop that stops there mispredicts.
-        if (geometry_.ways <= 64) {
+        // most one way of its set, so the first match is the only one.
+        if (geometry_.ways <= max_signed_ways) {
+            // Up to eight ways, the set's signature word (a byte per way) finds the ways whose tag can be the line:
+            // those whose byte equals the line's (zero_bytes of their difference). Only they are compared in full,
+            // usually none (a miss) or one (a hit), where comparing every way took eight instructions a way.
+            std::uint64_t candidates = zero_bytes(signatures_[set] ^ broadcast(tag_byte(line))) & signed_ways_;
+            for (; candidates != 0; candidates &= candidates - 1) {
+                const auto w = static_cast<std::uint32_t>(std::countr_zero(candidates)) / 8;
+                if (tags_[base + w] == line) {
+                    p.state = state_[base + w];
+                    p.way = w;
+                    break;
+                }
+            }
+        } else if (geometry_.ways <= 64) {
+            // Up to 64 ways the comparisons fill a mask without a branch per way: where the line sits is data, and a
+            // loop that stops there mispredicts.
             std::uint64_t match = 0;
             for (std::uint32_t w = 0; w < geometry_.ways; ++w) match |= std::uint64_t{tags_[base + w] == line} << w;
             if (match != 0) {
@@ -114,6 +132,10 @@ public:
         last_probe_ = p;
         return p;
     }
+    // The byte that stands for a line's tag in its set's signature (probe()): mixed from all its bits (Fibonacci
+    // hashing), since the tags of one set share their set-index bits. Public so that tests can choose lines whose
+    // bytes collide.
+    static std::uint64_t tag_byte(std::uint64_t line) { return (line * 0x9E3779B97F4A7C15ULL) >> 56; }
     // Marks the line most recently used.
     void touch(std::uint32_t set, std::uint32_t way) { stamp_[index(set, way)] = ++clock_; }
 
@@ -145,7 +167,7 @@ public:
             e.line = tags_[i];
             e.dirty = dirty_[i] != 0;
         }
-        tags_[i] = geometry_.line_of(address);
+        set_tag(set, way, geometry_.line_of(address));
         state_[i] = state;
         dirty_[i] = dirty ? 1 : 0;
         stamp_[i] = ++clock_;
@@ -165,7 +187,7 @@ public:
         const Probe p = probe(address);
         if (p.state != LineState::valid) return false;
         state_[index(p.set, p.way)] = LineState::invalid;
-        tags_[index(p.set, p.way)] = no_line;
+        set_tag(p.set, p.way, no_line);
         ++set_version_[p.set];
         return true;
     }
@@ -175,7 +197,8 @@ public:
         for (std::size_t i = 0; i < state_.size(); ++i)
             if (state_[i] == LineState::valid) {
                 state_[i] = LineState::invalid;
-                tags_[i] = no_line;
+                set_tag(static_cast<std::uint32_t>(i / geometry_.ways), static_cast<std::uint32_t>(i % geometry_.ways),
+                        no_line);
                 ++set_version_[i / geometry_.ways];
                 ++dropped;
             }
@@ -193,6 +216,23 @@ private:
     // The tag of an invalid way: no line address (a multiple of the line size, at least 4 bytes) has every bit set.
     static constexpr std::uint64_t no_line = ~std::uint64_t{0};
 
+    // The signature of a set of up to eight ways: byte w is tag_byte of way w's tag (no_line's in an invalid way,
+    // and in the bytes beyond the ways), kept by set_tag, the only writer of tags_ after construction. Equal tags
+    // have equal bytes, so a way whose byte differs from a line's cannot hold it; the converse is not needed.
+    static constexpr std::uint32_t max_signed_ways = 8;
+    static std::uint64_t broadcast(std::uint64_t byte) { return byte * 0x0101010101010101ULL; }
+    // 0x80 in each byte of x that is zero, 0 in the others (exact: the additions carry within each byte only).
+    static std::uint64_t zero_bytes(std::uint64_t x) {
+        constexpr std::uint64_t low7 = 0x7F7F7F7F7F7F7F7FULL;
+        return ~(((x & low7) + low7) | x | low7);
+    }
+    void set_tag(std::uint32_t set, std::uint32_t way, std::uint64_t line) {
+        tags_[index(set, way)] = line;
+        if (geometry_.ways > max_signed_ways) return;
+        const unsigned shift = 8 * way;
+        signatures_[set] = (signatures_[set] & ~(std::uint64_t{0xFF} << shift)) | tag_byte(line) << shift;
+    }
+
     CacheGeometry geometry_;
     std::vector<std::uint64_t> tags_; // a valid or reserved way's line; no_line in an invalid way
     std::vector<LineState> state_;
@@ -200,6 +240,8 @@ private:
     std::vector<std::uint64_t> stamp_;
     std::uint64_t clock_ = 0;
     std::vector<std::uint64_t> set_version_; // per set: see set_version()
+    std::vector<std::uint64_t> signatures_; // per set, when it has at most max_signed_ways ways (set_tag)
+    std::uint64_t signed_ways_ = 0; // 0x80 in the byte of each way, for zero_bytes' result
     // probe()'s last answer, valid while its set's version is last_set_version_.
     mutable std::uint64_t last_line_ = no_line;
     mutable std::uint64_t last_set_version_ = 0;
