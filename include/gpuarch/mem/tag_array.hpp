@@ -144,10 +144,15 @@ public:
     std::uint32_t victim(std::uint32_t set) const {
         const std::size_t base = std::size_t{set} * geometry_.ways;
         std::uint32_t best = no_way;
+        // The least stamp so far (no stamp reaches the largest value: the clock counts up from 1).
+        std::uint64_t best_stamp = ~std::uint64_t{0};
         for (std::uint32_t w = 0; w < geometry_.ways; ++w) {
             const LineState s = state_[base + w];
             if (s == LineState::invalid) return w;
-            if (s == LineState::valid && (best == no_way || stamp_[base + w] < stamp_[base + best])) best = w;
+            if (s == LineState::valid && stamp_[base + w] < best_stamp) {
+                best = w;
+                best_stamp = stamp_[base + w];
+            }
         }
         return best;
     }
