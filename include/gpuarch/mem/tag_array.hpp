@@ -199,14 +199,14 @@ public:
     // Drops every valid line (a cache flush); reserved lines, whose fills are pending, stay. Returns how many.
     std::uint64_t invalidate_all() {
         std::uint64_t dropped = 0;
-        for (std::size_t i = 0; i < state_.size(); ++i)
-            if (state_[i] == LineState::valid) {
-                state_[i] = LineState::invalid;
-                set_tag(static_cast<std::uint32_t>(i / geometry_.ways), static_cast<std::uint32_t>(i % geometry_.ways),
-                        no_line);
-                ++set_version_[i / geometry_.ways];
-                ++dropped;
-            }
+        for (std::uint32_t set = 0; set < geometry_.sets; ++set)
+            for (std::uint32_t way = 0; way < geometry_.ways; ++way)
+                if (state_[index(set, way)] == LineState::valid) {
+                    state_[index(set, way)] = LineState::invalid;
+                    set_tag(set, way, no_line);
+                    ++set_version_[set];
+                    ++dropped;
+                }
         return dropped;
     }
     void set_dirty(std::uint32_t set, std::uint32_t way) { dirty_[index(set, way)] = 1; }
