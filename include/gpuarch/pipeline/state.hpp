@@ -23,7 +23,9 @@ constexpr std::uint64_t low_bits(unsigned n) { return n >= 64 ? ~std::uint64_t{0
 // marks (empty for in-order fetch). Reused through timing::detail::RecordPool, which owns index and generation.
 template <class FetchRecordState> struct InFlight {
     explicit InFlight(unsigned width) : result(width) {}
-    func::StepResult result;
+    // The timing fields come first and the functional result last: a record is looked up by its token (alive,
+    // generation) and then read for its warp, unit and sources, which then share the record's first cache lines
+    // instead of following the result's four 64-byte lane masks.
     std::uint32_t index = 0; // position in the record pool
     std::uint32_t generation = 0; // bumped on every reuse: the token is (generation << 32) | index, so a late
         // notification for a retired instruction (an execution-unit completion of a
@@ -42,6 +44,7 @@ template <class FetchRecordState> struct InFlight {
     // async_counted while the record still has to be accounted for at completion (FetchStage::note_async_fetch).
     std::uint32_t async_group = 0;
     bool async_counted = false;
+    func::StepResult result;
 };
 
 // One warp slot of the SM: its instruction buffer (record indices), its fetch and barrier state, and what is in
