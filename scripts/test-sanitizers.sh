@@ -20,7 +20,7 @@
 # default stage's 31 (CI, stop 27: 1,881 s): about 62 of the 90 allowed.
 # 2026-12-03 (session 36, the interpreter and the PTX parser compiled once, gpuarch_separate): 1,581 s end to end on
 # the same machine, idle: about 880 s configure and build, `ctest` 700 s, 26 of 26 passed with no sanitizer report.
-# 2026-12-04 (session 39, on a host of this kind that ran the simulator 1.6 to 1.8 times slower than session 33's):
+# 2026-12-04 (session 39, a host of this kind whose GPGPU-Sim ratios ran a fifth to a quarter below session 33's):
 # 2,107 s end to end from a fresh machine, about 1,010 s build and `ctest` 1,100 s (fuzz 625 s, timing 247 s, func
 # 241 s), 26 of 26 passed; the default stage took 1,917 s there (build 1,518 s, `ctest` 399 s): 67 of the 90 minutes.
 set -euo pipefail

@@ -62,14 +62,13 @@ public:
         for (auto w : bits_) total += w == 0 ? 0 : count_bits(w);
         return total;
     }
-    // popcount() of a mask with no lane at or above Width (a warp's masks, Width its width): only the words below
-    // Width are read. A 32-lane warp's mask is one word of the eight a WarpMask holds, and the fetch stage counts
-    // every executed instruction's lanes (eight words a count were 3% of paper-size gemm's host instructions,
-    // GTX480, cachegrind).
-    template <std::size_t Width> constexpr std::size_t popcount_below() const {
-        static_assert(Width > 0 && Width <= Lanes, "a warp is no wider than its mask");
+    // popcount() of a mask with no lane at or above `width` (at most Lanes; a warp's masks, `width` its width): only
+    // the words below `width` are read, without a branch per word. A 32-lane warp's mask is one word of the eight a
+    // WarpMask holds, and every executed instruction's lanes are counted (all eight words a count were about 3% of
+    // paper-size gemm's host instructions, GTX480, cachegrind).
+    constexpr std::size_t popcount_below(std::size_t width) const {
         std::size_t total = 0;
-        for (std::size_t w = 0; w < (Width + 63) / 64; ++w) total += count_bits(bits_[w]);
+        for (std::size_t w = 0; w < (width + 63) / 64; ++w) total += count_bits(bits_[w]);
         return total;
     }
     constexpr bool any() const {

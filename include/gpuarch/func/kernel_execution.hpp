@@ -308,7 +308,7 @@ void KernelExecution::step_impl(CtaState& cta, WarpState& w, StepResult* out, St
     core::WarpMask exec = active;
     if (d.inst->guard.reg != ir::no_reg) exec = guard_mask(w, d.inst->guard, active);
     ++counts.warp_instructions;
-    const unsigned executed_lanes = detail::count_lanes(exec, launch_.width);
+    const unsigned executed_lanes = static_cast<unsigned>(exec.popcount_below(launch_.width));
     counts.thread_instructions += executed_lanes;
     if constexpr (Record) {
         out->pc = pc;

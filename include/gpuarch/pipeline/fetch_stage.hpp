@@ -258,7 +258,7 @@ public:
                          inst.op_class == ir::OpClass::control || inst.op_class == ir::OpClass::system;
         // The functional engine runs warps of the SM's width (GPU::launch; the records hold that many lanes), so no
         // executed lane lies at or above it.
-        rec.active_lanes = static_cast<unsigned>(rec.result.executed.template popcount_below<Core::warp_width>());
+        rec.active_lanes = static_cast<unsigned>(rec.result.executed.popcount_below(Core::warp_width));
         // A memory instruction whose guard is false on every lane accesses nothing: it passes through its
         // unit without visiting the L1.
         if (rec.active_lanes == 0) rec.is_memory = false;

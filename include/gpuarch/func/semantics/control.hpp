@@ -119,7 +119,7 @@ inline bool barrier(const Context& c) {
                   " and " + std::to_string(expected) + " at once");
     }
     ++s.arrived_warps;
-    s.arrived_threads += detail::count_lanes(c.w.valid, c.launch.width);
+    s.arrived_threads += static_cast<unsigned>(c.w.valid.popcount_below(c.launch.width));
     if (reduction) {
         const detail::Source predicate = source(c, static_cast<unsigned>(d.num_sources - 1));
         detail::for_each_lane(c.exec, c.launch.width, [&](unsigned l) {

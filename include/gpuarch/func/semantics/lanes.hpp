@@ -77,12 +77,6 @@ inline std::uint64_t pack_low_bits(const std::uint64_t* row, unsigned n) {
     return bits;
 }
 
-inline unsigned count_lanes(const core::WarpMask& mask, unsigned width) {
-    unsigned n = 0;
-    for (unsigned w = 0; w < (width + 63) / 64; ++w) n += count_bits(mask.word(w));
-    return n;
-}
-
 // A source operand as seen by the lane loop: a register row, or one value shared by all lanes (mask 0).
 struct Source {
     const std::uint64_t* data = nullptr;
