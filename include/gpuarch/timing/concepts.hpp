@@ -11,6 +11,7 @@
 #include <type_traits>
 
 #include <gpuarch/core/cycle.hpp>
+#include <gpuarch/core/lane_mask.hpp>
 #include <gpuarch/core/stats.hpp>
 #include <gpuarch/ir/types.hpp>
 #include <gpuarch/timing/interfaces.hpp>
@@ -237,6 +238,10 @@ template <class F> consteval bool check_frontend() {
                                "ibuffer_entries, fetch_per_warp, shared_unit_partitioning)");
     static_assert(every_op_class_has_a_unit<F>(),
                   "the Frontend's unit_for must only name unit kinds that its `units` list provides");
+    // Every per-warp lane mask (core::WarpMask) holds max_warp_lanes lanes, and the pipeline counts a warp's lanes in
+    // the words below warp_width (LaneMask::popcount_below).
+    static_assert(F::warp_width >= 1 && F::warp_width <= core::max_warp_lanes,
+                  "the Frontend's warp_width must be between 1 and core::max_warp_lanes (512 lanes)");
     return true;
 }
 
