@@ -354,3 +354,31 @@ TEST_CASE(
     CHECK(values[6] == 0xfffffffeULL);
     CHECK(values[7] == 0xdeadbeefULL);
 }
+
+TEST_CASE("a CTA's state reused by a launch of narrower warps executes no lane at or above the new width") {
+    // The lanes a guarded step executes are kept in the CtaState between steps (only the words below the warp
+    // width are written); start_cta must clear what a launch of wider warps left in the words above.
+    Device device;
+    const Module module = Module::from_string(test::wrap_body(R"(
+        mov.u32 %r1, %tid.x;
+        setp.lt.u32 %p1, %r1, 1000;
+        @%p1 add.u32 %r2, %r1, 1;
+    )"),
+                                              "guarded.ptx");
+    const DevPtr out = device.malloc(4);
+    auto step_to_guarded = [](KernelExecution& ex, CtaState& cta, StepResult& step) {
+        do ex.step(cta, 0, step);
+        while (step.instruction->guard.reg == ir::no_reg);
+    };
+    KernelExecution wide(device, module, "k", LaunchConfig{Dim3{1, 1, 1}, Dim3{128, 1, 1}, 0}, Args(out, out),
+                         LaunchOptions{128});
+    CtaState cta = wide.start_cta(0);
+    StepResult step(128);
+    step_to_guarded(wide, cta, step);
+    REQUIRE(step.executed.popcount() == 128);
+    KernelExecution narrow(device, module, "k", LaunchConfig{Dim3{1, 1, 1}, Dim3{32, 1, 1}, 0}, Args(out, out));
+    narrow.start_cta(cta, 0);
+    step_to_guarded(narrow, cta, step);
+    CHECK(step.executed.popcount() == 32);
+    CHECK(step.executed == core::WarpMask::first(32));
+}

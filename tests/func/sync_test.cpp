@@ -66,6 +66,42 @@ TEST_CASE("a warp at bar.sync waits until the last warp arrives, which releases 
     CHECK_FALSE(step.barrier_wait);
 }
 
+TEST_CASE("run_steps executes what repeated steps do, stopping at a barrier, at the warp's end or after max_steps") {
+    // Two launches on two devices allocated alike, so that even the registers holding addresses must agree.
+    Device device_stepped, device_run;
+    const Module module = Module::from_string(test::wrap_body(exchange_through_shared), "run_steps.ptx");
+    const DevPtr out_stepped = device_stepped.malloc(64 * 4), out_run = device_run.malloc(64 * 4);
+    REQUIRE(out_stepped == out_run);
+    KernelExecution stepped(device_stepped, module, "k", block(64), Args(out_stepped, out_stepped));
+    KernelExecution run(device_run, module, "k", block(64), Args(out_run, out_run));
+    CtaState a = stepped.start_cta(0), b = run.start_cta(0);
+    auto step_while_ready = [&](unsigned warp) {
+        unsigned steps = 0;
+        for (; a.warp_ready(warp); ++steps) stepped.step(a, warp);
+        return steps;
+    };
+    // Warp 0 runs up to the barrier and waits there.
+    const unsigned to_barrier = step_while_ready(0);
+    REQUIRE(a.warp_waiting(0));
+    CHECK(run.run_steps(b, 0, 1000) == to_barrier);
+    CHECK(b.warp_waiting(0));
+    CHECK(b.next_pc(0) == a.next_pc(0));
+    // Warp 1 stops after max_steps; then it arrives, which releases warp 0, and goes on to its end.
+    CHECK(run.run_steps(b, 1, 3) == 3);
+    for (int i = 0; i < 3; ++i) stepped.step(a, 1);
+    CHECK(b.next_pc(1) == a.next_pc(1));
+    CHECK(run.run_steps(b, 1, 1000) == step_while_ready(1));
+    CHECK(b.warp_finished(1));
+    REQUIRE(b.warp_ready(0));
+    CHECK(run.run_steps(b, 0, 1000) == step_while_ready(0));
+    CHECK(b.finished());
+    for (unsigned warp : {0U, 1U}) CHECK(b.warps[warp].regs == a.warps[warp].regs);
+    CHECK(run.warp_instructions() == stepped.warp_instructions());
+    CHECK(run.thread_instructions() == stepped.thread_instructions());
+    CHECK(device_run.download<std::uint32_t>(out_run, 64) == device_stepped.download<std::uint32_t>(out_stepped, 64));
+    CHECK_THROWS_AS(run.run_steps(b, 0, 1), gpuarch::Error); // the warp has finished
+}
+
 TEST_CASE("warps that exited do not hold a barrier back") {
     const auto r = test::run_body(R"(
         mov.u32 %r1, %tid.x;

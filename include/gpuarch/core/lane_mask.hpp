@@ -67,6 +67,7 @@ public:
     // WarpMask holds, and every executed instruction's lanes are counted (all eight words a count were about 3% of
     // paper-size gemm's host instructions, GTX480, cachegrind).
     constexpr std::size_t popcount_below(std::size_t width) const {
+        if (width <= 64) return count_bits(bits_[0]); // a 32- or 64-lane warp: no loop
         std::size_t total = 0;
         for (std::size_t w = 0; w < (width + 63) / 64; ++w) total += count_bits(bits_[w]);
         return total;
@@ -75,6 +76,13 @@ public:
         for (auto w : bits_)
             if (w != 0) return true;
         return false;
+    }
+    // any() of a mask with no lane at or above `width` (as popcount_below): a 32-lane warp's mask is one word.
+    constexpr bool any_below(std::size_t width) const {
+        if (width <= 64) return bits_[0] != 0;
+        std::uint64_t seen = 0;
+        for (std::size_t w = 0; w < (width + 63) / 64; ++w) seen |= bits_[w];
+        return seen != 0;
     }
     constexpr bool none() const { return !any(); }
     // Index of the lowest set lane, or Lanes when the mask is empty.

@@ -36,6 +36,7 @@ struct DecodedSource {
 struct DecodedInstruction {
     const ir::Instruction* inst = nullptr;
     ir::Opcode op = ir::Opcode::mov;
+    ir::Guard guard;
     ir::ScalarType type = ir::ScalarType::none;
     // Destination: a register (and the second register of `d|p`), or up to four vector elements (no_reg = sink).
     ir::RegId dst = ir::no_reg;
@@ -273,6 +274,7 @@ private:
         using ir::Opcode;
         DecodedInstruction d;
         d.inst = &inst;
+        d.guard = inst.guard;
         d.op = inst.op;
         d.type = inst.type;
         // The only calls left after inlining are those of out-of-line (recursive) functions: label + link index.

@@ -53,13 +53,14 @@ void run_ctas(KernelExecution& execution, std::uint64_t first, std::uint64_t las
         bool progressed = false;
         for (CtaState& cta : resident) {
             for (unsigned w = 0; w < cta.warp_count(); ++w) {
-                for (unsigned n = 0; n < launch_quantum && cta.warp_ready(w); ++n) {
-                    if constexpr (observed) {
+                if constexpr (observed) {
+                    for (unsigned n = 0; n < launch_quantum && cta.warp_ready(w); ++n) {
                         execution.step(cta, w, result);
                         observe(static_cast<const StepResult&>(result));
-                    } else {
-                        execution.step(cta, w);
+                        progressed = true;
                     }
+                } else if (cta.warp_ready(w)) {
+                    execution.run_steps(cta, w, launch_quantum);
                     progressed = true;
                 }
             }

@@ -98,6 +98,12 @@ public:
     // Executes warp `warp`'s next instruction without describing it (the functional-only path).
     void step(CtaState& cta, unsigned warp) { step_impl<false>(cta, check_steppable(cta, warp), nullptr, counts_); }
 
+    // Executes up to `max_steps` instructions of warp `warp` without describing them, stopping early when it
+    // finishes or waits at a barrier; returns how many it executed. The same as calling step(cta, warp) while the
+    // warp can step, with the per-step checks and call taken once (the functional-only path, func::run_ctas).
+    // Precondition: the warp can step and max_steps > 0.
+    unsigned run_steps(CtaState& cta, unsigned warp, unsigned max_steps);
+
     // Steps into the caller's `counts` instead of this launch's: callers that step different CTAs on different host
     // threads at once (GPU's parallel tick, pipeline/private_steps.hpp says which steps may) keep one StepCounts
     // each. Contract: the instruction-limit check reads this launch's count as of the last add_counts, so the
@@ -142,19 +148,23 @@ private:
     // Defined below the class; with GPUARCH_SEPARATE_COMPILATION both instantiations are compiled in one unit only
     // (gpuarch/separate_compilation.hpp).
     template <bool Record> void step_impl(CtaState& cta, WarpState& w, StepResult* out, StepCounts& counts);
+    template <bool Record> void step_body(CtaState& cta, WarpState& w, StepResult* out, StepCounts& counts);
 
-    core::WarpMask guard_mask(const WarpState& w, const ir::Guard& guard, const core::WarpMask& active) const {
-        core::WarpMask m;
+    // Writes the lanes of `active` whose guard holds into `m`, words below the warp width only (the caller's `m` has
+    // no lane at or above it).
+    void guard_mask(const WarpState& w, const ir::Guard& guard, const core::WarpMask& active, core::WarpMask& m) const {
         const std::uint64_t* p = w.row(guard.reg);
         const unsigned words = (launch_.width + 63) / 64;
         for (unsigned word = 0; word < words; ++word) {
-            if (active.word(word) == 0) continue;
+            if (active.word(word) == 0) {
+                m.set_word(word, 0);
+                continue;
+            }
             const unsigned base = word * 64, n = std::min(64U, launch_.width - base);
             std::uint64_t bits = detail::pack_low_bits(p + base, n);
             if (guard.negated) bits = ~bits;
             m.set_word(word, bits & active.word(word));
         }
-        return m;
     }
 
     template <bool Record>
@@ -207,6 +217,7 @@ GPUARCH_SEPARATE_INLINE void KernelExecution::start_cta(CtaState& cta, std::uint
         throw KernelError("kernel '" + launch_.kernel->name + "': CTA " + std::to_string(linear_cta_id) +
                           " does not exist in a grid of " + std::to_string(cta_count()) + " CTAs");
     cta.barriers = {};
+    cta.guarded_lanes = core::WarpMask{}; // a reused CtaState may come from a launch of wider warps
     cta.linear_id = linear_cta_id;
     cta.id = unflatten(linear_cta_id, launch_.config.grid);
     cta.sm_id = sm_id;
@@ -293,7 +304,14 @@ GPUARCH_SEPARATE_INLINE FaultSite KernelExecution::warp_site(const CtaState& cta
 
 template <bool Record>
 void KernelExecution::step_impl(CtaState& cta, WarpState& w, StepResult* out, StepCounts& counts) {
-    const ir::Pc pc = w.stack.back().pc;
+    step_body<Record>(cta, w, out, counts);
+}
+
+template <bool Record>
+[[gnu::always_inline]] inline void KernelExecution::step_body(CtaState& cta, WarpState& w, StepResult* out,
+                                                              StepCounts& counts) {
+    SimtEntry& top = w.stack.back();
+    const ir::Pc pc = top.pc;
     if (pc >= code_.size())
         semantics::fault(launch_, cta, w, pc, -1, "execution ran past the end of the kernel", std::nullopt,
                          KernelErrorKind::illegal_instruction);
@@ -304,16 +322,19 @@ void KernelExecution::step_impl(CtaState& cta, WarpState& w, StepResult* out, St
                              " warp instructions (LaunchOptions::instruction_limit); the kernel may not terminate",
                          std::nullopt, KernelErrorKind::limit);
     const DecodedInstruction& d = code_[pc];
-    const core::WarpMask active = w.stack.back().mask;
-    core::WarpMask exec = active;
-    if (d.inst->guard.reg != ir::no_reg) exec = guard_mask(w, d.inst->guard, active);
+    // The lanes this step executes: the top entry's own mask, read in place (a WarpMask is 64 bytes, and copying it
+    // twice per step was a measurable part of the functional engine's per-step cost), or its guarded lanes. Only
+    // the control cases below change the stack, which may move `top`: they copy both masks first.
+    const bool guarded = d.guard.reg != ir::no_reg;
+    if (guarded) guard_mask(w, d.guard, top.mask, cta.guarded_lanes);
+    const core::WarpMask& exec = guarded ? cta.guarded_lanes : top.mask;
     ++counts.warp_instructions;
     const unsigned executed_lanes = static_cast<unsigned>(exec.popcount_below(launch_.width));
     counts.thread_instructions += executed_lanes;
     if constexpr (Record) {
         out->pc = pc;
         out->instruction = d.inst;
-        out->active = active;
+        out->active = top.mask;
         out->executed = exec;
         out->is_branch = false;
         out->diverged = false;
@@ -327,27 +348,47 @@ void KernelExecution::step_impl(CtaState& cta, WarpState& w, StepResult* out, St
         out->warp_finished = out->barrier_wait = out->barrier_released = false;
     }
     bool released = false;
+    // Whether the stack may need popping below: every case but the plain one, which leaves the top entry's lanes
+    // (not empty, or it would have been popped) and moves it one instruction on.
+    bool may_pop = true;
     switch (d.op) {
-    case ir::Opcode::bra: semantics::branch<Record>(w, d, pc, active, exec, out); break;
-    case ir::Opcode::ret:
-        if (d.inst->num_operands == 1)
-            semantics::return_from_call(launch_, cta, w, d, pc, exec); // an out-of-line function returns
-        else semantics::exit_lanes(w, pc, exec);
+    case ir::Opcode::bra: {
+        const core::WarpMask active = top.mask, taken_or_not = exec;
+        semantics::branch<Record>(w, d, pc, active, taken_or_not, out);
         break;
-    case ir::Opcode::exit: semantics::exit_lanes(w, pc, exec); break;
-    case ir::Opcode::call: semantics::call_out_of_line(launch_, cta, w, d, pc, exec); break;
+    }
+    case ir::Opcode::ret: {
+        const core::WarpMask lanes = exec;
+        if (d.inst->num_operands == 1)
+            semantics::return_from_call(launch_, cta, w, d, pc, lanes); // an out-of-line function returns
+        else semantics::exit_lanes(w, pc, lanes);
+        break;
+    }
+    case ir::Opcode::exit: {
+        const core::WarpMask lanes = exec;
+        semantics::exit_lanes(w, pc, lanes);
+        break;
+    }
+    case ir::Opcode::call: {
+        const core::WarpMask lanes = exec;
+        semantics::call_out_of_line(launch_, cta, w, d, pc, lanes);
+        break;
+    }
     case ir::Opcode::bar:
-        if (exec.any()) released = semantics::barrier(semantics::Context{launch_, cta, w, d, pc, exec});
+        if (executed_lanes != 0) released = semantics::barrier(semantics::Context{launch_, cta, w, d, pc, exec});
         w.stack.back().pc = pc + 1;
         break;
     default:
-        if (exec.any()) execute<Record>(cta, w, d, pc, exec, out);
-        w.stack.back().pc = pc + 1;
+        if (executed_lanes != 0) execute<Record>(cta, w, d, pc, exec, out); // changes no SIMT-stack entry
+        top.pc = pc + 1;
+        may_pop = top.pc == top.reconvergence_pc;
         break;
     }
     // Pop entries that reached their reconvergence point or lost all their lanes.
-    while (!w.stack.empty() && (w.stack.back().mask.none() || w.stack.back().pc == w.stack.back().reconvergence_pc))
-        w.stack.pop_back();
+    if (may_pop)
+        while (!w.stack.empty() &&
+               (!w.stack.back().mask.any_below(launch_.width) || w.stack.back().pc == w.stack.back().reconvergence_pc))
+            w.stack.pop_back();
     ++w.clock;
     ++w.executed;
     if (w.stack.empty()) released = semantics::finish_warp(launch_, cta, w) || released;
@@ -364,7 +405,8 @@ void KernelExecution::step_impl(CtaState& cta, WarpState& w, StepResult* out, St
             const std::uint64_t* row = w.row(first_dst);
             if (executed_lanes == launch_.width)
                 std::copy_n(row, launch_.width, out->values.data()); // every lane: one block copy
-            else detail::for_each_lane(exec, launch_.width, [&](unsigned l) { out->values[l] = row[l]; });
+            else // out->executed: `exec` may name a stack entry that the steps above popped
+                detail::for_each_lane(out->executed, launch_.width, [&](unsigned l) { out->values[l] = row[l]; });
         }
     }
 }
@@ -372,8 +414,8 @@ void KernelExecution::step_impl(CtaState& cta, WarpState& w, StepResult* out, St
 // Inline, as it was inside the class: only step_impl calls it, and position-independent code may not inline a
 // function that is not.
 template <bool Record>
-inline void KernelExecution::execute(CtaState& cta, WarpState& w, const DecodedInstruction& d, ir::Pc pc,
-                                     const core::WarpMask& exec, StepResult* out) {
+[[gnu::always_inline]] inline void KernelExecution::execute(CtaState& cta, WarpState& w, const DecodedInstruction& d,
+                                                            ir::Pc pc, const core::WarpMask& exec, StepResult* out) {
     const semantics::Context c{launch_, cta, w, d, pc, exec};
     using ir::Opcode;
     switch (d.op) {
@@ -470,6 +512,19 @@ inline void KernelExecution::execute(CtaState& cta, WarpState& w, const DecodedI
     case Opcode::call: semantics::unsupported(c);
     }
 }
+
+#if GPUARCH_SEPARATE_DEFINITIONS
+// After step_impl's definition, so that the unit defining both can inline it into the loop.
+GPUARCH_SEPARATE_INLINE unsigned KernelExecution::run_steps(CtaState& cta, unsigned warp, unsigned max_steps) {
+    WarpState& w = check_steppable(cta, warp);
+    unsigned steps = 0;
+    do {
+        step_body<false>(cta, w, nullptr, counts_);
+        ++steps;
+    } while (steps < max_steps && !w.finished() && !w.waiting());
+    return steps;
+}
+#endif
 
 #ifdef GPUARCH_SEPARATE_COMPILATION
 // The interpreter is most of the code a unit that runs kernels compiles (about 10 of a registry unit's 35 CPU-seconds,

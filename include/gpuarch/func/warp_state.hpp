@@ -88,6 +88,9 @@ public:
     // different host threads (pipeline/private_steps.hpp). No value in them outlives one step.
     std::array<std::vector<std::uint64_t>, 6> scratch; // [0..4]: special-register rows per source; [5]: sink
     std::vector<std::uint64_t> shuffle;
+    // The lanes a guarded step executes: per CTA for the same reason, and kept across steps so that a step writes
+    // only the words below the warp width (the words above stay zero, as a WarpMask of the warp requires).
+    core::WarpMask guarded_lanes;
 
     bool finished() const { return live_warps == 0; }
     unsigned warp_count() const { return static_cast<unsigned>(warps.size()); }

@@ -44,8 +44,12 @@ inline void add_sub(const Context& c) {
             unsupported(c);
         }
         if (!carry_in && !carry_out) {
-            if (subtract) lanes(c, [&](unsigned l) { dst[l] = U(U(a[l]) - U(b[l])); });
-            else lanes(c, [&](unsigned l) { dst[l] = U(U(a[l]) + U(b[l])); });
+            if (subtract)
+                map(
+                    c, dst, [](std::uint64_t x, std::uint64_t y) -> std::uint64_t { return U(U(x) - U(y)); }, a, b);
+            else
+                map(
+                    c, dst, [](std::uint64_t x, std::uint64_t y) -> std::uint64_t { return U(U(x) + U(y)); }, a, b);
             return;
         }
         lanes(c, [&](unsigned l) {
@@ -91,7 +95,9 @@ inline void mul(const Context& c) {
                 unsupported(c);
             }
         } else {
-            lanes(c, [&](unsigned l) { dst[l] = static_cast<U>(U(a[l]) * U(b[l])); });
+            map(
+                c, dst, [](std::uint64_t x, std::uint64_t y) -> std::uint64_t { return static_cast<U>(U(x) * U(y)); },
+                a, b);
         }
     });
     if (!ok) unsupported(c);
@@ -145,7 +151,12 @@ inline void mad(const Context& c) {
             unsupported(c);
         }
         if (!carry_in && !carry_out && mode != ir::MulMode::hi) {
-            lanes(c, [&](unsigned l) { dst[l] = static_cast<U>(U(U(a[l]) * U(b[l])) + U(cc[l])); });
+            map(
+                c, dst,
+                [](std::uint64_t x, std::uint64_t y, std::uint64_t z) -> std::uint64_t {
+                    return static_cast<U>(U(U(x) * U(y)) + U(z));
+                },
+                a, b, cc);
             return;
         }
         lanes(c, [&](unsigned l) {

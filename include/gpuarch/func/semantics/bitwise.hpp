@@ -18,15 +18,27 @@ inline void logic(const Context& c) {
     const std::uint64_t mask = c.d.type == ir::ScalarType::pred ? 1U : low_mask(size_bytes(c.d.type) * 8);
     if (mask == 0) unsupported(c);
     switch (c.d.op) {
-    case ir::Opcode::not_: lanes(c, [&](unsigned l) { dst[l] = ~a[l] & mask; }); return;
+    case ir::Opcode::not_:
+        map(
+            c, dst, [mask](std::uint64_t x) { return ~x & mask; }, a);
+        return;
     case ir::Opcode::cnot: lanes(c, [&](unsigned l) { dst[l] = (a[l] & mask) == 0 ? 1 : 0; }); return;
     default: break;
     }
     const detail::Source b = source(c, 1);
     switch (c.d.op) {
-    case ir::Opcode::and_: lanes(c, [&](unsigned l) { dst[l] = a[l] & b[l] & mask; }); break;
-    case ir::Opcode::or_: lanes(c, [&](unsigned l) { dst[l] = (a[l] | b[l]) & mask; }); break;
-    case ir::Opcode::xor_: lanes(c, [&](unsigned l) { dst[l] = (a[l] ^ b[l]) & mask; }); break;
+    case ir::Opcode::and_:
+        map(
+            c, dst, [mask](std::uint64_t x, std::uint64_t y) { return x & y & mask; }, a, b);
+        break;
+    case ir::Opcode::or_:
+        map(
+            c, dst, [mask](std::uint64_t x, std::uint64_t y) { return (x | y) & mask; }, a, b);
+        break;
+    case ir::Opcode::xor_:
+        map(
+            c, dst, [mask](std::uint64_t x, std::uint64_t y) { return (x ^ y) & mask; }, a, b);
+        break;
     default: unsupported(c);
     }
 }
@@ -102,10 +114,13 @@ inline void shift(const Context& c) {
     std::uint64_t* dst = dst_row(c);
     if (c.d.op == ir::Opcode::shl) {
         if (width == 32) {
-            lanes(c, [&](unsigned l) {
-                const auto n = static_cast<std::uint32_t>(b[l]);
-                dst[l] = n >= 32 ? 0 : static_cast<std::uint32_t>(static_cast<std::uint32_t>(a[l]) << n);
-            });
+            map(
+                c, dst,
+                [](std::uint64_t x, std::uint64_t y) -> std::uint64_t {
+                    const auto n = static_cast<std::uint32_t>(y);
+                    return n >= 32 ? 0 : static_cast<std::uint32_t>(static_cast<std::uint32_t>(x) << n);
+                },
+                a, b);
         } else {
             lanes(c, [&](unsigned l) { dst[l] = shift_left(a[l], static_cast<std::uint32_t>(b[l]), width); });
         }

@@ -68,6 +68,50 @@ inline void compare_lanes(const Context& c, ir::ScalarType t, const detail::Sour
     if (!ok) unsupported(c);
 }
 
+// Calls f(std::integral_constant<ir::CompareOp, op>{}) for `op`, one of `Ops`, and returns true; false for another
+// op. A lane loop inside f then compares with a constant operator rather than a switch per lane.
+template <ir::CompareOp... Ops, class F> inline bool with_constant_compare(ir::CompareOp op, F&& f) {
+    return ((op == Ops ? (f(std::integral_constant<ir::CompareOp, Ops>{}), true) : false) || ...);
+}
+
+// The common setp (one destination, no combining predicate) on 32- and 64-bit integers and f32 without .ftz: the
+// comparison chosen once per instruction. False, having done nothing, for any other form.
+inline bool plain_setp(const Context& c, const detail::Source& a, const detail::Source& b, std::uint64_t* p) {
+    using O = ir::CompareOp;
+    const O op = c.d.inst->cmp;
+    auto integer = [&]<class T>(T) {
+        return with_constant_compare<O::eq, O::ne, O::lt, O::le, O::gt, O::ge, O::lo, O::ls, O::hi, O::hs>(
+            op, [&](auto cmp) {
+                map(
+                    c, p,
+                    [](std::uint64_t x, std::uint64_t y) -> std::uint64_t {
+                        return compare_int<T>(decltype(cmp)::value, static_cast<T>(x), static_cast<T>(y)) ? 1 : 0;
+                    },
+                    a, b);
+            });
+    };
+    switch (c.d.type) {
+    case ir::ScalarType::b32:
+    case ir::ScalarType::u32: return integer(std::uint32_t{});
+    case ir::ScalarType::s32: return integer(std::int32_t{});
+    case ir::ScalarType::b64:
+    case ir::ScalarType::u64: return integer(std::uint64_t{});
+    case ir::ScalarType::s64: return integer(std::int64_t{});
+    case ir::ScalarType::f32:
+        if (c.d.inst->ftz) return false;
+        return with_constant_compare<O::eq, O::ne, O::lt, O::le, O::gt, O::ge, O::equ, O::neu, O::ltu, O::leu, O::gtu,
+                                     O::geu, O::num, O::nan>(op, [&](auto cmp) {
+            map(
+                c, p,
+                [](std::uint64_t x, std::uint64_t y) -> std::uint64_t {
+                    return compare_float(decltype(cmp)::value, as_f32(x), as_f32(y)) ? 1 : 0;
+                },
+                a, b);
+        });
+    default: return false;
+    }
+}
+
 // setp: p = t BOOLOP c, q = !t BOOLOP c (for x2 types: p from the lower half, q from the upper half).
 // set: d = 0xffffffff / 1.0f (per half: 0xffff / 1.0) when t BOOLOP c holds, else 0.
 inline void compare(const Context& c) {
@@ -79,7 +123,8 @@ inline void compare(const Context& c) {
     if (c.d.op == ir::Opcode::setp) {
         std::uint64_t* p = dst_row(c);
         std::uint64_t* q = c.d.dst2 == ir::no_reg ? nullptr : c.w.row(c.d.dst2);
-        if (!has_c && q == nullptr && !is_float(c.d.type)) { // the common integer compare
+        if (!has_c && q == nullptr && plain_setp(c, a, b, p)) return;
+        if (!has_c && q == nullptr && !is_float(c.d.type)) { // the other integer types
             const ir::CompareOp op = i.cmp;
             if (detail::dispatch_integer(c.d.type, [&]<class T>(T) {
                     lanes(c, [&](unsigned l) {
@@ -123,7 +168,13 @@ inline void select(const Context& c) {
     // Immediates are sign-extended to 64 bits; registers keep their values zero-extended from the type.
     const std::uint64_t mask = c.d.type == ir::ScalarType::pred ? 1U : low_mask(size_bytes(c.d.type) * 8);
     if (c.d.op == ir::Opcode::selp) {
-        lanes(c, [&](unsigned l) { dst[l] = (cc.pred(l) ? a[l] : b[l]) & mask; });
+        const bool negated = cc.negated;
+        map(
+            c, dst,
+            [mask, negated](std::uint64_t x, std::uint64_t y, std::uint64_t p) {
+                return (((p & 1U) != 0) != negated ? x : y) & mask;
+            },
+            a, b, cc);
         return;
     }
     // slct: d = (c >= 0) ? a : b, with c an s32 or f32 (-0.0 >= 0; NaN selects b).

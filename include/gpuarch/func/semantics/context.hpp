@@ -155,6 +155,13 @@ inline std::uint64_t* dst_row(const Context& c) {
 
 template <class F> inline void lanes(const Context& c, F&& f) { detail::for_each_lane(c.exec, c.launch.width, f); }
 
+// dst[l] = f(sources[l]...) over the executed lanes, for an element-wise f of one to three operand values
+// (detail::map_lanes: a whole 32-lane warp runs as a vectorizable loop).
+template <class F, class... Sources>
+inline void map(const Context& c, std::uint64_t* dst, F&& f, const Sources&... sources) {
+    detail::map_lanes(c.exec, c.launch.width, dst, f, sources...);
+}
+
 } // namespace semantics
 
 } // namespace gpuarch::func

@@ -145,7 +145,8 @@ inline void move(const Context& c) {
     }
     const detail::Source a = source(c, 0);
     const std::uint64_t mask = low_mask(bits);
-    lanes(c, [&](unsigned l) { dst[l] = a[l] & mask; });
+    map(
+        c, dst, [mask](std::uint64_t x) { return x & mask; }, a);
 }
 
 } // namespace gpuarch::func::semantics

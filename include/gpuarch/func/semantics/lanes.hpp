@@ -3,10 +3,12 @@
 // reading a source operand per lane, dispatching on an integer PTX type, and little-endian memory access.
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
+#include <utility>
 
 #include <gpuarch/core/lane_mask.hpp>
 #include <gpuarch/func/int_ops.hpp>
@@ -20,7 +22,7 @@ template <class T> constexpr std::uint64_t to_bits(T v) {
 }
 
 // Calls f(T{}) with T the C++ integer type of an integer or bit-size PTX type; false for other types.
-template <class F> bool dispatch_integer(ir::ScalarType t, F&& f) {
+template <class F> [[gnu::always_inline]] inline bool dispatch_integer(ir::ScalarType t, F&& f) {
     using T = ir::ScalarType;
     switch (t) {
     case T::b8:
@@ -60,6 +62,16 @@ template <class F> inline void for_each_lane(const core::WarpMask& mask, unsigne
     }
 }
 
+// Tells the compiler that the next loop's iterations are independent (each writes only its own lane), so that it may
+// run them as vector instructions without checking whether the rows overlap.
+#if defined(__GNUC__) && !defined(__clang__)
+#define GPUARCH_INDEPENDENT_LANES _Pragma("GCC ivdep")
+#elif defined(__clang__)
+#define GPUARCH_INDEPENDENT_LANES _Pragma("clang loop vectorize(assume_safety)")
+#else
+#define GPUARCH_INDEPENDENT_LANES
+#endif
+
 using core::count_bits; // population count without a library call
 
 // A predicate row as a lane mask: bit i is bit 0 of row[i], for i < n (n <= 64). Eight lanes per step with
@@ -85,6 +97,42 @@ struct Source {
     std::uint64_t operator[](unsigned lane) const { return data[lane & mask]; }
     bool pred(unsigned lane) const { return ((data[lane & mask] & 1U) != 0) != negated; }
 };
+
+// Element-wise lane maps: dst[l] = f(a[l], ...) for every set lane l of `mask` among the first `width` lanes, where
+// lane l's result depends on lane l's operands only (so `dst` may be an operand's row; rows of different registers
+// never overlap). A whole 32-lane warp, the common case, runs as one fixed-length loop over contiguous rows, which the
+// compiler turns into vector instructions; an immediate operand is first spread over a row of its own. Any other mask
+// or width takes for_each_lane.
+inline constexpr unsigned map_width = 32;
+using MapRow = std::array<std::uint64_t, map_width>;
+
+inline bool maps_whole_warp(const core::WarpMask& mask, unsigned width) {
+    return width == map_width && mask.word(0) == low_mask(map_width);
+}
+// Operand `s` as a contiguous row of map_width lanes: its register row, or `spread` filled with its one value.
+inline const std::uint64_t* map_row(const Source& s, MapRow& spread) {
+    if (s.mask != 0) return s.data;
+    spread.fill(s.data[0]);
+    return spread.data();
+}
+
+template <class F, class... Sources>
+inline void map_lanes(const core::WarpMask& mask, unsigned width, std::uint64_t* dst, F&& f,
+                      const Sources&... sources) {
+    static_assert(sizeof...(Sources) >= 1, "a lane map reads at least one operand");
+    if (maps_whole_warp(mask, width)) {
+        std::array<MapRow, sizeof...(Sources)> spread;
+        std::size_t next = 0;
+        const std::array<const std::uint64_t*, sizeof...(Sources)> rows{map_row(sources, spread[next++])...};
+        [&]<std::size_t... K>(std::index_sequence<K...>) {
+            GPUARCH_INDEPENDENT_LANES
+            for (unsigned l = 0; l < map_width; ++l) dst[l] = f(rows[K][l]...);
+        }
+        (std::index_sequence_for<Sources...>{});
+        return;
+    }
+    for_each_lane(mask, width, [&](unsigned l) { dst[l] = f(sources[l]...); });
+}
 
 // Little-endian host (x86-64, AArch64), as the device. The fixed-size copies of the common element sizes
 // compile to one move each; a variable-size std::memcpy was a library call per lane.
