@@ -148,6 +148,8 @@ private:
     // Defined below the class; with GPUARCH_SEPARATE_COMPILATION both instantiations are compiled in one unit only
     // (gpuarch/separate_compilation.hpp).
     template <bool Record> void step_impl(CtaState& cta, WarpState& w, StepResult* out, StepCounts& counts);
+    // step_impl's body, always inlined: into both step_impl instantiations and into run_steps's loop, where the
+    // per-step state then stays in registers.
     template <bool Record> void step_body(CtaState& cta, WarpState& w, StepResult* out, StepCounts& counts);
 
     // Writes the lanes of `active` whose guard holds into `m`, words below the warp width only (the caller's `m` has
@@ -514,7 +516,7 @@ template <bool Record>
 }
 
 #if GPUARCH_SEPARATE_DEFINITIONS
-// After step_impl's definition, so that the unit defining both can inline it into the loop.
+// After step_body's definition, so that the unit that defines run_steps can inline the body into the loop.
 GPUARCH_SEPARATE_INLINE unsigned KernelExecution::run_steps(CtaState& cta, unsigned warp, unsigned max_steps) {
     WarpState& w = check_steppable(cta, warp);
     unsigned steps = 0;
