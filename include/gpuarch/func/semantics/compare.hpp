@@ -74,42 +74,36 @@ template <ir::CompareOp... Ops, class F> inline bool with_constant_compare(ir::C
     return ((op == Ops ? (f(std::integral_constant<ir::CompareOp, Ops>{}), true) : false) || ...);
 }
 
-// The common setp (one destination, no combining predicate) on 32- and 64-bit integers and f32 without .ftz: the
-// comparison chosen once per instruction. False, having done nothing, for any other form.
+// The common setp (one destination, no combining predicate) on integers and on f32 without .ftz: the comparison
+// chosen once per instruction. False, having done nothing, for any other form (and for an operator the type has not).
 inline bool plain_setp(const Context& c, const detail::Source& a, const detail::Source& b, std::uint64_t* p) {
     using O = ir::CompareOp;
     const O op = c.d.inst->cmp;
-    auto integer = [&]<class T>(T) {
-        return with_constant_compare<O::eq, O::ne, O::lt, O::le, O::gt, O::ge, O::lo, O::ls, O::hi, O::hs>(
-            op, [&](auto cmp) {
-                map(
-                    c, p,
-                    [](std::uint64_t x, std::uint64_t y) -> std::uint64_t {
-                        return compare_int<T>(decltype(cmp)::value, static_cast<T>(x), static_cast<T>(y)) ? 1 : 0;
-                    },
-                    a, b);
-            });
-    };
-    switch (c.d.type) {
-    case ir::ScalarType::b32:
-    case ir::ScalarType::u32: return integer(std::uint32_t{});
-    case ir::ScalarType::s32: return integer(std::int32_t{});
-    case ir::ScalarType::b64:
-    case ir::ScalarType::u64: return integer(std::uint64_t{});
-    case ir::ScalarType::s64: return integer(std::int64_t{});
-    case ir::ScalarType::f32:
-        if (c.d.inst->ftz) return false;
-        return with_constant_compare<O::eq, O::ne, O::lt, O::le, O::gt, O::ge, O::equ, O::neu, O::ltu, O::leu, O::gtu,
-                                     O::geu, O::num, O::nan>(op, [&](auto cmp) {
-            map(
-                c, p,
-                [](std::uint64_t x, std::uint64_t y) -> std::uint64_t {
-                    return compare_float(decltype(cmp)::value, as_f32(x), as_f32(y)) ? 1 : 0;
-                },
-                a, b);
+    if (!is_float(c.d.type)) {
+        bool done = false;
+        detail::dispatch_integer(c.d.type, [&]<class T>(T) {
+            done = with_constant_compare<O::eq, O::ne, O::lt, O::le, O::gt, O::ge, O::lo, O::ls, O::hi, O::hs>(
+                op, [&](auto cmp) {
+                    map(
+                        c, p,
+                        [](std::uint64_t x, std::uint64_t y) -> std::uint64_t {
+                            return compare_int<T>(decltype(cmp)::value, static_cast<T>(x), static_cast<T>(y)) ? 1 : 0;
+                        },
+                        a, b);
+                });
         });
-    default: return false;
+        return done;
     }
+    if (c.d.type != ir::ScalarType::f32 || c.d.inst->ftz) return false;
+    return with_constant_compare<O::eq, O::ne, O::lt, O::le, O::gt, O::ge, O::equ, O::neu, O::ltu, O::leu, O::gtu,
+                                 O::geu, O::num, O::nan>(op, [&](auto cmp) {
+        map(
+            c, p,
+            [](std::uint64_t x, std::uint64_t y) -> std::uint64_t {
+                return compare_float(decltype(cmp)::value, as_f32(x), as_f32(y)) ? 1 : 0;
+            },
+            a, b);
+    });
 }
 
 // setp: p = t BOOLOP c, q = !t BOOLOP c (for x2 types: p from the lower half, q from the upper half).
@@ -124,15 +118,6 @@ inline void compare(const Context& c) {
         std::uint64_t* p = dst_row(c);
         std::uint64_t* q = c.d.dst2 == ir::no_reg ? nullptr : c.w.row(c.d.dst2);
         if (!has_c && q == nullptr && plain_setp(c, a, b, p)) return;
-        if (!has_c && q == nullptr && !is_float(c.d.type)) { // the other integer types
-            const ir::CompareOp op = i.cmp;
-            if (detail::dispatch_integer(c.d.type, [&]<class T>(T) {
-                    lanes(c, [&](unsigned l) {
-                        p[l] = compare_int<T>(op, static_cast<T>(a[l]), static_cast<T>(b[l])) ? 1 : 0;
-                    });
-                }))
-                return;
-        }
         const bool packed = is_packed_half(c.d.type);
         compare_lanes(c, c.d.type, a, b, [&](unsigned l, unsigned r) {
             const bool cv = has_c && pc.pred(l);

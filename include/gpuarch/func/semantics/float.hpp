@@ -3,7 +3,6 @@
 // half), the special functions (rcp, sqrt, rsqrt, sin, cos, lg2, ex2, tanh), copysign and testp.
 
 #include <algorithm>
-#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <type_traits>
@@ -90,11 +89,9 @@ inline void float_binary(const Context& c, Arith op) {
 [[gnu::target("fma")]] inline void fma_f32_lanes_fma3(const core::WarpMask& exec, unsigned width,
                                                       const detail::Source& a, const detail::Source& b,
                                                       const detail::Source& cc, std::uint64_t* dst) {
-    for (unsigned word = 0; word < (width + 63) / 64; ++word)
-        for (std::uint64_t bits = exec.word(word); bits != 0; bits &= bits - 1) {
-            const unsigned l = word * 64 + static_cast<unsigned>(std::countr_zero(bits));
-            dst[l] = bits_of(__builtin_fmaf(as_f32(a[l]), as_f32(b[l]), as_f32(cc[l])));
-        }
+    detail::for_each_lane(exec, width, [&](unsigned l) {
+        dst[l] = bits_of(__builtin_fmaf(as_f32(a[l]), as_f32(b[l]), as_f32(cc[l])));
+    });
 }
 inline bool host_has_fma3() {
     static const bool has = (__builtin_cpu_init(), __builtin_cpu_supports("fma"));
