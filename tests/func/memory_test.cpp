@@ -228,6 +228,103 @@ TEST_CASE("a warp access that one check cannot place still faults at its first b
     }
 }
 
+// Word loads from global memory through an address register take their own path (DecodedInstruction::
+// global_word_load); loads that extend (into a wider register, signed) and generic addresses outside global memory
+// take memory's. Lanes gather words out of order, a guarded load runs on a few lanes, and the second warp of a
+// 40-thread CTA of 32-lane warps is partial.
+TEST_CASE("word loads from global memory give each lane its word on whole, partial and 64-lane warps") {
+    const std::string body = R"(
+        mov.u32 %r1, %tid.x;
+        mul.lo.u32 %r2, %r1, 7;
+        and.b32 %r3, %r2, 31;
+        mul.wide.u32 %rd1, %r3, 4;
+        add.u64 %rd2, %rd63, %rd1;
+        ld.global.u32 %r4, [%rd2];
+        and.b32 %r5, %r2, 15;
+        mul.wide.u32 %rd3, %r5, 8;
+        add.u64 %rd4, %rd63, %rd3;
+        ld.global.u64 %rd5, [%rd4];
+        ld.u32 %r6, [%rd2];
+        ld.global.s32 %rd6, [%rd2];
+        setp.lt.u32 %p1, %r1, 5;
+        @%p1 ld.global.u32 %r4, [%rd63+8];
+        mul.wide.u32 %rd7, %r1, 24;
+        add.u64 %rd8, %rd62, %rd7;
+        st.global.u32 [%rd8], %r4;
+        st.global.u32 [%rd8+4], %r6;
+        st.global.u64 [%rd8+8], %rd5;
+        st.global.u64 [%rd8+16], %rd6;
+    )";
+    std::vector<std::uint64_t> in(16);
+    for (std::uint64_t k = 0; k < 16; ++k) in[k] = (0x8000'0000ULL + 3 * k) << 32 | (0xf000'0000ULL + k);
+    auto word = [&](std::uint64_t j) { return static_cast<std::uint32_t>(in[j / 2] >> (j % 2 * 32)); };
+    for (unsigned width : {32U, 64U}) {
+        INFO("warp width " << width);
+        const unsigned threads = 40;
+        const test::BodyRun run = test::run_body(body, threads * 24, test::bytes_of(in),
+                                                 LaunchConfig{Dim3{1, 1, 1}, Dim3{threads, 1, 1}, 0},
+                                                 LaunchOptions{width});
+        for (std::uint32_t t = 0; t < threads; ++t) {
+            CAPTURE(t);
+            const std::uint32_t w = (t * 7) & 31;
+            CHECK(run.u32(t * 6) == (t < 5 ? word(2) : word(w)));
+            CHECK(run.u32(t * 6 + 1) == word(w));
+            CHECK(run.u64(t * 3 + 1) == in[(t * 7) & 15]);
+            CHECK(run.u64(t * 3 + 2) == static_cast<std::uint64_t>(std::int64_t{static_cast<std::int32_t>(word(w))}));
+        }
+    }
+
+    // A generic address of shared memory: the global check does not place it, memory's path resolves the window.
+    const std::string shared_body = R"(
+        .shared .align 4 .b8 sh[128];
+        mov.u32 %r1, %tid.x;
+        mul.wide.u32 %rd1, %r1, 4;
+        mov.u64 %rd2, sh;
+        cvta.shared.u64 %rd3, %rd2;
+        add.u64 %rd4, %rd3, %rd1;
+        add.u32 %r2, %r1, 500;
+        st.u32 [%rd4], %r2;
+        xor.b64 %rd5, %rd1, 4;
+        add.u64 %rd6, %rd3, %rd5;
+        ld.u32 %r3, [%rd6];
+        add.u64 %rd7, %rd62, %rd1;
+        st.global.u32 [%rd7], %r3;
+    )";
+    const test::BodyRun shared = test::run_body(shared_body, 32 * 4, {}, LaunchConfig{Dim3{1, 1, 1}, Dim3{32, 1, 1}, 0});
+    for (std::uint32_t t = 0; t < 32; ++t) CHECK(shared.u32(t) == 500 + (t ^ 1));
+}
+
+TEST_CASE("a global word load tells the timing model each lane's address and space") {
+    const std::string body = R"(
+        mov.u32 %r1, %tid.x;
+        mul.lo.u32 %r2, %r1, 7;
+        and.b32 %r3, %r2, 15;
+        mul.wide.u32 %rd1, %r3, 4;
+        add.u64 %rd2, %rd63, %rd1;
+        ld.global.u32 %r4, [%rd2];
+    )";
+    Device device;
+    const Module module = Module::from_string(test::wrap_body(body), "record.ptx");
+    const DevPtr out = device.malloc(64);
+    std::vector<std::uint32_t> words(16);
+    for (std::uint32_t k = 0; k < 16; ++k) words[k] = 3 + k % 4;
+    const DevPtr in = device.upload(words);
+    KernelExecution ex(device, module, "k", LaunchConfig{Dim3{1, 1, 1}, Dim3{32, 1, 1}, 0}, Args(out, in));
+    CtaState cta = ex.start_cta(0);
+    StepResult step(32);
+    do ex.step(cta, 0, step);
+    while (!step.is_memory || step.space != ir::StateSpace::global);
+    CHECK(step.is_load);
+    CHECK(step.access_bytes == 4);
+    CHECK(step.accessed.popcount() == 32);
+    for (unsigned l = 0; l < 32; ++l) {
+        CAPTURE(l);
+        CHECK(step.addresses[l] == in + 4 * ((l * 7) & 15));
+        CHECK(step.lane_spaces[l] == ir::StateSpace::global);
+        CHECK(cta.warps[0].row(step.instruction->operands[0].reg)[l] == 3 + ((l * 7) & 15) % 4);
+    }
+}
+
 TEST_CASE("the Device's translation of recent allocations follows frees and serves many arrays in turn") {
     Device device;
     std::vector<DevPtr> arrays;

@@ -102,6 +102,97 @@ TEST_CASE("run_steps executes what repeated steps do, stopping at a barrier, at 
     CHECK_THROWS_AS(run.run_steps(b, 0, 1), gpuarch::Error); // the warp has finished
 }
 
+// Lanes loop tid % 5 times (divergent exits, so a run of straight-line code reaches a reconvergence point in its
+// middle), with guarded arithmetic and loads, a %clock read (which sees the warp's step count) and a lane that exits
+// early; the warp ends at a reconvergence point reached inside such a run.
+const char* divergent_straight_line = R"(
+    mov.u32 %r1, %tid.x;
+    rem.u32 %r2, %r1, 5;
+    mov.u32 %r3, 0;
+    mov.u32 %r4, 7;
+    setp.eq.u32 %p3, %r1, 9;
+    @%p3 exit;
+LOOP:
+    setp.ge.u32 %p1, %r3, %r2;
+    @%p1 bra DONE;
+    and.b32 %r5, %r3, 1;
+    setp.eq.u32 %p2, %r5, 0;
+    @%p2 add.u32 %r4, %r4, %r3;
+    @!%p2 mul.lo.u32 %r4, %r4, 3;
+    mul.wide.u32 %rd1, %r3, 4;
+    add.s64 %rd2, %rd63, %rd1;
+    @%p2 ld.global.u32 %r6, [%rd2];
+    add.u32 %r4, %r4, %r6;
+    add.u32 %r3, %r3, 1;
+    bra LOOP;
+DONE:
+    mov.u32 %r7, %clock;
+    add.u32 %r4, %r4, %r7;
+    mul.wide.u32 %rd3, %r1, 4;
+    add.s64 %rd4, %rd62, %rd3;
+    st.global.u32 [%rd4], %r4;
+)";
+
+TEST_CASE("run_steps runs straight-line code through divergence, reconvergence, guards and the instruction limit as "
+          "steps do") {
+    const Module module = Module::from_string(test::wrap_body(divergent_straight_line), "straight_line.ptx");
+    for (unsigned max_steps : {1U, 2U, 3U, 7U, 1000U}) {
+        INFO("max_steps " << max_steps);
+        Device device_stepped, device_run;
+        std::vector<std::uint32_t> in(8);
+        std::iota(in.begin(), in.end(), 100U);
+        const DevPtr out_stepped = device_stepped.malloc(32 * 4), out_run = device_run.malloc(32 * 4);
+        const DevPtr in_stepped = device_stepped.upload(in), in_run = device_run.upload(in);
+        REQUIRE(out_stepped == out_run);
+        REQUIRE(in_stepped == in_run);
+        KernelExecution stepped(device_stepped, module, "k", block(32), Args(out_stepped, in_stepped));
+        KernelExecution run(device_run, module, "k", block(32), Args(out_run, in_run));
+        CtaState a = stepped.start_cta(0), b = run.start_cta(0);
+        while (b.warp_ready(0)) {
+            const unsigned n = run.run_steps(b, 0, max_steps);
+            CHECK(n >= 1);
+            CHECK(n <= max_steps);
+            for (unsigned i = 0; i < n; ++i) stepped.step(a, 0);
+            REQUIRE(b.next_pc(0) == a.next_pc(0)); // the same point after every turn, not only at the end
+            CHECK(b.warps[0].regs == a.warps[0].regs);
+            CHECK(b.warps[0].clock == a.warps[0].clock);
+        }
+        CHECK(a.finished());
+        CHECK(run.warp_instructions() == stepped.warp_instructions());
+        CHECK(run.thread_instructions() == stepped.thread_instructions());
+        const auto out = device_run.download<std::uint32_t>(out_run, 32);
+        CHECK(out == device_stepped.download<std::uint32_t>(out_stepped, 32));
+        CHECK(out[9] == 0); // lane 9 exited before its store
+        CHECK(out[1] != 0);
+    }
+    // The instruction limit stops a run at the same instruction as it stops steps, whichever part of the run it falls in.
+    for (std::uint64_t limit : {1U, 6U, 9U, 20U, 41U}) {
+        INFO("instruction limit " << limit);
+        LaunchOptions options;
+        options.instruction_limit = limit;
+        auto stop = [&](bool use_run_steps) {
+            Device device;
+            const DevPtr out = device.malloc(32 * 4), in = device.malloc(8 * 4);
+            KernelExecution ex(device, module, "k", block(32), Args(out, in), options);
+            CtaState cta = ex.start_cta(0);
+            try {
+                while (cta.warp_ready(0)) {
+                    if (use_run_steps) ex.run_steps(cta, 0, 1000);
+                    else ex.step(cta, 0);
+                }
+            } catch (const KernelError& e) {
+                CHECK(e.kind() == KernelErrorKind::limit);
+                return std::pair{ex.warp_instructions(), cta.next_pc(0)};
+            }
+            FAIL("the launch ran past its instruction limit");
+            return std::pair{std::uint64_t{0}, ir::Pc{0}};
+        };
+        const auto stepped = stop(false), run = stop(true);
+        CHECK(stepped.first == limit);
+        CHECK(run == stepped);
+    }
+}
+
 TEST_CASE("warps that exited do not hold a barrier back") {
     const auto r = test::run_body(R"(
         mov.u32 %r1, %tid.x;

@@ -37,6 +37,9 @@ struct DecodedInstruction {
     const ir::Instruction* inst = nullptr;
     ir::Opcode op = ir::Opcode::mov;
     ir::Guard guard;
+    // Neither control flow (bra, call, ret, exit) nor a barrier: executing it changes no SIMT-stack entry, so
+    // KernelExecution::run_steps runs such instructions back to back under one stack top.
+    bool straight_line = true;
     ir::ScalarType type = ir::ScalarType::none;
     // Destination: a register (and the second register of `d|p`), or up to four vector elements (no_reg = sink).
     ir::RegId dst = ir::no_reg;
@@ -55,6 +58,9 @@ struct DecodedInstruction {
     ir::StateSpace space = ir::StateSpace::none;
     std::uint8_t element_bytes = 0; // ld/st/atom: bytes of one element
     std::uint8_t elements = 1; // ld/st: vector width
+    // 4 or 8 for the most frequent load, a word of that size from .global (or generic) memory into a scalar register no
+    // wider, addressed through a register (semantics::load_global_word); 0 for every other instruction.
+    std::uint8_t global_word_load = 0;
     ir::Pc target = ir::no_pc; // bra
     // cp.async: the shared-memory destination, address = (base register, if any) + offset within the
     // CTA's shared memory; the global source is the memory operand above (space global).
@@ -276,6 +282,8 @@ private:
         d.inst = &inst;
         d.guard = inst.guard;
         d.op = inst.op;
+        d.straight_line = inst.op != Opcode::bra && inst.op != Opcode::call && inst.op != Opcode::ret &&
+                          inst.op != Opcode::exit && inst.op != Opcode::bar;
         d.type = inst.type;
         // The only calls left after inlining are those of out-of-line (recursive) functions: label + link index.
         if (inst.op == Opcode::call &&
@@ -357,6 +365,10 @@ private:
             d.elements =
                 inst.op == Opcode::ld || inst.op == Opcode::st ? std::max<std::uint8_t>(1, inst.vector_width) : 1;
             if (d.element_bytes == 0) fail(inst, "the access has no data type");
+            if (inst.op == Opcode::ld && (d.space == ir::StateSpace::global || d.space == ir::StateSpace::generic) &&
+                d.elements == 1 && d.dst_count == 0 && d.address_base != ir::no_reg &&
+                (d.element_bytes == 4 || d.element_bytes == 8) && d.dst_bits <= d.element_bytes * 8)
+                d.global_word_load = d.element_bytes;
         }
         for (unsigned i = first_source; i < inst.num_operands; ++i) {
             const ir::Operand& o = inst.operands[i];

@@ -173,6 +173,13 @@ private:
     void execute(CtaState& cta, WarpState& w, const DecodedInstruction& d, ir::Pc pc, const core::WarpMask& exec,
                  StepResult* out);
 
+    // Pops the entries that reached their reconvergence point or lost all their lanes.
+    void pop_reconverged(WarpState& w) const {
+        while (!w.stack.empty() &&
+               (!w.stack.back().mask.any_below(launch_.width) || w.stack.back().pc == w.stack.back().reconvergence_pc))
+            w.stack.pop_back();
+    }
+
     semantics::LaunchState launch_; // what the opcode semantics read and write (func/semantics/context.hpp)
     std::vector<DecodedInstruction> code_;
     std::vector<ir::RegId> live_at_entry_; // ir::registers_live_at_entry of the kernel
@@ -386,11 +393,7 @@ template <bool Record>
         may_pop = top.pc == top.reconvergence_pc;
         break;
     }
-    // Pop entries that reached their reconvergence point or lost all their lanes.
-    if (may_pop)
-        while (!w.stack.empty() &&
-               (!w.stack.back().mask.any_below(launch_.width) || w.stack.back().pc == w.stack.back().reconvergence_pc))
-            w.stack.pop_back();
+    if (may_pop) pop_reconverged(w);
     ++w.clock;
     ++w.executed;
     if (w.stack.empty()) released = semantics::finish_warp(launch_, cta, w) || released;
@@ -471,6 +474,10 @@ template <bool Record>
     case Opcode::copysign:
     case Opcode::testp: semantics::float_misc(c); break;
     case Opcode::ld:
+        if (d.global_word_load == 4) semantics::load_global_word<Record, 4>(c, out);
+        else if (d.global_word_load == 8) semantics::load_global_word<Record, 8>(c, out);
+        else semantics::memory<Record>(c, out);
+        break;
     case Opcode::st:
     case Opcode::atom:
     case Opcode::red: semantics::memory<Record>(c, out); break;
@@ -517,12 +524,47 @@ template <bool Record>
 
 #if GPUARCH_SEPARATE_DEFINITIONS
 // After step_body's definition, so that the unit that defines run_steps can inline the body into the loop.
+// Straight-line instructions (DecodedInstruction::straight_line) run back to back under the stack top they leave in
+// place, doing what step_body does for each: the top entry, its lane count and the bounds are read once for the run
+// (the per-step lane count and dispatch on control opcodes were a fifth of the functional engine's time on kernels
+// whose warps run with few lanes). The run ends before any other instruction, at the instruction limit (step_body then
+// faults) and after an instruction that reaches the entry's reconvergence point (popped as step_body pops).
 GPUARCH_SEPARATE_INLINE unsigned KernelExecution::run_steps(CtaState& cta, unsigned warp, unsigned max_steps) {
     WarpState& w = check_steppable(cta, warp);
+    const DecodedInstruction* const code = code_.data();
+    const std::size_t code_size = code_.size();
+    const std::uint64_t limit = launch_.options.instruction_limit;
     unsigned steps = 0;
     do {
-        step_body<false>(cta, w, nullptr, counts_);
-        ++steps;
+        SimtEntry& top = w.stack.back();
+        ir::Pc pc = top.pc;
+        if (pc >= code_size || !code[pc].straight_line || counts_.warp_instructions >= limit) {
+            step_body<false>(cta, w, nullptr, counts_);
+            ++steps;
+            continue;
+        }
+        const unsigned top_lanes = static_cast<unsigned>(top.mask.popcount_below(launch_.width));
+        do {
+            const DecodedInstruction& d = code[pc];
+            const bool guarded = d.guard.reg != ir::no_reg;
+            if (guarded) guard_mask(w, d.guard, top.mask, cta.guarded_lanes);
+            const core::WarpMask& exec = guarded ? cta.guarded_lanes : top.mask;
+            const unsigned executed_lanes =
+                guarded ? static_cast<unsigned>(exec.popcount_below(launch_.width)) : top_lanes;
+            ++counts_.warp_instructions;
+            counts_.thread_instructions += executed_lanes;
+            if (executed_lanes != 0) execute<false>(cta, w, d, pc, exec, nullptr);
+            top.pc = ++pc;
+            ++w.clock;
+            ++w.executed;
+            ++steps;
+            if (pc == top.reconvergence_pc) {
+                pop_reconverged(w);
+                if (w.stack.empty()) semantics::finish_warp(launch_, cta, w);
+                break;
+            }
+        } while (steps < max_steps && pc < code_size && code[pc].straight_line &&
+                 counts_.warp_instructions < limit);
     } while (steps < max_steps && !w.finished() && !w.waiting());
     return steps;
 }

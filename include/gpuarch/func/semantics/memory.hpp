@@ -203,7 +203,50 @@ struct WarpPlacement {
     }
 };
 
-// Places a warp's access when every executed lane's `bytes`-byte access is aligned and:
+// The executed lanes' addresses of one memory instruction, each computed once: the placement check and the copy
+// loop after it both read them (computing each address twice, in two lane loops, was about a third of the memory
+// instructions' host time on the corpus). of[l] is set for the executed lanes only; lo, hi and any_bits are their
+// lowest, highest and OR.
+struct LaneAddresses {
+    std::array<std::uint64_t, core::WarpMask::lanes> of; // left unset: a step writes only the lanes it executes
+    std::uint64_t lo = 0, hi = 0, any_bits = 0;
+};
+
+inline void compute_addresses(const Context& c, const detail::Source& base, LaneAddresses& a) {
+    const std::uint64_t offset = c.d.address_offset, address_mask = c.d.address_mask;
+    if (base.mask != 0 && detail::maps_whole_warp(c.exec, c.launch.width)) {
+        // A whole 32-lane warp: one vectorizable pass for the addresses, then the reductions with four independent
+        // chains each (one chain of 32 dependent minimums was most of the old check's time).
+        const std::uint64_t* row = base.data;
+        GPUARCH_INDEPENDENT_LANES
+        for (unsigned l = 0; l < detail::map_width; ++l) a.of[l] = (row[l] + offset) & address_mask;
+        std::array<std::uint64_t, 4> lo{}, hi{}, any{};
+        lo.fill(~std::uint64_t{0});
+        for (unsigned l = 0; l < detail::map_width; l += 4)
+            for (unsigned k = 0; k < 4; ++k) {
+                lo[k] = std::min(lo[k], a.of[l + k]);
+                hi[k] = std::max(hi[k], a.of[l + k]);
+                any[k] |= a.of[l + k];
+            }
+        a.lo = std::min(std::min(lo[0], lo[1]), std::min(lo[2], lo[3]));
+        a.hi = std::max(std::max(hi[0], hi[1]), std::max(hi[2], hi[3]));
+        a.any_bits = any[0] | any[1] | any[2] | any[3];
+        return;
+    }
+    std::uint64_t lo = ~std::uint64_t{0}, hi = 0, any_bits = 0;
+    lanes(c, [&](unsigned l) {
+        const std::uint64_t address = (base[l] + offset) & address_mask;
+        a.of[l] = address;
+        lo = std::min(lo, address);
+        hi = std::max(hi, address);
+        any_bits |= address;
+    });
+    a.lo = lo;
+    a.hi = hi;
+    a.any_bits = any_bits;
+}
+
+// Places a warp's access, given its executed lanes' addresses, when every lane's `bytes`-byte access is aligned and:
 // - global (named .global, or generic, because every allocation lies below the generic windows, device.hpp:
 //   global_heap_limit): all lanes in one device allocation, found with one Device::translate for the warp;
 // - shared: all inside the CTA's shared memory;
@@ -212,17 +255,10 @@ struct WarpPlacement {
 // - a kernel parameter, read: all inside the parameter buffer.
 // Returns false otherwise, having changed nothing: the per-lane path then resolves (and faults on) each lane
 // exactly as before. The checks are resolve_checked's, taken once over the lanes' lowest and highest addresses.
-inline bool place_warp(const Context& c, const detail::Source& base, unsigned bytes, bool write, WarpPlacement& where) {
+inline bool place_warp(const Context& c, const LaneAddresses& a, unsigned bytes, bool write, WarpPlacement& where) {
     if (bytes == 0 || (bytes & (bytes - 1)) != 0) return false;
-    const std::uint64_t offset = c.d.address_offset, address_mask = c.d.address_mask;
-    std::uint64_t lo = ~std::uint64_t{0}, hi = 0, any_bits = 0;
-    lanes(c, [&](unsigned l) {
-        const std::uint64_t a = (base[l] + offset) & address_mask;
-        lo = std::min(lo, a);
-        hi = std::max(hi, a);
-        any_bits |= a;
-    });
-    if ((any_bits & (bytes - 1)) != 0) return false;
+    const std::uint64_t lo = a.lo, hi = a.hi;
+    if ((a.any_bits & (bytes - 1)) != 0) return false;
     auto fits = [&](std::uint64_t from, std::uint64_t size) { // every lane's [a, a + bytes) in [from, from + size)
         return lo >= from && hi - from <= size && bytes <= size - (hi - from);
     };
@@ -258,17 +294,17 @@ inline bool place_warp(const Context& c, const detail::Source& base, unsigned by
     }
 }
 
-// A load (scalar or vector) place_warp places: each lane's elements are copied without resolving its address again.
+// A load (scalar or vector) place_warp places: each lane's elements are copied from the address computed once.
 // False, having changed nothing, otherwise. Element: the element size when the load fills its registers exactly
 // (no extension), 0 otherwise.
 template <bool Record, unsigned Element>
 inline bool placed_load_lanes(const Context& c, StepResult* out, const detail::Source& base, std::uint64_t* dst,
                               unsigned element, bool is_signed, unsigned reg_bits) {
     const DecodedInstruction& d = c.d;
-    const unsigned count = d.dst_count == 0 ? 1 : std::min<unsigned>(d.elements, d.dst_count);
+    LaneAddresses a;
+    compute_addresses(c, base, a);
     WarpPlacement where;
-    if (!place_warp(c, base, element * d.elements, false, where)) return false;
-    const std::uint64_t offset = d.address_offset, address_mask = d.address_mask;
+    if (!place_warp(c, a, element * d.elements, false, where)) return false;
     auto value = [&](const std::uint8_t* p) {
         if constexpr (Element != 0) {
             std::uint64_t v = 0;
@@ -278,17 +314,23 @@ inline bool placed_load_lanes(const Context& c, StepResult* out, const detail::S
             return detail::extend(detail::load_le(p, element), element * 8, is_signed, reg_bits);
         }
     };
-    lanes(c, [&](unsigned l) {
-        const std::uint64_t a = (base[l] + offset) & address_mask;
+    auto record = [&](unsigned l) {
         if constexpr (Record) {
-            out->addresses[l] = a;
+            out->addresses[l] = a.of[l];
             out->lane_spaces[l] = where.space;
         }
-        const std::uint8_t* p = where.at(l, a);
-        if (d.dst_count == 0) {
-            dst[l] = value(p);
-            return;
-        }
+    };
+    if (d.dst_count == 0) {
+        lanes(c, [&](unsigned l) {
+            record(l);
+            dst[l] = value(where.at(l, a.of[l]));
+        });
+        return true;
+    }
+    const unsigned count = std::min<unsigned>(d.elements, d.dst_count);
+    lanes(c, [&](unsigned l) {
+        record(l);
+        const std::uint8_t* p = where.at(l, a.of[l]);
         for (unsigned e = 0; e < count; ++e)
             if (d.dst_vector[e] != ir::no_reg) c.w.row(d.dst_vector[e])[l] = value(p + e * element);
     });
@@ -356,14 +398,10 @@ inline std::uint64_t atomic_update(const Context& c, ir::AtomOp op, std::uint64_
     unsupported(c);
 }
 
-template <bool Record> inline void memory(const Context& c, StepResult* out) {
-    const DecodedInstruction& d = c.d;
-    const unsigned element = d.element_bytes, count = d.elements;
-    const unsigned bytes = element * count;
-    const detail::Source base = d.address_base == ir::no_reg ? detail::Source{&c.launch.zero, 0U, false}
-                                                             : detail::Source{c.w.row(d.address_base), ~0U, false};
-    const std::uint64_t offset = d.address_offset, address_mask = d.address_mask;
+// What a ld, st, atom or red tells the timing model besides its lanes' addresses.
+template <bool Record> inline void describe_access(const Context& c, StepResult* out, unsigned bytes) {
     if constexpr (Record) {
+        const DecodedInstruction& d = c.d;
         out->is_memory = true;
         out->is_load = d.op == ir::Opcode::ld;
         out->is_store = d.op == ir::Opcode::st;
@@ -372,6 +410,16 @@ template <bool Record> inline void memory(const Context& c, StepResult* out) {
         out->access_bytes = bytes;
         out->accessed = c.exec;
     }
+}
+
+template <bool Record> inline void memory(const Context& c, StepResult* out) {
+    const DecodedInstruction& d = c.d;
+    const unsigned element = d.element_bytes, count = d.elements;
+    const unsigned bytes = element * count;
+    const detail::Source base = d.address_base == ir::no_reg ? detail::Source{&c.launch.zero, 0U, false}
+                                                             : detail::Source{c.w.row(d.address_base), ~0U, false};
+    const std::uint64_t offset = d.address_offset, address_mask = d.address_mask;
+    describe_access<Record>(c, out, bytes);
     auto record = [&](unsigned l, ir::StateSpace s, std::uint64_t a) {
         if constexpr (Record) {
             out->addresses[l] = a;
@@ -434,15 +482,22 @@ template <bool Record> inline void memory(const Context& c, StepResult* out) {
         const unsigned n = std::min<unsigned>(count, d.num_sources);
         if (n < count) unsupported(c);
         for (unsigned e = 0; e < n && e < 4; ++e) values[e] = source(c, e);
+        LaneAddresses a;
+        compute_addresses(c, base, a);
         WarpPlacement where;
-        if (place_warp(c, base, bytes, true, where)) {
+        if (place_warp(c, a, bytes, true, where)) {
+            if (n == 1 && element == 4) {
+                const detail::Source value = values[0];
+                lanes(c, [&](unsigned l) {
+                    record(l, where.space, a.of[l]);
+                    detail::store_le(where.at(l, a.of[l]), value[l], 4);
+                });
+                return;
+            }
             lanes(c, [&](unsigned l) {
-                const std::uint64_t a = (base[l] + offset) & address_mask;
-                record(l, where.space, a);
-                std::uint8_t* p = where.at(l, a);
-                if (n == 1 && element == 4) detail::store_le(p, values[0][l], 4);
-                else
-                    for (unsigned e = 0; e < n; ++e) detail::store_le(p + e * element, values[e][l], element);
+                record(l, where.space, a.of[l]);
+                std::uint8_t* p = where.at(l, a.of[l]);
+                for (unsigned e = 0; e < n; ++e) detail::store_le(p + e * element, values[e][l], element);
             });
             return;
         }
@@ -463,13 +518,14 @@ template <bool Record> inline void memory(const Context& c, StepResult* out) {
     // the type); on global and shared memory its lanes are also placed at once when place_warp allows.
     const bool integer_add = op == ir::AtomOp::add && !is_float(d.type);
     const std::uint64_t type_mask = low_mask(size_bytes(d.type) * 8);
+    LaneAddresses a;
+    if (integer_add) compute_addresses(c, base, a);
     WarpPlacement where;
-    if (integer_add && place_warp(c, base, bytes, true, where) &&
+    if (integer_add && place_warp(c, a, bytes, true, where) &&
         (where.space == ir::StateSpace::global || where.space == ir::StateSpace::shared)) {
         lanes(c, [&](unsigned l) {
-            const std::uint64_t a = (base[l] + offset) & address_mask;
-            record(l, where.space, a);
-            std::uint8_t* p = where.at(l, a);
+            record(l, where.space, a.of[l]);
+            std::uint8_t* p = where.at(l, a.of[l]);
             const std::uint64_t old = detail::load_le(p, element);
             detail::store_le(p, (old + b[l]) & type_mask, element);
             if (has_dst) dst[l] = old;
@@ -491,6 +547,31 @@ template <bool Record> inline void memory(const Context& c, StepResult* out) {
             integer_add ? (old + b[l]) & type_mask : atomic_update(c, op, old, b[l], cc[l], ftz);
         detail::store_le(p, updated, element);
         if (has_dst) dst[l] = old;
+    });
+}
+
+// DecodedInstruction::global_word_load's loads: what memory<Record> does for them (a placed load of a word as wide as
+// its register), without its dispatch on the access's kind. When place_warp cannot place the lanes at once, memory's
+// per-lane path runs instead and faults where a lane's access is not valid.
+template <bool Record, unsigned Element> inline void load_global_word(const Context& c, StepResult* out) {
+    const detail::Source base{c.w.row(c.d.address_base), ~0U, false};
+    LaneAddresses a;
+    compute_addresses(c, base, a);
+    WarpPlacement where;
+    if (!place_warp(c, a, Element, false, where) || where.stride != 0) {
+        memory<Record>(c, out);
+        return;
+    }
+    describe_access<Record>(c, out, Element);
+    std::uint64_t* dst = dst_row(c);
+    lanes(c, [&](unsigned l) {
+        if constexpr (Record) {
+            out->addresses[l] = a.of[l];
+            out->lane_spaces[l] = where.space;
+        }
+        std::uint64_t v = 0;
+        std::memcpy(&v, where.origin + (a.of[l] - where.bias), Element);
+        dst[l] = v;
     });
 }
 
