@@ -1,8 +1,8 @@
 // The element-wise instructions the engine runs as whole-warp loops (detail::map_lanes: integer add/sub/mul/mad,
-// logic, shl, mov, setp, selp, f32 add/sub/mul and fma) give the same per-thread results whether a warp executes
-// all 32 lanes at once (the vectorized loop), some of them (the per-lane loop) or runs 64 lanes wide, on edge values,
-// with immediates in any operand position and with a destination that is also a source. Each thread's results are
-// checked against a CPU reference.
+// mul.wide, logic, shl, 32-bit shr, cvt widening 32 to 64 bits, mov, setp, selp, f32 add/sub/mul and fma) give the
+// same per-thread results whether a warp executes all 32 lanes at once (the vectorized loop), some of them (the
+// per-lane loop) or runs 64 lanes wide, on edge values, with immediates in any operand position and with a destination
+// that is also a source. Each thread's results are checked against a CPU reference.
 #include <doctest/doctest.h>
 
 #include <bit>
@@ -20,7 +20,7 @@ using namespace gpuarch::func;
 namespace {
 
 constexpr unsigned inputs_per_thread = 6; // a, b, s (u32); x, y, z (f32)
-constexpr unsigned results_per_thread = 28; // u32 slots; the u64 results take two each, at even slots
+constexpr unsigned results_per_thread = 40; // u32 slots; the u64 results take two each, at even slots
 
 const char* element_wise = R"(
     mov.u32 %r1, %tid.x;
@@ -32,7 +32,7 @@ const char* element_wise = R"(
     ld.global.f32 %f1, [%rd2+12];
     ld.global.f32 %f2, [%rd2+16];
     ld.global.f32 %f3, [%rd2+20];
-    mul.wide.u32 %rd3, %r1, 112;
+    mul.wide.u32 %rd3, %r1, 160;
     add.s64 %rd4, %rd62, %rd3;
     add.u32 %r10, %r2, %r3;
     st.global.u32 [%rd4], %r10;
@@ -98,6 +98,22 @@ const char* element_wise = R"(
     st.global.u64 [%rd4+96], %rd12;
     mul.lo.u64 %rd12, %rd11, %rd11;
     st.global.u64 [%rd4+104], %rd12;
+    mul.wide.s32 %rd13, %r2, %r3;
+    st.global.u64 [%rd4+112], %rd13;
+    mul.wide.u32 %rd13, %r2, %r3;
+    st.global.u64 [%rd4+120], %rd13;
+    mul.wide.s32 %rd13, %r3, -7;
+    st.global.u64 [%rd4+128], %rd13;
+    shr.u32 %r10, %r3, %r4;
+    st.global.u32 [%rd4+136], %r10;
+    shr.s32 %r10, %r3, %r4;
+    st.global.u32 [%rd4+140], %r10;
+    shr.u32 %r10, %r3, 5;
+    st.global.u32 [%rd4+144], %r10;
+    cvt.u32.u64 %r10, %rd11;
+    st.global.u32 [%rd4+148], %r10;
+    cvt.s64.s32 %rd13, %r3;
+    st.global.u64 [%rd4+152], %rd13;
 )";
 
 std::uint32_t bits(float v) { return std::isnan(v) ? 0x7fffffffU : std::bit_cast<std::uint32_t>(v); }
@@ -107,7 +123,7 @@ struct Inputs {
     float x, y, z;
 };
 
-// What each thread must store (u32 slots; slots 24..27 hold the two u64 results).
+// What each thread must store (u32 slots; slots 24..33 and 38..39 hold the u64 results).
 std::vector<std::uint32_t> reference(const Inputs& in) {
     const std::uint32_t a = in.a, b = in.b, s = in.s;
     const auto sb = static_cast<std::int32_t>(b), ss = static_cast<std::int32_t>(s);
@@ -143,6 +159,19 @@ std::vector<std::uint32_t> reference(const Inputs& in) {
     r[25] = static_cast<std::uint32_t>(sum >> 32);
     r[26] = static_cast<std::uint32_t>(square);
     r[27] = static_cast<std::uint32_t>(square >> 32);
+    auto put64 = [&](unsigned slot, std::uint64_t v) {
+        r[slot] = static_cast<std::uint32_t>(v);
+        r[slot + 1] = static_cast<std::uint32_t>(v >> 32);
+    };
+    const std::uint32_t a2 = a + b;
+    put64(28, static_cast<std::uint64_t>(std::int64_t{static_cast<std::int32_t>(a2)} * sb));
+    put64(30, std::uint64_t{a2} * b);
+    put64(32, static_cast<std::uint64_t>(std::int64_t{sb} * -7));
+    r[34] = s >= 32 ? 0 : b >> s;
+    r[35] = static_cast<std::uint32_t>(sb >> (s > 31 ? 31 : s));
+    r[36] = b >> 5;
+    r[37] = a2;
+    put64(38, static_cast<std::uint64_t>(std::int64_t{sb}));
     return r;
 }
 

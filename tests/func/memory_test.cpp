@@ -228,11 +228,12 @@ TEST_CASE("a warp access that one check cannot place still faults at its first b
     }
 }
 
-// Word loads from global memory through an address register take their own path (DecodedInstruction::
-// global_word_load); loads that extend (into a wider register, signed) and generic addresses outside global memory
-// take memory's. Lanes gather words out of order, a guarded load runs on a few lanes, and the second warp of a
-// 40-thread CTA of 32-lane warps is partial.
-TEST_CASE("word loads from global memory give each lane its word on whole, partial and 64-lane warps") {
+// Scalar loads from global memory through an address register take their own path (DecodedInstruction::
+// global_scalar_load: words into registers as wide, bytes and halves extended by the type's signedness); words
+// extended into wider registers and generic addresses outside global memory take memory_lanes's. Lanes gather
+// elements out of order, a guarded load runs on a few lanes, and the second warp of a 40-thread CTA of 32-lane warps
+// is partial.
+TEST_CASE("scalar loads from global memory give each lane its element on whole, partial and 64-lane warps") {
     const std::string body = R"(
         mov.u32 %r1, %tid.x;
         mul.lo.u32 %r2, %r1, 7;
@@ -248,12 +249,27 @@ TEST_CASE("word loads from global memory give each lane its word on whole, parti
         ld.global.s32 %rd6, [%rd2];
         setp.lt.u32 %p1, %r1, 5;
         @%p1 ld.global.u32 %r4, [%rd63+8];
-        mul.wide.u32 %rd7, %r1, 24;
+        add.u64 %rd9, %rd63, %rd1;
+        add.u64 %rd9, %rd9, 3;
+        ld.global.u8 %r7, [%rd9];
+        ld.global.s8 %r8, [%rd9];
+        add.u64 %rd10, %rd63, %rd1;
+        add.u64 %rd10, %rd10, 2;
+        ld.global.s16 %r9, [%rd10];
+        ld.global.u16 %h1, [%rd10];
+        cvt.u32.u16 %r10, %h1;
+        ld.global.u32 %rd11, [%rd2];
+        mul.wide.u32 %rd7, %r1, 48;
         add.u64 %rd8, %rd62, %rd7;
         st.global.u32 [%rd8], %r4;
         st.global.u32 [%rd8+4], %r6;
         st.global.u64 [%rd8+8], %rd5;
         st.global.u64 [%rd8+16], %rd6;
+        st.global.u32 [%rd8+24], %r7;
+        st.global.u32 [%rd8+28], %r8;
+        st.global.u32 [%rd8+32], %r9;
+        st.global.u32 [%rd8+36], %r10;
+        st.global.u64 [%rd8+40], %rd11;
     )";
     std::vector<std::uint64_t> in(16);
     for (std::uint64_t k = 0; k < 16; ++k) in[k] = (0x8000'0000ULL + 3 * k) << 32 | (0xf000'0000ULL + k);
@@ -261,20 +277,40 @@ TEST_CASE("word loads from global memory give each lane its word on whole, parti
     for (unsigned width : {32U, 64U}) {
         INFO("warp width " << width);
         const unsigned threads = 40;
-        const test::BodyRun run = test::run_body(body, threads * 24, test::bytes_of(in),
-                                                 LaunchConfig{Dim3{1, 1, 1}, Dim3{threads, 1, 1}, 0},
-                                                 LaunchOptions{width});
+        const test::BodyRun run =
+            test::run_body(body, threads * 48, test::bytes_of(in), LaunchConfig{Dim3{1, 1, 1}, Dim3{threads, 1, 1}, 0},
+                           LaunchOptions{width});
         for (std::uint32_t t = 0; t < threads; ++t) {
             CAPTURE(t);
             const std::uint32_t w = (t * 7) & 31;
-            CHECK(run.u32(t * 6) == (t < 5 ? word(2) : word(w)));
-            CHECK(run.u32(t * 6 + 1) == word(w));
-            CHECK(run.u64(t * 3 + 1) == in[(t * 7) & 15]);
-            CHECK(run.u64(t * 3 + 2) == static_cast<std::uint64_t>(std::int64_t{static_cast<std::int32_t>(word(w))}));
+            CHECK(run.u32(t * 12) == (t < 5 ? word(2) : word(w)));
+            CHECK(run.u32(t * 12 + 1) == word(w));
+            CHECK(run.u64(t * 6 + 1) == in[(t * 7) & 15]);
+            CHECK(run.u64(t * 6 + 2) == static_cast<std::uint64_t>(std::int64_t{static_cast<std::int32_t>(word(w))}));
+            const auto top_byte = static_cast<std::uint8_t>(word(w) >> 24);
+            const auto high_half = static_cast<std::uint16_t>(word(w) >> 16);
+            CHECK(run.u32(t * 12 + 6) == top_byte);
+            CHECK(run.u32(t * 12 + 7) == static_cast<std::uint32_t>(std::int32_t{static_cast<std::int8_t>(top_byte)}));
+            CHECK(run.u32(t * 12 + 8) ==
+                  static_cast<std::uint32_t>(std::int32_t{static_cast<std::int16_t>(high_half)}));
+            CHECK(run.u32(t * 12 + 9) == high_half);
+            CHECK(run.u64(t * 6 + 5) == word(w));
         }
     }
 
-    // A generic address of shared memory: the global check does not place it, memory's path resolves the window.
+    // A byte load past the end of `in` (64 bytes): the lanes are not placed at once, and the per-lane path faults at
+    // the first lane outside (lane 22 reads byte 66).
+    const KernelError byte = fault_of(R"(
+        mov.u32 %r1, %tid.x;
+        mul.wide.u32 %rd1, %r1, 3;
+        add.u64 %rd2, %rd63, %rd1;
+        ld.global.u8 %r2, [%rd2];
+    )",
+                                      LaunchConfig{Dim3{1, 1, 1}, Dim3{32, 1, 1}, 0});
+    CHECK(contains(byte.what(), "out-of-bounds global load of 1 bytes"));
+    CHECK(byte.site().thread == Dim3{22, 0, 0});
+
+    // A generic address of shared memory: the global check does not place it, memory_lanes's path resolves the window.
     const std::string shared_body = R"(
         .shared .align 4 .b8 sh[128];
         mov.u32 %r1, %tid.x;
@@ -290,11 +326,12 @@ TEST_CASE("word loads from global memory give each lane its word on whole, parti
         add.u64 %rd7, %rd62, %rd1;
         st.global.u32 [%rd7], %r3;
     )";
-    const test::BodyRun shared = test::run_body(shared_body, 32 * 4, {}, LaunchConfig{Dim3{1, 1, 1}, Dim3{32, 1, 1}, 0});
+    const test::BodyRun shared =
+        test::run_body(shared_body, 32 * 4, {}, LaunchConfig{Dim3{1, 1, 1}, Dim3{32, 1, 1}, 0});
     for (std::uint32_t t = 0; t < 32; ++t) CHECK(shared.u32(t) == 500 + (t ^ 1));
 }
 
-TEST_CASE("a global word load tells the timing model each lane's address and space") {
+TEST_CASE("a global scalar load tells the timing model each lane's address and space") {
     const std::string body = R"(
         mov.u32 %r1, %tid.x;
         mul.lo.u32 %r2, %r1, 7;

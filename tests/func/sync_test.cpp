@@ -165,7 +165,7 @@ TEST_CASE("run_steps runs straight-line code through divergence, reconvergence, 
         CHECK(out[9] == 0); // lane 9 exited before its store
         CHECK(out[1] != 0);
     }
-    // The instruction limit stops a run at the same instruction as it stops steps, whichever part of the run it falls in.
+    // The instruction limit stops a run at the same instruction as it stops steps, wherever in a run it falls.
     for (std::uint64_t limit : {1U, 6U, 9U, 20U, 41U}) {
         INFO("instruction limit " << limit);
         LaunchOptions options;

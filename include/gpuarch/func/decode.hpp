@@ -58,9 +58,10 @@ struct DecodedInstruction {
     ir::StateSpace space = ir::StateSpace::none;
     std::uint8_t element_bytes = 0; // ld/st/atom: bytes of one element
     std::uint8_t elements = 1; // ld/st: vector width
-    // 4 or 8 for the most frequent load, a word of that size from .global (or generic) memory into a scalar register no
-    // wider, addressed through a register (semantics::load_global_word); 0 for every other instruction.
-    std::uint8_t global_word_load = 0;
+    // The element's bytes for the most frequent loads, a scalar from .global (or generic) memory addressed through a
+    // register (semantics::load_global_scalar): 4 or 8 for a word into a register no wider, 1 or 2 for a byte or half
+    // (extended into its register); 0 for every other instruction.
+    std::uint8_t global_scalar_load = 0;
     ir::Pc target = ir::no_pc; // bra
     // cp.async: the shared-memory destination, address = (base register, if any) + offset within the
     // CTA's shared memory; the global source is the memory operand above (space global).
@@ -367,8 +368,9 @@ private:
             if (d.element_bytes == 0) fail(inst, "the access has no data type");
             if (inst.op == Opcode::ld && (d.space == ir::StateSpace::global || d.space == ir::StateSpace::generic) &&
                 d.elements == 1 && d.dst_count == 0 && d.address_base != ir::no_reg &&
-                (d.element_bytes == 4 || d.element_bytes == 8) && d.dst_bits <= d.element_bytes * 8)
-                d.global_word_load = d.element_bytes;
+                (d.element_bytes == 1 || d.element_bytes == 2 ||
+                 ((d.element_bytes == 4 || d.element_bytes == 8) && d.dst_bits <= d.element_bytes * 8)))
+                d.global_scalar_load = d.element_bytes;
         }
         for (unsigned i = first_source; i < inst.num_operands; ++i) {
             const ir::Operand& o = inst.operands[i];

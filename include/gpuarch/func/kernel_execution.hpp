@@ -474,8 +474,8 @@ template <bool Record>
     case Opcode::copysign:
     case Opcode::testp: semantics::float_misc(c); break;
     case Opcode::ld:
-        if (d.global_word_load == 4) semantics::load_global_word<Record, 4>(c, out);
-        else if (d.global_word_load == 8) semantics::load_global_word<Record, 8>(c, out);
+        if (d.global_scalar_load == 4) semantics::load_global_scalar<Record, 4>(c, out);
+        else if (d.global_scalar_load == 8) semantics::load_global_scalar<Record, 8>(c, out);
         else semantics::memory<Record>(c, out);
         break;
     case Opcode::st:
@@ -563,8 +563,7 @@ GPUARCH_SEPARATE_INLINE unsigned KernelExecution::run_steps(CtaState& cta, unsig
                 if (w.stack.empty()) semantics::finish_warp(launch_, cta, w);
                 break;
             }
-        } while (steps < max_steps && pc < code_size && code[pc].straight_line &&
-                 counts_.warp_instructions < limit);
+        } while (steps < max_steps && pc < code_size && code[pc].straight_line && counts_.warp_instructions < limit);
     } while (steps < max_steps && !w.finished() && !w.waiting());
     return steps;
 }

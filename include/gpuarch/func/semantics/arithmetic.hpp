@@ -87,10 +87,13 @@ inline void mul(const Context& c) {
         } else if (mode == ir::MulMode::wide) {
             if constexpr (sizeof(T) <= 4) {
                 using W = std::conditional_t<std::is_signed_v<T>, std::int64_t, std::uint64_t>;
-                lanes(c, [&](unsigned l) {
-                    dst[l] = static_cast<std::uint64_t>(W{static_cast<T>(a[l])} * W{static_cast<T>(b[l])}) &
-                             low_mask(sizeof(T) * 16);
-                });
+                map(
+                    c, dst,
+                    [](std::uint64_t x, std::uint64_t y) -> std::uint64_t {
+                        return static_cast<std::uint64_t>(W{static_cast<T>(x)} * W{static_cast<T>(y)}) &
+                               low_mask(sizeof(T) * 16);
+                    },
+                    a, b);
             } else {
                 unsupported(c);
             }

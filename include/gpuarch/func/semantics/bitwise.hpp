@@ -127,7 +127,25 @@ inline void shift(const Context& c) {
         return;
     }
     const bool arithmetic = is_signed_int(c.d.type);
-    lanes(c, [&](unsigned l) { dst[l] = shift_right(a[l], static_cast<std::uint32_t>(b[l]), width, arithmetic); });
+    if (width == 32 && arithmetic) {
+        map(
+            c, dst,
+            [](std::uint64_t x, std::uint64_t y) -> std::uint64_t {
+                const auto n = static_cast<std::uint32_t>(y);
+                return static_cast<std::uint32_t>(static_cast<std::int32_t>(x) >> (n > 31 ? 31 : n));
+            },
+            a, b);
+    } else if (width == 32) {
+        map(
+            c, dst,
+            [](std::uint64_t x, std::uint64_t y) -> std::uint64_t {
+                const auto n = static_cast<std::uint32_t>(y);
+                return n >= 32 ? 0 : static_cast<std::uint32_t>(x) >> n;
+            },
+            a, b);
+    } else {
+        lanes(c, [&](unsigned l) { dst[l] = shift_right(a[l], static_cast<std::uint32_t>(b[l]), width, arithmetic); });
+    }
 }
 
 } // namespace gpuarch::func::semantics

@@ -83,6 +83,19 @@ inline void convert(const Context& c) {
     // integer -> integer: extend by the source type, then truncate (or saturate) to the destination type,
     // then extend by the destination type into a wider destination register.
     const bool src_signed = is_signed_int(st), dst_signed = is_signed_int(dt);
+    if (!sat && sbits == 32 && dbits == 64) { // the most frequent: widening a 32-bit index
+        if (src_signed)
+            map(
+                c, dst,
+                [](std::uint64_t x) -> std::uint64_t {
+                    return static_cast<std::uint64_t>(std::int64_t{static_cast<std::int32_t>(x)});
+                },
+                a);
+        else
+            map(
+                c, dst, [](std::uint64_t x) -> std::uint64_t { return static_cast<std::uint32_t>(x); }, a);
+        return;
+    }
     lanes(c, [&](unsigned l) {
         const std::uint64_t raw = a[l] & low_mask(sbits);
         std::uint64_t r = 0;

@@ -412,7 +412,8 @@ template <bool Record> inline void describe_access(const Context& c, StepResult*
     }
 }
 
-template <bool Record> inline void memory(const Context& c, StepResult* out) {
+// Every ld, st, atom and red, lanes placed at once where place_warp allows, else one by one (see memory).
+template <bool Record> inline void memory_lanes(const Context& c, StepResult* out) {
     const DecodedInstruction& d = c.d;
     const unsigned element = d.element_bytes, count = d.elements;
     const unsigned bytes = element * count;
@@ -550,20 +551,23 @@ template <bool Record> inline void memory(const Context& c, StepResult* out) {
     });
 }
 
-// DecodedInstruction::global_word_load's loads: what memory<Record> does for them (a placed load of a word as wide as
-// its register), without its dispatch on the access's kind. When place_warp cannot place the lanes at once, memory's
-// per-lane path runs instead and faults where a lane's access is not valid.
-template <bool Record, unsigned Element> inline void load_global_word(const Context& c, StepResult* out) {
+// DecodedInstruction::global_scalar_load's loads: what memory_lanes<Record> does for them (a placed load, a byte or
+// half extended into its register by the type's signedness), without its dispatch on the access's kind. When
+// place_warp cannot place the lanes at once, memory_lanes's per-lane path runs instead and faults where a lane's
+// access is not valid.
+template <bool Record, unsigned Element> inline void load_global_scalar(const Context& c, StepResult* out) {
     const detail::Source base{c.w.row(c.d.address_base), ~0U, false};
     LaneAddresses a;
     compute_addresses(c, base, a);
     WarpPlacement where;
     if (!place_warp(c, a, Element, false, where) || where.stride != 0) {
-        memory<Record>(c, out);
+        memory_lanes<Record>(c, out);
         return;
     }
     describe_access<Record>(c, out, Element);
     std::uint64_t* dst = dst_row(c);
+    const unsigned reg_bits = std::max<unsigned>(c.d.dst_bits, Element * 8);
+    const bool is_signed = is_signed_int(c.d.type);
     lanes(c, [&](unsigned l) {
         if constexpr (Record) {
             out->addresses[l] = a.of[l];
@@ -571,8 +575,18 @@ template <bool Record, unsigned Element> inline void load_global_word(const Cont
         }
         std::uint64_t v = 0;
         std::memcpy(&v, where.origin + (a.of[l] - where.bias), Element);
-        dst[l] = v;
+        if constexpr (Element >= 4) dst[l] = v; // decode.hpp: a word goes into a register no wider
+        else dst[l] = detail::extend(v, Element * 8, is_signed, reg_bits);
     });
+}
+
+// ld, st, atom and red. Global byte and half loads go to load_global_scalar from here; execute sends word loads
+// there directly (dispatching all four sizes in execute, which the functional engine inlines into its loop, made the
+// loop slower by 7% on atax, bicg and mvt).
+template <bool Record> inline void memory(const Context& c, StepResult* out) {
+    if (c.d.global_scalar_load == 1) load_global_scalar<Record, 1>(c, out);
+    else if (c.d.global_scalar_load == 2) load_global_scalar<Record, 2>(c, out);
+    else memory_lanes<Record>(c, out);
 }
 
 // ---- cp.async --------------------------------------------------------------------------------
