@@ -33,6 +33,24 @@ struct DecodedSource {
     std::uint64_t imm = 0; // immediate, or a symbol's address, in the operand's type
 };
 
+// The most frequent element-wise integer forms, recognised when a launch is decoded, with their type and modifiers
+// settled (semantics::run_lane_op): executing one skips the semantics' dispatch on type, modifiers and compare
+// operator, and each form computes exactly what the general semantics compute for it (they share the lane functions,
+// semantics/lane_ops.hpp). 32 and 64 name the width of the register values the form reads; s and u the signedness
+// where it matters. Any other form is `none` and takes its opcode's general semantics.
+enum class LaneOp : std::uint8_t {
+    none,
+    add_32, add_64, sub_32, sub_64, // add, sub: no .sat, no .cc (carry out), integer types
+    mul_lo_32, mul_lo_64, mul_wide_s32, mul_wide_u32, mad_lo_32, mad_lo_64, // mad: no .sat, no .cc, not madc
+    shl_32, shr_u32, shr_s32,
+    and_32, or_32, xor_32, and_64, or_64, xor_64, and_pred, or_pred, xor_pred,
+    // setp with one destination and no combining predicate; the unsigned operators lo/ls/hi/hs and the ordered ones
+    // on unsigned types are the *_u forms, eq/ne the same for either signedness.
+    setp_eq_32, setp_ne_32, setp_eq_64, setp_ne_64,
+    setp_lt_s32, setp_le_s32, setp_gt_s32, setp_ge_s32, setp_lt_u32, setp_le_u32, setp_gt_u32, setp_ge_u32,
+    setp_lt_s64, setp_le_s64, setp_gt_s64, setp_ge_s64, setp_lt_u64, setp_le_u64, setp_gt_u64, setp_ge_u64,
+};
+
 struct DecodedInstruction {
     const ir::Instruction* inst = nullptr;
     ir::Opcode op = ir::Opcode::mov;
@@ -62,6 +80,7 @@ struct DecodedInstruction {
     // register (semantics::load_global_scalar): 4 or 8 for a word into a register no wider, 1 or 2 for a byte or half
     // (extended into its register); 0 for every other instruction.
     std::uint8_t global_scalar_load = 0;
+    LaneOp lane_op = LaneOp::none; // a frequent element-wise integer form, or none
     ir::Pc target = ir::no_pc; // bra
     // cp.async: the shared-memory destination, address = (base register, if any) + offset within the
     // CTA's shared memory; the global source is the memory operand above (space global).
@@ -386,7 +405,71 @@ private:
             }
             add_source(inst, d, source(inst, o, i));
         }
+        d.lane_op = lane_op_of(inst, d);
         return d;
+    }
+
+    // The LaneOp form of `inst`, none when it is not one (see LaneOp). The conditions are those under which the
+    // general semantics reach the same lane function: integer add/sub/mul/mad without saturation or carry, the 32-bit
+    // shifts (shift() maps only those whole-warp), logic on 32- or 64-bit values and predicates, and the plain setp.
+    static LaneOp lane_op_of(const ir::Instruction& inst, const DecodedInstruction& d) {
+        using ir::Opcode;
+        using T = ir::ScalarType;
+        const T t = inst.type;
+        const bool is32 = t == T::b32 || t == T::u32 || t == T::s32;
+        const bool is64 = t == T::b64 || t == T::u64 || t == T::s64;
+        const bool is_signed = t == T::s32 || t == T::s64;
+        auto by_width = [&](LaneOp w32, LaneOp w64) { return is32 ? w32 : is64 ? w64 : LaneOp::none; };
+        switch (inst.op) {
+        case Opcode::add:
+        case Opcode::sub:
+            if (inst.sat || inst.carry_out) return LaneOp::none;
+            return inst.op == Opcode::add ? by_width(LaneOp::add_32, LaneOp::add_64)
+                                          : by_width(LaneOp::sub_32, LaneOp::sub_64);
+        case Opcode::mul:
+            if (inst.mul_mode == ir::MulMode::wide)
+                return t == T::s32 ? LaneOp::mul_wide_s32 : is32 ? LaneOp::mul_wide_u32 : LaneOp::none;
+            if (inst.mul_mode == ir::MulMode::hi) return LaneOp::none;
+            return by_width(LaneOp::mul_lo_32, LaneOp::mul_lo_64);
+        case Opcode::mad:
+            if (inst.sat || inst.carry_out || inst.mul_mode == ir::MulMode::hi || inst.mul_mode == ir::MulMode::wide)
+                return LaneOp::none;
+            return by_width(LaneOp::mad_lo_32, LaneOp::mad_lo_64);
+        case Opcode::shl: return is32 ? LaneOp::shl_32 : LaneOp::none;
+        case Opcode::shr: return !is32 ? LaneOp::none : is_signed ? LaneOp::shr_s32 : LaneOp::shr_u32;
+        case Opcode::and_:
+            return t == T::pred ? LaneOp::and_pred : by_width(LaneOp::and_32, LaneOp::and_64);
+        case Opcode::or_: return t == T::pred ? LaneOp::or_pred : by_width(LaneOp::or_32, LaneOp::or_64);
+        case Opcode::xor_:
+            return t == T::pred ? LaneOp::xor_pred : by_width(LaneOp::xor_32, LaneOp::xor_64);
+        case Opcode::setp: {
+            if (d.num_sources != 2 || d.dst2 != ir::no_reg || (!is32 && !is64)) return LaneOp::none;
+            using O = ir::CompareOp;
+            const O op = inst.cmp;
+            if (op == O::eq) return by_width(LaneOp::setp_eq_32, LaneOp::setp_eq_64);
+            if (op == O::ne) return by_width(LaneOp::setp_ne_32, LaneOp::setp_ne_64);
+            // Ordered operators on a signed type compare signed; on an unsigned or bit type, and lo/ls/hi/hs on any
+            // type, unsigned (compare_int).
+            const bool lo_ls_hi_hs = op == O::lo || op == O::ls || op == O::hi || op == O::hs;
+            const bool as_signed = is_signed && !lo_ls_hi_hs;
+            unsigned order = 0; // lt, le, gt, ge
+            switch (op) {
+            case O::lt:
+            case O::lo: order = 0; break;
+            case O::le:
+            case O::ls: order = 1; break;
+            case O::gt:
+            case O::hi: order = 2; break;
+            case O::ge:
+            case O::hs: order = 3; break;
+            default: return LaneOp::none;
+            }
+            const LaneOp first = is32 ? (as_signed ? LaneOp::setp_lt_s32 : LaneOp::setp_lt_u32)
+                                      : (as_signed ? LaneOp::setp_lt_s64 : LaneOp::setp_lt_u64);
+            return static_cast<LaneOp>(static_cast<unsigned>(first) + order);
+        }
+        default: return LaneOp::none;
+        }
     }
 
     void add_source(const ir::Instruction& inst, DecodedInstruction& d, const DecodedSource& s) const {

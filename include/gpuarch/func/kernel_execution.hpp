@@ -57,6 +57,7 @@
 #include <gpuarch/func/semantics/conversion.hpp>
 #include <gpuarch/func/semantics/device_runtime.hpp>
 #include <gpuarch/func/semantics/float.hpp>
+#include <gpuarch/func/semantics/lane_ops.hpp>
 #include <gpuarch/func/semantics/memory.hpp>
 #include <gpuarch/func/semantics/operands.hpp>
 #include <gpuarch/func/semantics/texture.hpp>
@@ -422,6 +423,11 @@ template <bool Record>
 [[gnu::always_inline]] inline void KernelExecution::execute(CtaState& cta, WarpState& w, const DecodedInstruction& d,
                                                             ir::Pc pc, const core::WarpMask& exec, StepResult* out) {
     const semantics::Context c{launch_, cta, w, d, pc, exec};
+    // The frequent integer forms the decoder settled (DecodedInstruction::lane_op) skip the dispatch below.
+    if (d.lane_op != LaneOp::none) {
+        semantics::run_lane_op(c);
+        return;
+    }
     using ir::Opcode;
     switch (d.op) {
     case Opcode::add:

@@ -11,6 +11,7 @@
 #include <gpuarch/func/float_ops.hpp>
 #include <gpuarch/func/int_ops.hpp>
 #include <gpuarch/func/semantics/float.hpp>
+#include <gpuarch/func/semantics/lane_ops.hpp>
 #include <gpuarch/func/semantics/operands.hpp>
 
 namespace gpuarch::func::semantics {
@@ -44,12 +45,8 @@ inline void add_sub(const Context& c) {
             unsupported(c);
         }
         if (!carry_in && !carry_out) {
-            if (subtract)
-                map(
-                    c, dst, [](std::uint64_t x, std::uint64_t y) -> std::uint64_t { return U(U(x) - U(y)); }, a, b);
-            else
-                map(
-                    c, dst, [](std::uint64_t x, std::uint64_t y) -> std::uint64_t { return U(U(x) + U(y)); }, a, b);
+            if (subtract) map(c, dst, lane_fn::Sub<U>{}, a, b);
+            else map(c, dst, lane_fn::Add<U>{}, a, b);
             return;
         }
         lanes(c, [&](unsigned l) {
@@ -86,21 +83,12 @@ inline void mul(const Context& c) {
                   [&](unsigned l) { dst[l] = detail::to_bits(mul_hi<T>(static_cast<T>(a[l]), static_cast<T>(b[l]))); });
         } else if (mode == ir::MulMode::wide) {
             if constexpr (sizeof(T) <= 4) {
-                using W = std::conditional_t<std::is_signed_v<T>, std::int64_t, std::uint64_t>;
-                map(
-                    c, dst,
-                    [](std::uint64_t x, std::uint64_t y) -> std::uint64_t {
-                        return static_cast<std::uint64_t>(W{static_cast<T>(x)} * W{static_cast<T>(y)}) &
-                               low_mask(sizeof(T) * 16);
-                    },
-                    a, b);
+                map(c, dst, lane_fn::MulWide<T>{}, a, b);
             } else {
                 unsupported(c);
             }
         } else {
-            map(
-                c, dst, [](std::uint64_t x, std::uint64_t y) -> std::uint64_t { return static_cast<U>(U(x) * U(y)); },
-                a, b);
+            map(c, dst, lane_fn::MulLo<U>{}, a, b);
         }
     });
     if (!ok) unsupported(c);
@@ -154,12 +142,7 @@ inline void mad(const Context& c) {
             unsupported(c);
         }
         if (!carry_in && !carry_out && mode != ir::MulMode::hi) {
-            map(
-                c, dst,
-                [](std::uint64_t x, std::uint64_t y, std::uint64_t z) -> std::uint64_t {
-                    return static_cast<U>(U(U(x) * U(y)) + U(z));
-                },
-                a, b, cc);
+            map(c, dst, lane_fn::MadLo<U>{}, a, b, cc);
             return;
         }
         lanes(c, [&](unsigned l) {

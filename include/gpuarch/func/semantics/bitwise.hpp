@@ -8,6 +8,7 @@
 
 #include <gpuarch/func/semantics/context.hpp>
 #include <gpuarch/func/int_ops.hpp>
+#include <gpuarch/func/semantics/lane_ops.hpp>
 #include <gpuarch/func/semantics/operands.hpp>
 
 namespace gpuarch::func::semantics {
@@ -27,18 +28,9 @@ inline void logic(const Context& c) {
     }
     const detail::Source b = source(c, 1);
     switch (c.d.op) {
-    case ir::Opcode::and_:
-        map(
-            c, dst, [mask](std::uint64_t x, std::uint64_t y) { return x & y & mask; }, a, b);
-        break;
-    case ir::Opcode::or_:
-        map(
-            c, dst, [mask](std::uint64_t x, std::uint64_t y) { return (x | y) & mask; }, a, b);
-        break;
-    case ir::Opcode::xor_:
-        map(
-            c, dst, [mask](std::uint64_t x, std::uint64_t y) { return (x ^ y) & mask; }, a, b);
-        break;
+    case ir::Opcode::and_: map(c, dst, lane_fn::And{mask}, a, b); break;
+    case ir::Opcode::or_: map(c, dst, lane_fn::Or{mask}, a, b); break;
+    case ir::Opcode::xor_: map(c, dst, lane_fn::Xor{mask}, a, b); break;
     default: unsupported(c);
     }
 }
@@ -114,13 +106,7 @@ inline void shift(const Context& c) {
     std::uint64_t* dst = dst_row(c);
     if (c.d.op == ir::Opcode::shl) {
         if (width == 32) {
-            map(
-                c, dst,
-                [](std::uint64_t x, std::uint64_t y) -> std::uint64_t {
-                    const auto n = static_cast<std::uint32_t>(y);
-                    return n >= 32 ? 0 : static_cast<std::uint32_t>(static_cast<std::uint32_t>(x) << n);
-                },
-                a, b);
+            map(c, dst, lane_fn::Shl32{}, a, b);
         } else {
             lanes(c, [&](unsigned l) { dst[l] = shift_left(a[l], static_cast<std::uint32_t>(b[l]), width); });
         }
@@ -128,21 +114,9 @@ inline void shift(const Context& c) {
     }
     const bool arithmetic = is_signed_int(c.d.type);
     if (width == 32 && arithmetic) {
-        map(
-            c, dst,
-            [](std::uint64_t x, std::uint64_t y) -> std::uint64_t {
-                const auto n = static_cast<std::uint32_t>(y);
-                return static_cast<std::uint32_t>(static_cast<std::int32_t>(x) >> (n > 31 ? 31 : n));
-            },
-            a, b);
+        map(c, dst, lane_fn::ShrArithmetic32{}, a, b);
     } else if (width == 32) {
-        map(
-            c, dst,
-            [](std::uint64_t x, std::uint64_t y) -> std::uint64_t {
-                const auto n = static_cast<std::uint32_t>(y);
-                return n >= 32 ? 0 : static_cast<std::uint32_t>(x) >> n;
-            },
-            a, b);
+        map(c, dst, lane_fn::ShrLogical32{}, a, b);
     } else {
         lanes(c, [&](unsigned l) { dst[l] = shift_right(a[l], static_cast<std::uint32_t>(b[l]), width, arithmetic); });
     }

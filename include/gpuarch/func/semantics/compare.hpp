@@ -9,6 +9,7 @@
 #include <gpuarch/func/semantics/context.hpp>
 #include <gpuarch/func/float_ops.hpp>
 #include <gpuarch/func/int_ops.hpp>
+#include <gpuarch/func/semantics/lane_ops.hpp>
 #include <gpuarch/func/semantics/operands.hpp>
 
 namespace gpuarch::func::semantics {
@@ -83,14 +84,7 @@ inline bool plain_setp(const Context& c, const detail::Source& a, const detail::
         bool done = false;
         detail::dispatch_integer(c.d.type, [&]<class T>(T) {
             done = with_constant_compare<O::eq, O::ne, O::lt, O::le, O::gt, O::ge, O::lo, O::ls, O::hi, O::hs>(
-                op, [&](auto cmp) {
-                    map(
-                        c, p,
-                        [](std::uint64_t x, std::uint64_t y) -> std::uint64_t {
-                            return compare_int<T>(decltype(cmp)::value, static_cast<T>(x), static_cast<T>(y)) ? 1 : 0;
-                        },
-                        a, b);
-                });
+                op, [&](auto cmp) { map(c, p, lane_fn::CompareInt<T, decltype(cmp)::value>{}, a, b); });
         });
         return done;
     }

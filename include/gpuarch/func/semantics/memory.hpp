@@ -191,6 +191,15 @@ inline bool load_shared_words_directly(const Context& c, StepResult* out, const 
     return shared_load_lanes<Record, 0>(c, out, base, dst, element, is_signed, reg_bits);
 }
 
+// What the timing model reads of one executed lane's access (Record = true): its address and state space.
+template <bool Record>
+inline void record_lane(StepResult* out, unsigned lane, ir::StateSpace space, std::uint64_t address) {
+    if constexpr (Record) {
+        out->addresses[lane] = address;
+        out->lane_spaces[lane] = space;
+    }
+}
+
 // Where a warp's access lies when one check covers all its executed lanes, so that no lane's address is resolved
 // on its own: lane l's bytes are at at(l, its address), and the per-lane path would record (space, its address).
 struct WarpPlacement {
@@ -314,22 +323,16 @@ inline bool placed_load_lanes(const Context& c, StepResult* out, const detail::S
             return detail::extend(detail::load_le(p, element), element * 8, is_signed, reg_bits);
         }
     };
-    auto record = [&](unsigned l) {
-        if constexpr (Record) {
-            out->addresses[l] = a.of[l];
-            out->lane_spaces[l] = where.space;
-        }
-    };
     if (d.dst_count == 0) {
         lanes(c, [&](unsigned l) {
-            record(l);
+            record_lane<Record>(out, l, where.space, a.of[l]);
             dst[l] = value(where.at(l, a.of[l]));
         });
         return true;
     }
     const unsigned count = std::min<unsigned>(d.elements, d.dst_count);
     lanes(c, [&](unsigned l) {
-        record(l);
+        record_lane<Record>(out, l, where.space, a.of[l]);
         const std::uint8_t* p = where.at(l, a.of[l]);
         for (unsigned e = 0; e < count; ++e)
             if (d.dst_vector[e] != ir::no_reg) c.w.row(d.dst_vector[e])[l] = value(p + e * element);
@@ -421,12 +424,7 @@ template <bool Record> inline void memory_lanes(const Context& c, StepResult* ou
                                                              : detail::Source{c.w.row(d.address_base), ~0U, false};
     const std::uint64_t offset = d.address_offset, address_mask = d.address_mask;
     describe_access<Record>(c, out, bytes);
-    auto record = [&](unsigned l, ir::StateSpace s, std::uint64_t a) {
-        if constexpr (Record) {
-            out->addresses[l] = a;
-            out->lane_spaces[l] = s;
-        }
-    };
+    auto record = [&](unsigned l, ir::StateSpace s, std::uint64_t a) { record_lane<Record>(out, l, s, a); };
     ir::StateSpace space{};
     std::uint64_t space_address = 0;
     if (d.op == ir::Opcode::ld) {
@@ -560,7 +558,9 @@ template <bool Record, unsigned Element> inline void load_global_scalar(const Co
     LaneAddresses a;
     compute_addresses(c, base, a);
     WarpPlacement where;
-    if (!place_warp(c, a, Element, false, where) || where.stride != 0) {
+    // place_warp places .global and generic accesses in the device's global memory with stride 0, so a lane's
+    // bytes are at origin + (address - bias): WarpPlacement::at without its multiply by that zero stride.
+    if (!place_warp(c, a, Element, false, where)) {
         memory_lanes<Record>(c, out);
         return;
     }
@@ -569,10 +569,7 @@ template <bool Record, unsigned Element> inline void load_global_scalar(const Co
     const unsigned reg_bits = std::max<unsigned>(c.d.dst_bits, Element * 8);
     const bool is_signed = is_signed_int(c.d.type);
     lanes(c, [&](unsigned l) {
-        if constexpr (Record) {
-            out->addresses[l] = a.of[l];
-            out->lane_spaces[l] = where.space;
-        }
+        record_lane<Record>(out, l, where.space, a.of[l]);
         std::uint64_t v = 0;
         std::memcpy(&v, where.origin + (a.of[l] - where.bias), Element);
         if constexpr (Element >= 4) dst[l] = v; // decode.hpp: a word goes into a register no wider
