@@ -4,8 +4,8 @@
 //
 // Contract: the general semantics (arithmetic.hpp, bitwise.hpp, compare.hpp) map the same lane functions over the
 // same operands for these forms, so an instruction gives the same registers whichever way it runs; run_lane_op only
-// skips their dispatch on type, modifiers and compare operator (a third of the cost of an add or a setp on warps with
-// few lanes, docs/performance.md "Functional-only").
+// skips their dispatch on type, modifiers and compare operator (10% of the functional engine's time over the corpus,
+// docs/performance.md "Functional-only").
 
 #include <cstdint>
 #include <type_traits>
