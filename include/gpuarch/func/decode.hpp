@@ -464,9 +464,13 @@ private:
             case O::hs: order = 3; break;
             default: return LaneOp::none;
             }
-            const LaneOp first = is32 ? (as_signed ? LaneOp::setp_lt_s32 : LaneOp::setp_lt_u32)
-                                      : (as_signed ? LaneOp::setp_lt_s64 : LaneOp::setp_lt_u64);
-            return static_cast<LaneOp>(static_cast<unsigned>(first) + order);
+            using L = LaneOp;
+            static constexpr LaneOp ordered[4][4] = {
+                {L::setp_lt_s32, L::setp_le_s32, L::setp_gt_s32, L::setp_ge_s32},
+                {L::setp_lt_u32, L::setp_le_u32, L::setp_gt_u32, L::setp_ge_u32},
+                {L::setp_lt_s64, L::setp_le_s64, L::setp_gt_s64, L::setp_ge_s64},
+                {L::setp_lt_u64, L::setp_le_u64, L::setp_gt_u64, L::setp_ge_u64}};
+            return ordered[(is32 ? 0 : 2) + (as_signed ? 0 : 1)][order];
         }
         default: return LaneOp::none;
         }
