@@ -45,23 +45,20 @@ template <class T> struct MulWide {
         return static_cast<std::uint64_t>(W{static_cast<T>(x)} * W{static_cast<T>(y)}) & low_mask(sizeof(T) * 16);
     }
 };
-// 32-bit shifts: an amount (unsigned) at or past the width gives 0, or the sign for an arithmetic right shift.
+// 32-bit shifts: int_ops.hpp's, at the width fixed (an amount at or past it gives 0, or the sign bits).
 struct Shl32 {
     std::uint64_t operator()(std::uint64_t x, std::uint64_t y) const {
-        const auto n = static_cast<std::uint32_t>(y);
-        return n >= 32 ? 0 : static_cast<std::uint32_t>(static_cast<std::uint32_t>(x) << n);
+        return shift_left(x, static_cast<std::uint32_t>(y), 32);
     }
 };
 struct ShrLogical32 {
     std::uint64_t operator()(std::uint64_t x, std::uint64_t y) const {
-        const auto n = static_cast<std::uint32_t>(y);
-        return n >= 32 ? 0 : static_cast<std::uint32_t>(x) >> n;
+        return shift_right(x, static_cast<std::uint32_t>(y), 32, false);
     }
 };
 struct ShrArithmetic32 {
     std::uint64_t operator()(std::uint64_t x, std::uint64_t y) const {
-        const auto n = static_cast<std::uint32_t>(y);
-        return static_cast<std::uint32_t>(static_cast<std::int32_t>(x) >> (n > 31 ? 31 : n));
+        return shift_right(x, static_cast<std::uint32_t>(y), 32, true);
     }
 };
 // Logic on the bits of `mask`: the type's width, or bit 0 for predicates.
