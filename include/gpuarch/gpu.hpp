@@ -675,6 +675,10 @@ public:
             sleepers.wake(sm, ticked_through, hand);
             sms_[sm]->receive(p, cycle);
         };
+        // The next cycle at which progress is reported (a compare per cycle: the remainder by the interval was a
+        // 64-bit division in every cycle). An interval of 0 reports none.
+        const bool reports_progress = options.progress && options.progress_interval != 0;
+        core::Cycle next_progress = start + options.progress_interval;
         core::Cycle livelock_window_start = cycle;
         bool livelock_digest_taken = false; // the device memory digest taken halfway through the window
         std::uint64_t livelock_digest = 0;
@@ -697,8 +701,10 @@ public:
             const bool busy = ctas_waiting || busy_sms > 0;
             if (finished_any) dispatch();
             if (!busy) break;
-            if (options.progress && (cycle - start) % options.progress_interval == 0)
+            if (reports_progress && cycle == next_progress) {
                 options.progress(cycle - start, ctas_done + ctas_skipped, total_ctas);
+                next_progress += options.progress_interval;
+            }
             if (timeline && (cycle - start) % options.timeline_interval == 0) close_interval();
             if (options.max_cycles != 0 && cycle - start >= options.max_cycles)
                 stop("the launch reached its limit of " + std::to_string(options.max_cycles) +

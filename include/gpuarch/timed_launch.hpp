@@ -49,7 +49,7 @@ struct TimingOptions {
     // nothing). Reported like a deadlock, as a KernelError of kind `deadlock`. 0: off.
     core::Cycle livelock_cycles = 0;
     // Called every `progress_interval` cycles of a launch with the cycles so far and the CTAs finished out of the
-    // grid's (for a progress line); empty: never. Runs on the simulating thread.
+    // grid's (for a progress line); empty, or an interval of 0: never. Runs on the simulating thread.
     std::function<void(core::Cycle cycles, std::uint64_t ctas_done, std::uint64_t ctas_total)> progress;
     core::Cycle progress_interval = 1 << 16;
     // Interval statistics (timeline.hpp, docs/timeline.md): after every `timeline_interval` cycles of a launch and

@@ -1,6 +1,7 @@
 #include <doctest/doctest.h>
 
 #include <gpuarch/core/lane_mask.hpp>
+#include <gpuarch/core/lane_values.hpp>
 
 #include <random>
 #include <vector>
@@ -90,3 +91,29 @@ TEST_CASE("a large-warp mask exposes rows and columns of a K x 32 matrix") {
 }
 
 static_assert(LaneMask<32>::first(5).popcount() == 5, "lane masks are usable at compile time");
+
+// core::steps_evenly (lane_values.hpp) against the definition, at every length from 0 to 70 (its unrolled body and its
+// remainder), with steps that wrap round 2^64 and one value changed at each position in turn.
+TEST_CASE("steps_evenly tells an arithmetic progression modulo 2^64 at any length, and any one value out of step") {
+    const std::uint64_t firsts[] = {0, 0x1000, ~std::uint64_t{0} - 5};
+    const std::uint64_t steps[] = {0, 4, 8, ~std::uint64_t{0} - 3, std::uint64_t{1} << 63, 0x7BDEF7BDEF7BDEF8};
+    std::vector<std::uint64_t> values;
+    std::size_t progressions = 0, spoiled = 0;
+    for (const std::uint64_t first : firsts)
+        for (const std::uint64_t step : steps)
+            for (std::size_t n = 0; n <= 70; ++n) {
+                values.resize(n);
+                for (std::size_t i = 0; i < n; ++i) values[i] = first + i * step;
+                CAPTURE(n);
+                CHECK(gpuarch::core::steps_evenly(values.data(), n, first, step));
+                ++progressions;
+                for (std::size_t i = 0; i < n; ++i) {
+                    values[i] ^= std::uint64_t{1} << (i % 64);
+                    CHECK_FALSE(gpuarch::core::steps_evenly(values.data(), n, first, step));
+                    values[i] ^= std::uint64_t{1} << (i % 64);
+                    ++spoiled;
+                }
+            }
+    CHECK(progressions == 3 * 6 * 71);
+    CHECK(spoiled == 3 * 6 * (70 * 71 / 2));
+}

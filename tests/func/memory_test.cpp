@@ -228,6 +228,60 @@ TEST_CASE("a warp access that one check cannot place still faults at its first b
     }
 }
 
+// A whole warp's addresses in one stride take their lowest and highest from the end lanes (semantics/memory.hpp,
+// compute_addresses): rows read and written backwards, a broadcast, and a backward row that runs off the start of its
+// allocation, which still faults at its first bad lane.
+TEST_CASE("whole warps of descending, broadcast and ascending addresses access their elements, or fault in lane order") {
+    const std::string body = R"(
+        mov.u32 %r1, %tid.x;
+        sub.u32 %r2, 31, %r1;
+        mul.wide.u32 %rd1, %r2, 4;
+        add.u64 %rd2, %rd63, %rd1;
+        ld.global.u32 %r3, [%rd2];
+        add.u64 %rd3, %rd63, 12;
+        ld.global.u32 %r4, [%rd3];
+        mul.lo.u32 %r5, %r3, 1000;
+        add.u32 %r5, %r5, %r4;
+        mul.wide.u32 %rd4, %r1, 4;
+        add.u64 %rd5, %rd62, %rd4;
+        st.global.u32 [%rd5], %r5;
+        add.u64 %rd6, %rd62, 128;
+        add.u64 %rd6, %rd6, %rd1;
+        st.global.u32 [%rd6], %r1;
+    )";
+    std::vector<std::uint32_t> in(32);
+    for (std::uint32_t i = 0; i < 32; ++i) in[i] = 3 * i + 1;
+    const test::BodyRun run = test::run_body(body, 256, test::bytes_of(in), LaunchConfig{Dim3{1, 1, 1}, Dim3{32, 1, 1}, 0});
+    for (std::uint32_t i = 0; i < 32; ++i) {
+        CAPTURE(i);
+        CHECK(run.u32(i) == in[31 - i] * 1000 + in[3]);
+        CHECK(run.u32(32 + 31 - i) == i);
+    }
+    // `in` holds 16 words: lane l reads word 15 - l, so lanes 16..31 read below the allocation.
+    const std::string below = R"(
+        mov.u32 %r1, %tid.x;
+        sub.s32 %r2, 15, %r1;
+        mul.wide.s32 %rd1, %r2, 4;
+        add.u64 %rd2, %rd63, %rd1;
+        ld.global.u32 %r3, [%rd2];
+    )";
+    const KernelError fault = fault_of(below, LaunchConfig{Dim3{1, 1, 1}, Dim3{32, 1, 1}, 0});
+    CHECK(contains(fault.what(), "out-of-bounds global load of 4 bytes"));
+    CHECK(fault.site().thread == Dim3{16, 0, 0});
+    // A stride whose 31 steps wrap round the address space to 8 bytes past the first lane's address
+    // (0x7BDEF7BDEF7BDEF8 * 31 = 8 modulo 2^64): both end lanes lie in `in`, every other lane far outside it.
+    const std::string wrapping = R"(
+        mov.u32 %r1, %tid.x;
+        cvt.u64.u32 %rd1, %r1;
+        mul.lo.u64 %rd2, %rd1, 0x7BDEF7BDEF7BDEF8;
+        add.u64 %rd3, %rd63, %rd2;
+        ld.global.u32 %r3, [%rd3];
+    )";
+    const KernelError wrapped = fault_of(wrapping, LaunchConfig{Dim3{1, 1, 1}, Dim3{32, 1, 1}, 0});
+    CHECK(contains(wrapped.what(), "out-of-bounds global load of 4 bytes"));
+    CHECK(wrapped.site().thread == Dim3{1, 0, 0});
+}
+
 // Scalar loads from global memory through an address register take their own path (DecodedInstruction::
 // global_scalar_load: words into registers as wide, bytes and halves extended by the type's signedness); words
 // extended into wider registers and generic addresses outside global memory take memory_lanes's. Lanes gather

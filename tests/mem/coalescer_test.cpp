@@ -223,3 +223,52 @@ TEST_CASE("coalesce's attempt for at most two transactions gives up on a third l
     check(0, 0x3080, 0x3, 16);
     check(1, 0x3000, 0xC, 16);
 }
+
+// The first attempt (detail::unit_stride_or_broadcast) takes whole warps of consecutive aligned words or of one word,
+// and answers exactly as the plain rule; it leaves every other warp to the later passes, `out` untouched.
+TEST_CASE("whole warps of unit stride or one address coalesce from their end lanes, and only those") {
+    std::vector<LineTransaction> out;
+    auto taken = [&](std::vector<std::uint64_t> addresses, std::uint32_t bytes, std::uint32_t granularity = 128,
+                     std::uint32_t sector = 32) {
+        Access a(1, std::move(addresses), gpuarch::ir::StateSpace::global, WarpAccess::load, bytes);
+        out.clear();
+        const bool fast = detail::unit_stride_or_broadcast(a.access, granularity, sector, out);
+        if (!fast) {
+            CHECK(out.empty());
+            return false;
+        }
+        const auto expected = coalesce_reference(a.access, granularity, sector);
+        REQUIRE(out.size() == expected.size());
+        for (std::size_t i = 0; i < out.size(); ++i) {
+            INFO("transaction " << i);
+            CHECK(out[i].address == expected[i].address);
+            CHECK(out[i].sector_mask == expected[i].sector_mask);
+            CHECK(out[i].lanes == expected[i].lanes);
+        }
+        return true;
+    };
+    CHECK(taken(strided(0x1000, 4), 4)); // one line, four sectors
+    CHECK(taken(strided(0x1000 + 36, 4), 4)); // a shifted window: two lines, 23 and 9 lanes
+    CHECK(taken(strided(0x2040, 0), 4)); // a broadcast: one sector, every lane
+    CHECK(taken(strided(0x3000, 8), 8)); // 8-byte words: two lines of 16 lanes
+    CHECK(taken(strided(0x4000, 4, 64), 4)); // a 64-lane warp: two lines
+    CHECK(taken(strided(0x5000 + 16, 1), 1, 64, 16)); // Southern Islands' lines, bytes
+    CHECK(out.size() == 1);
+    CHECK(out[0].sector_mask == 0x6); // bytes 16..47 of the line: sectors 1 and 2 (of 0..3)
+
+    CHECK_FALSE(taken(strided(0x1000, 8), 4)); // stride 8 of 4-byte words
+    CHECK_FALSE(taken(strided(0x1002, 4), 4)); // misaligned
+    CHECK_FALSE(taken(strided(0x1000, 16), 16, 128, 8)); // a word wider than a sector
+    CHECK_FALSE(taken(strided(0x1000 + 64, 8, 64), 8)); // 512 bytes from mid-line: five lines
+    CHECK_FALSE(taken(strided(~std::uint64_t{0} - 63, 4), 4)); // wraps round the address space
+    std::vector<std::uint64_t> one_off = strided(0x1000, 4);
+    one_off[17] += 4;
+    CHECK_FALSE(taken(one_off, 4)); // one lane out of step
+    std::vector<std::uint64_t> reversed = strided(0x1000, 4);
+    std::reverse(reversed.begin(), reversed.end());
+    CHECK_FALSE(taken(reversed, 4)); // descending: the general passes keep its order of first touch
+    Access partial(1, strided(0x1000, 4), gpuarch::ir::StateSpace::global, WarpAccess::load, 4);
+    partial.access.active.reset(5);
+    out.clear();
+    CHECK_FALSE(detail::unit_stride_or_broadcast(partial.access, 128, 32, out)); // a lane inactive
+}

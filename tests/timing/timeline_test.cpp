@@ -154,3 +154,50 @@ TEST_CASE("timeline: intervals tile each launch and sum to its statistics, and r
     check_timeline<GTX480, GTX480::gpu<sched::CCWS<>, 4>>("bicg", 1000);
     check_timeline<Fermi, Fermi::gpu<sched::LRR, 2, regfile::BankedRF<4, 4>>>("histogram_shared", 777);
 }
+
+// TimingOptions::progress: called after every `progress_interval` cycles of a launch while it runs (counted from the
+// launch's start), with the CTAs finished so far; an interval of 0 calls it never.
+TEST_CASE("progress reports come every interval of a launch's cycles, with the CTAs finished so far") {
+    using Fermi = machines::Fermi;
+    using Gpu = Fermi::gpu<sched::GTO, 3>;
+    for (const core::Cycle interval : {core::Cycle{0}, core::Cycle{97}, core::Cycle{1000}}) {
+        INFO("every " << interval << " cycles");
+        func::Device device;
+        const kernels::CaseInfo& info = kernels::find_case("reduce_shared");
+        const auto module = func::Module::from_file(examples::kernels_dir() + "/ptx/" + std::string(info.ptx_file));
+        auto gpu = std::make_unique<Gpu>(Fermi::config<Gpu>());
+        struct Report {
+            core::Cycle cycles;
+            std::uint64_t done, total;
+        };
+        std::vector<std::vector<Report>> reports;
+        std::vector<LaunchResult> results;
+        TimingOptions options;
+        options.progress_interval = interval;
+        options.progress = [&](core::Cycle cycles, std::uint64_t done, std::uint64_t total) {
+            reports.back().push_back(Report{cycles, done, total});
+        };
+        auto launcher = [&](const func::Module& m, std::string_view entry, const func::LaunchConfig& launch,
+                            const func::Args& args) {
+            reports.emplace_back();
+            results.push_back(gpu->launch(device, m, entry, launch, args, options));
+        };
+        REQUIRE(kernels::run_case("reduce_shared", device, module, launcher, kernels::Size::small).passed);
+        std::size_t calls = 0;
+        for (std::size_t i = 0; i < results.size(); ++i) {
+            INFO("launch " << i << ", " << results[i].cycles << " cycles");
+            for (std::size_t k = 0; k < reports[i].size(); ++k) {
+                CHECK(reports[i][k].cycles == (k + 1) * interval);
+                CHECK(reports[i][k].cycles < results[i].cycles);
+                CHECK(reports[i][k].done <= reports[i][k].total);
+                if (k > 0) CHECK(reports[i][k].done >= reports[i][k - 1].done);
+            }
+            // A launch ends in the cycle its last CTA finishes, then drains its writes: the reports stop at most one
+            // interval, plus the drain, short of its end.
+            if (interval != 0 && results[i].cycles > 2 * interval) CHECK(!reports[i].empty());
+            calls += reports[i].size();
+        }
+        if (interval == 0) CHECK(calls == 0);
+        else CHECK(calls > 0);
+    }
+}

@@ -19,6 +19,7 @@
 
 #include <gpuarch/core/error.hpp>
 #include <gpuarch/core/lane_mask.hpp>
+#include <gpuarch/core/lane_values.hpp>
 #include <gpuarch/mem/access.hpp>
 #include <gpuarch/mem/tag_array.hpp>
 
@@ -56,7 +57,51 @@ template <class F> void for_each_active_lane(const WarpAccess& access, F&& f) {
 }
 
 namespace detail {
-// coalesce()'s first attempt: when every active lane's access is aligned to its size (a power of two no larger than a
+// coalesce()'s first attempt: a whole warp (every lane below its width active, at most 64 lanes) whose lanes access
+// consecutive `bytes`-byte words from an address aligned to that size (unit stride), or all the same word
+// (broadcast). Its one or two transactions follow from the first and last lanes' addresses: the lanes touch every
+// sector between them, the lanes below the second line are the first line's. Returns true with `out` as
+// at_most_two_transactions gives it; false, leaving `out` empty, for any other warp (and for three lines or more).
+// Its check of every lane is a few instructions a lane (core::steps_evenly) against about a dozen in
+// at_most_two_transactions's walk: 8% of gemm's host instructions (GTX480), whose loads are rows and a broadcast.
+inline bool unit_stride_or_broadcast(const WarpAccess& access, std::uint32_t granularity, std::uint32_t sector_bytes,
+                                     std::vector<LineTransaction>& out) {
+    const std::size_t width = access.width < core::WarpMask::lanes ? access.width : core::WarpMask::lanes;
+    if (width < 2 || width > 64) return false;
+    const std::uint64_t every_lane = width == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << width) - 1;
+    if ((access.active.word(0) & every_lane) != every_lane) return false;
+    const std::uint32_t bytes = access.access_bytes == 0 ? 1 : access.access_bytes;
+    if (!std::has_single_bit(bytes) || bytes > sector_bytes) return false;
+    const std::uint64_t* addresses = access.addresses;
+    const std::uint64_t first = addresses[0];
+    const std::uint64_t stride = addresses[1] - first;
+    if ((first & (bytes - 1)) != 0 || (stride != 0 && stride != bytes)) return false;
+    const std::uint64_t last = first + (width - 1) * stride;
+    // Not such a warp, or one that wraps round the address space.
+    if (last < first || !core::steps_evenly(addresses, width, first, stride)) return false;
+    const std::uint64_t mask = ~std::uint64_t{granularity - 1};
+    const unsigned sector_log2 = static_cast<unsigned>(std::countr_zero(sector_bytes));
+    // The sectors of the bytes lo..hi of one line; 2u << 31 wraps to 0, which gives every bit up to 31.
+    auto sectors = [&](std::uint64_t lo, std::uint64_t hi) {
+        const auto from = static_cast<unsigned>((lo & ~mask) >> sector_log2);
+        const auto to = static_cast<unsigned>((hi & ~mask) >> sector_log2);
+        return ((2U << to) - 1U) & ~((1U << from) - 1U);
+    };
+    const auto lanes = static_cast<std::uint32_t>(width);
+    const std::uint64_t first_line = first & mask, last_line = last & mask;
+    if (first_line == last_line) {
+        out.push_back(LineTransaction{first_line, sectors(first, last), lanes});
+        return true;
+    }
+    if (last_line - first_line != granularity) return false;
+    // `first` is aligned to `bytes`, which divides the line: the lanes before the second line, exactly.
+    const auto below = static_cast<std::uint32_t>((last_line - first) / bytes);
+    out.push_back(LineTransaction{first_line, sectors(first, last_line - 1), below});
+    out.push_back(LineTransaction{last_line, sectors(last_line, last), lanes - below});
+    return true;
+}
+
+// coalesce()'s second attempt: when every active lane's access is aligned to its size (a power of two no larger than a
 // sector) and the lanes touch at most two transactions, puts them in `out` in order of first touch and returns true
 // (each lane then touches one sector). Else returns false, leaving `out` empty. A lane here costs about a dozen host
 // instructions, against about fifty in the general loop (gemm's unit-stride loads touch one line, a shifted window
@@ -112,13 +157,14 @@ inline bool at_most_two_transactions(const WarpAccess& access, std::uint32_t gra
 // whose bytes lie in one transaction (all but straddling ones) takes one mask for its sectors. A transaction is found
 // by the previous lane's (unit stride), else through a small table indexed by a hash of the line, else, on a clash
 // in that table, by the linear search the table spares a divergent warp (32 distinct lines: 496 comparisons). A warp of
-// aligned accesses in at most two transactions, the commonest, takes detail::at_most_two_transactions instead (which
-// removed 6% of gemm's host instructions on GTX480).
+// aligned accesses in at most two transactions, the commonest, takes detail::unit_stride_or_broadcast or
+// detail::at_most_two_transactions instead (the second removed 6% of gemm's host instructions on GTX480).
 inline void coalesce(const WarpAccess& access, std::uint32_t granularity, std::uint32_t sector_bytes,
                      std::vector<LineTransaction>& out) {
     out.clear();
     if (access.active.any() && access.addresses == nullptr)
         throw Error("a warp memory access has active lanes but no addresses");
+    if (detail::unit_stride_or_broadcast(access, granularity, sector_bytes, out)) return;
     if (detail::at_most_two_transactions(access, granularity, sector_bytes, out)) return;
     const std::uint64_t mask = ~std::uint64_t{granularity - 1};
     const unsigned line_log2 = static_cast<unsigned>(std::countr_zero(granularity));
