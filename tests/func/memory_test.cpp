@@ -257,29 +257,25 @@ TEST_CASE("whole warps of descending, broadcast and ascending addresses access t
         CHECK(run.u32(i) == in[31 - i] * 1000 + in[3]);
         CHECK(run.u32(32 + 31 - i) == i);
     }
-    // `in` holds 16 words: lane l reads word 15 - l, so lanes 16..31 read below the allocation.
-    const std::string below = R"(
-        mov.u32 %r1, %tid.x;
-        sub.s32 %r2, 15, %r1;
-        mul.wide.s32 %rd1, %r2, 4;
-        add.u64 %rd2, %rd63, %rd1;
-        ld.global.u32 %r3, [%rd2];
-    )";
-    const KernelError fault = fault_of(below, LaunchConfig{Dim3{1, 1, 1}, Dim3{32, 1, 1}, 0});
-    CHECK(contains(fault.what(), "out-of-bounds global load of 4 bytes"));
-    CHECK(fault.site().thread == Dim3{16, 0, 0});
-    // A stride whose 31 steps wrap round the address space to 8 bytes past the first lane's address
-    // (0x7BDEF7BDEF7BDEF8 * 31 = 8 modulo 2^64): both end lanes lie in `in`, every other lane far outside it.
-    const std::string wrapping = R"(
-        mov.u32 %r1, %tid.x;
-        cvt.u64.u32 %rd1, %r1;
-        mul.lo.u64 %rd2, %rd1, 0x7BDEF7BDEF7BDEF8;
-        add.u64 %rd3, %rd63, %rd2;
-        ld.global.u32 %r3, [%rd3];
-    )";
-    const KernelError wrapped = fault_of(wrapping, LaunchConfig{Dim3{1, 1, 1}, Dim3{32, 1, 1}, 0});
-    CHECK(contains(wrapped.what(), "out-of-bounds global load of 4 bytes"));
-    CHECK(wrapped.site().thread == Dim3{1, 0, 0});
+    // Whole warps whose addresses step evenly but leave `in` (16 words) fault at their first bad lane: lane l reading
+    // word 15 - l runs below the allocation from lane 16; a stride whose 31 steps wrap round the address space to 8
+    // bytes past lane 0's address (0x7BDEF7BDEF7BDEF8 * 31 = 8 modulo 2^64) leaves both end lanes in `in` and every
+    // other lane far outside it.
+    const struct {
+        const char* offset; // %rd1, lane l's byte offset from `in`, from %r1 = %tid.x
+        unsigned first_bad_lane;
+    } leaving[] = {
+        {"sub.s32 %r2, 15, %r1;\n mul.wide.s32 %rd1, %r2, 4;", 16},
+        {"cvt.u64.u32 %rd2, %r1;\n mul.lo.u64 %rd1, %rd2, 0x7BDEF7BDEF7BDEF8;", 1},
+    };
+    for (const auto& c : leaving) {
+        CAPTURE(c.offset);
+        const KernelError fault = fault_of(std::string("mov.u32 %r1, %tid.x;\n") + c.offset +
+                                               "\n add.u64 %rd3, %rd63, %rd1;\n ld.global.u32 %r3, [%rd3];",
+                                           LaunchConfig{Dim3{1, 1, 1}, Dim3{32, 1, 1}, 0});
+        CHECK(contains(fault.what(), "out-of-bounds global load of 4 bytes"));
+        CHECK(fault.site().thread == Dim3{c.first_bad_lane, 0, 0});
+    }
 }
 
 // Scalar loads from global memory through an address register take their own path (DecodedInstruction::
