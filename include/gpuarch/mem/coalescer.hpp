@@ -57,6 +57,11 @@ template <class F> void for_each_active_lane(const WarpAccess& access, F&& f) {
 }
 
 namespace detail {
+// Sectors lo..hi (inclusive, hi < 32) as a mask; 2u << 31 wraps to 0, which gives every bit up to 31.
+constexpr std::uint32_t sector_range(std::uint64_t lo, std::uint64_t hi) {
+    return ((2U << hi) - 1U) & ~((1U << lo) - 1U);
+}
+
 // coalesce()'s first attempt: a whole warp (every lane below its width active, at most 64 lanes) whose lanes access
 // consecutive `bytes`-byte words from an address aligned to that size (unit stride), or all the same word
 // (broadcast). Its one or two transactions follow from the first and last lanes' addresses: the lanes touch every
@@ -81,11 +86,9 @@ inline bool unit_stride_or_broadcast(const WarpAccess& access, std::uint32_t gra
     if (last < first || !core::steps_evenly(addresses, width, first, stride)) return false;
     const std::uint64_t mask = ~std::uint64_t{granularity - 1};
     const unsigned sector_log2 = static_cast<unsigned>(std::countr_zero(sector_bytes));
-    // The sectors of the bytes lo..hi of one line; 2u << 31 wraps to 0, which gives every bit up to 31.
+    // The sectors of the bytes lo..hi of one line.
     auto sectors = [&](std::uint64_t lo, std::uint64_t hi) {
-        const auto from = static_cast<unsigned>((lo & ~mask) >> sector_log2);
-        const auto to = static_cast<unsigned>((hi & ~mask) >> sector_log2);
-        return ((2U << to) - 1U) & ~((1U << from) - 1U);
+        return sector_range((lo & ~mask) >> sector_log2, (hi & ~mask) >> sector_log2);
     };
     const auto lanes = static_cast<std::uint32_t>(width);
     const std::uint64_t first_line = first & mask, last_line = last & mask;
@@ -202,8 +205,6 @@ inline void coalesce(const WarpAccess& access, std::uint32_t granularity, std::u
         ++out[found].lanes;
         last = found;
     };
-    // Sectors lo..hi (inclusive, hi < 32) as a mask; 2u << 31 wraps to 0, which gives every bit up to 31.
-    auto sector_range = [](std::uint64_t lo, std::uint64_t hi) { return ((2U << hi) - 1U) & ~((1U << lo) - 1U); };
     const std::size_t width = access.width < core::WarpMask::lanes ? access.width : core::WarpMask::lanes;
     for (std::size_t w = 0; w * 64 < width; ++w) {
         std::uint64_t bits = access.active.word(w);
@@ -214,8 +215,8 @@ inline void coalesce(const WarpAccess& access, std::uint32_t granularity, std::u
             const std::uint64_t last_byte = first_byte + bytes - 1;
             const std::uint64_t first_line = first_byte & mask;
             if (first_line == (last_byte & mask)) {
-                const std::uint32_t sectors =
-                    sector_range((first_byte - first_line) >> sector_log2, (last_byte - first_line) >> sector_log2);
+                const std::uint32_t sectors = detail::sector_range((first_byte - first_line) >> sector_log2,
+                                                                   (last_byte - first_line) >> sector_log2);
                 if (!out.empty() && out[last].address == first_line) {
                     out[last].sector_mask |= sectors;
                     ++out[last].lanes;
@@ -228,7 +229,7 @@ inline void coalesce(const WarpAccess& access, std::uint32_t granularity, std::u
             for (std::uint64_t line = first_line; line <= (last_byte & mask); line += granularity) {
                 const std::uint64_t lo = first_byte > line ? first_byte - line : 0;
                 const std::uint64_t hi = (last_byte - line) < granularity - 1 ? last_byte - line : granularity - 1;
-                add(line, sector_range(lo >> sector_log2, hi >> sector_log2));
+                add(line, detail::sector_range(lo >> sector_log2, hi >> sector_log2));
             }
         }
     }
