@@ -193,6 +193,66 @@ TEST_CASE("run_steps runs straight-line code through divergence, reconvergence, 
     }
 }
 
+// A branch taken by every executing lane, by none, by one lane at either end, by all but one, by alternate lanes and
+// by an unguarded bra: run_steps decides the uniform outcomes of a warp of at most 64 lanes from the masks' first
+// word (KernelExecution::step_body), wider warps and divergent outcomes on the SIMT stack. Each round's taken lanes
+// add 5, the others multiply by 3 and add 1, so every lane's result records which side it took in every round.
+TEST_CASE("branches taken by all, none, one, all but one and alternate lanes go where steps go, on every width") {
+    std::string body = R"(
+        mov.u32 %r1, %tid.x;
+        mul.wide.u32 %rd1, %r1, 4;
+        add.s64 %rd2, %rd63, %rd1;
+        ld.global.u32 %r2, [%rd2];
+        mov.u32 %r4, 1;
+    )";
+    constexpr unsigned rounds = 7;
+    for (unsigned k = 0; k < rounds; ++k) {
+        const std::string n = std::to_string(k);
+        body += "  and.b32 %r5, %r2, 1;\n  setp.ne.u32 %p1, %r5, 0;\n  @%p1 bra T" + n +
+                ";\n  mad.lo.u32 %r4, %r4, 3, 1;\n  bra J" + n + ";\nT" + n + ":\n  add.u32 %r4, %r4, 5;\nJ" + n +
+                ":\n  shr.u32 %r2, %r2, 1;\n";
+    }
+    body += "  bra END;\n  mov.u32 %r4, 0;\nEND:\n  add.s64 %rd3, %rd62, %rd1;\n  st.global.u32 [%rd3], %r4;\n";
+    const Module module = Module::from_string(test::wrap_body(body), "branch_outcomes.ptx");
+    for (const unsigned width : {32U, 64U, 128U}) {
+        CAPTURE(width);
+        const unsigned threads = 2 * width; // two warps
+        // Bit k of a lane's word: whether it takes round k's branch, per warp lane `l` of `width`.
+        std::vector<std::uint32_t> in(threads);
+        for (unsigned t = 0; t < threads; ++t) {
+            const unsigned l = t % width;
+            const bool taken[rounds] = {true, false, l == 0, l == width - 1, l != 5, l % 2 == 1, l < width / 2};
+            for (unsigned k = 0; k < rounds; ++k) in[t] |= (taken[k] ? 1U : 0U) << k;
+        }
+        std::vector<std::uint32_t> want(threads);
+        for (unsigned t = 0; t < threads; ++t) {
+            std::uint32_t v = 1;
+            for (unsigned k = 0; k < rounds; ++k) v = (in[t] >> k & 1) != 0 ? v + 5 : v * 3 + 1;
+            want[t] = v;
+        }
+        LaunchOptions options;
+        options.warp_width = width;
+        auto outputs = [&](bool use_run_steps) {
+            Device device;
+            const DevPtr out = device.malloc(threads * 4), in_mem = device.upload(in);
+            KernelExecution ex(device, module, "k", block(threads), Args(out, in_mem), options);
+            CtaState cta = ex.start_cta(0);
+            for (unsigned w = 0; w < cta.warps.size(); ++w)
+                while (cta.warp_ready(w)) {
+                    if (use_run_steps) ex.run_steps(cta, w, 1000);
+                    else ex.step(cta, w);
+                }
+            CHECK(cta.finished());
+            return std::pair{device.download<std::uint32_t>(out, threads), ex.thread_instructions()};
+        };
+        const auto [run, run_lanes] = outputs(true);
+        const auto [stepped, stepped_lanes] = outputs(false);
+        CHECK(run == want);
+        CHECK(stepped == want);
+        CHECK(run_lanes == stepped_lanes);
+    }
+}
+
 TEST_CASE("warps that exited do not hold a barrier back") {
     const auto r = test::run_body(R"(
         mov.u32 %r1, %tid.x;
@@ -438,6 +498,87 @@ TEST_CASE("f32 atomic add flushes subnormals on global memory but keeps them on 
                                   8, test::bytes_of(std::vector<std::uint32_t>{0}));
     CHECK(r.u32(0) == 0);
     CHECK(r.u32(1) == 1);
+}
+
+// Every atomic on global or shared memory, not only the integer add, serves a warp whose lanes lie in one allocation
+// at once (semantics/memory.hpp, memory_lanes): each lane on its own word here, so a lane given another lane's word
+// or a skipped lane shows. A warp that runs past its allocation takes the per-lane path: the lanes before the first
+// bad one are applied, in lane order, and the fault names that lane.
+TEST_CASE("exch, cas, min and f32 add on a warp's own words update each lane's word, or fault at the first lane outside") {
+    const std::string body = R"(
+        .shared .align 4 .b8 s[128];
+        mov.u32 %r1, %tid.x;
+        mul.wide.u32 %rd1, %r1, 4;
+        add.u64 %rd2, %rd63, %rd1;
+        add.u32 %r2, %r1, 100;
+        atom.global.exch.b32 %r3, [%rd2], %r2;
+        add.u32 %r4, %r1, 200;
+        atom.global.cas.b32 %r5, [%rd2], %r2, %r4;
+        add.u64 %rd3, %rd62, %rd1;
+        st.global.u32 [%rd3], %r3;
+        st.global.u32 [%rd3+128], %r5;
+        atom.global.min.u32 %r6, [%rd3], 50;
+        cvt.rn.f32.u32 %f1, %r1;
+        atom.global.add.f32 %f2, [%rd3+256], %f1;
+        mov.u32 %r7, s;
+        mul.lo.u32 %r8, %r1, 4;
+        add.u32 %r9, %r7, %r8;
+        atom.shared.exch.b32 %r10, [%r9], %r4;
+        atom.shared.max.u32 %r11, [%r9], 250;
+        ld.shared.u32 %r12, [%r9];
+        st.global.u32 [%rd3+384], %r12;
+    )";
+    const std::string wrapped = test::wrap_body(body);
+    for (const unsigned width : {32U, 64U}) {
+        CAPTURE(width);
+        Device device;
+        const Module module = Module::from_string(wrapped, "atom_lanes.ptx");
+        std::vector<std::uint32_t> in(32), out(128, 0);
+        for (std::uint32_t i = 0; i < 32; ++i) in[i] = 7 * i;
+        for (std::uint32_t i = 64; i < 96; ++i) { // f32 words start at 0.5
+            const float half = 0.5f;
+            std::memcpy(&out[i], &half, 4);
+        }
+        const DevPtr in_mem = device.upload(std::span<const std::uint32_t>(in));
+        const DevPtr out_mem = device.upload(std::span<const std::uint32_t>(out));
+        launch(device, module, "k", block(32), Args(out_mem, in_mem), LaunchOptions{width});
+        const auto after_in = device.download<std::uint32_t>(in_mem, 32);
+        const auto after_out = device.download<std::uint32_t>(out_mem, 128);
+        for (std::uint32_t i = 0; i < 32; ++i) {
+            CAPTURE(i);
+            CHECK(after_in[i] == 200 + i); // exch wrote 100 + i, then cas found it and wrote 200 + i
+            CHECK(after_out[32 + i] == 100 + i); // cas returned what exch left
+            CHECK(after_out[i] == std::min<std::uint32_t>(7 * i, 50)); // exch's old value, then min with 50
+            float f = 0;
+            std::memcpy(&f, &after_out[64 + i], 4);
+            CHECK(f == 0.5f + static_cast<float>(i));
+            CHECK(after_out[96 + i] == std::max<std::uint32_t>(200 + i, 250));
+        }
+    }
+
+    // 32 lanes on a 16-word allocation: lanes 0-15 exchange, lane 16 faults.
+    Device device;
+    const Module module = Module::from_string(test::wrap_body(R"(
+        mov.u32 %r1, %tid.x;
+        mul.wide.u32 %rd1, %r1, 4;
+        add.u64 %rd2, %rd63, %rd1;
+        add.u32 %r2, %r1, 100;
+        atom.global.exch.b32 %r3, [%rd2], %r2;
+    )"),
+                                              "atom_fault.ptx");
+    const DevPtr in_mem = device.upload(std::span<const std::uint32_t>(std::vector<std::uint32_t>(16, 1)));
+    const DevPtr out_mem = device.upload(std::span<const std::uint32_t>(std::vector<std::uint32_t>(1, 0)));
+    bool faulted = false;
+    try {
+        launch(device, module, "k", block(32), Args(out_mem, in_mem));
+    } catch (const KernelError& e) {
+        faulted = true;
+        CHECK(e.site().thread == Dim3{16, 0, 0});
+        CHECK(std::string(e.what()).find("out-of-bounds global") != std::string::npos);
+    }
+    CHECK(faulted);
+    const auto after = device.download<std::uint32_t>(in_mem, 16);
+    for (std::uint32_t i = 0; i < 16; ++i) CHECK(after[i] == 100 + i);
 }
 
 namespace {

@@ -363,6 +363,21 @@ template <bool Record>
     bool may_pop = true;
     switch (d.op) {
     case ir::Opcode::bra: {
+        if constexpr (!Record) {
+            // A warp of at most 64 lanes keeps its lanes in the masks' first word: the uniform outcomes (every
+            // executing lane taken, or none) are two word operations, without the 64-byte copies below.
+            if (launch_.width <= 64) {
+                const std::uint64_t active = top.mask.word(0), taken = exec.word(0);
+                if ((active & ~taken) == 0) {
+                    top.pc = d.target;
+                    break;
+                }
+                if (taken == 0) {
+                    top.pc = pc + 1;
+                    break;
+                }
+            }
+        }
         const core::WarpMask active = top.mask, taken_or_not = exec;
         semantics::branch<Record>(w, d, pc, active, taken_or_not, out);
         break;

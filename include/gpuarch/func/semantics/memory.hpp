@@ -264,13 +264,20 @@ inline void compute_addresses(const Context& c, const detail::Source& base, Lane
         return;
     }
     std::uint64_t lo = ~std::uint64_t{0}, hi = 0, any_bits = 0;
-    lanes(c, [&](unsigned l) {
+    auto lane = [&](unsigned l) {
         const std::uint64_t address = (base[l] + offset) & address_mask;
         a.of[l] = address;
         lo = std::min(lo, address);
         hi = std::max(hi, address);
         any_bits |= address;
-    });
+    };
+    if (c.launch.width <= 64) {
+        // A warp of at most 64 lanes (every preset's): its executed lanes are the set bits of the mask's first word.
+        for (std::uint64_t bits = c.exec.word(0); bits != 0; bits &= bits - 1)
+            lane(static_cast<unsigned>(std::countr_zero(bits)));
+    } else {
+        lanes(c, lane);
+    }
     a.lo = lo;
     a.hi = hi;
     a.any_bits = any_bits;
@@ -535,19 +542,31 @@ template <bool Record> inline void memory_lanes(const Context& c, StepResult* ou
     std::uint64_t* dst = has_dst ? dst_row(c) : nullptr;
     const ir::AtomOp op = d.inst->atom_op;
     // The most frequent atomic, an integer add, skips atomic_update's per-lane dispatch (the same sum, masked to
-    // the type); on global and shared memory its lanes are also placed at once when place_warp allows.
+    // the type). On global and shared memory every atomic's lanes are placed at once when place_warp allows, and
+    // then apply their operations in lane order as the per-lane path below does, without its resolve per lane.
     const bool integer_add = op == ir::AtomOp::add && !is_float(d.type);
     const std::uint64_t type_mask = low_mask(size_bytes(d.type) * 8);
     LaneAddresses a;
-    if (integer_add) compute_addresses(c, base, a);
+    compute_addresses(c, base, a);
     WarpPlacement where;
-    if (integer_add && place_warp(c, a, bytes, true, where) &&
+    if (place_warp(c, a, bytes, true, where) &&
         (where.space == ir::StateSpace::global || where.space == ir::StateSpace::shared)) {
+        if (integer_add) {
+            lanes(c, [&](unsigned l) {
+                record(l, where.space, a.of[l]);
+                std::uint8_t* p = where.at(l, a.of[l]);
+                const std::uint64_t old = detail::load_le(p, element);
+                detail::store_le(p, (old + b[l]) & type_mask, element);
+                if (has_dst) dst[l] = old;
+            });
+            return;
+        }
+        const bool ftz = where.space == ir::StateSpace::global; // as below
         lanes(c, [&](unsigned l) {
             record(l, where.space, a.of[l]);
             std::uint8_t* p = where.at(l, a.of[l]);
             const std::uint64_t old = detail::load_le(p, element);
-            detail::store_le(p, (old + b[l]) & type_mask, element);
+            detail::store_le(p, atomic_update(c, op, old, b[l], cc[l], ftz), element);
             if (has_dst) dst[l] = old;
         });
         return;
