@@ -573,12 +573,13 @@ template <bool Record> inline void memory_lanes(const Context& c, StepResult* ou
         });
         return;
     }
+    // Lane by lane, with the addresses computed above (a lane's update changes no other lane's address register).
     lanes(c, [&](unsigned l) {
-        std::uint8_t* p = resolve(c, l, (base[l] + offset) & address_mask, bytes, true, space, space_address);
+        std::uint8_t* p = resolve(c, l, a.of[l], bytes, true, space, space_address);
         if (space != ir::StateSpace::global && space != ir::StateSpace::shared)
             fault(c, static_cast<int>(l),
                   "atomic on ." + std::string(ir::name(space)) + " memory (only global and shared are atomic)",
-                  (base[l] + offset) & address_mask, KernelErrorKind::illegal_address);
+                  a.of[l], KernelErrorKind::illegal_address);
         record(l, space, space_address);
         const std::uint64_t old = detail::load_le(p, element);
         // CUDA Programming Guide, "Floating-Point Standard": f32 atomic add on global memory flushes
