@@ -30,6 +30,19 @@ struct MaskView : View {
         return bits;
     }
 };
+// A view that also offers its waiting slots as one mask, as the SM's does under event-driven issue
+// (PoolView::waiting_mask: empty, or waiting on a long-latency load; this view tells no barrier waits). It counts
+// the times it is asked, so that a test can tell the scheduler took the mask.
+struct WaitingMaskView : View {
+    unsigned* asks = nullptr;
+    std::uint64_t waiting_mask() const {
+        ++*asks;
+        std::uint64_t bits = 0;
+        for (unsigned i = 0; i < pool_size() && i < 64; ++i)
+            if (!View::occupied(i) || View::long_latency_pending(i)) bits |= std::uint64_t{1} << i;
+        return bits;
+    }
+};
 // A mask view that notes the slots it is asked (timing::NotesReadyAsks), as HAWS's view does.
 struct NotingMaskView : MaskView {
     static constexpr bool notes_ready_asks = true;
@@ -340,19 +353,26 @@ TEST_CASE("TwoLevelActive picks and orders its pools as its contract, restated w
         }
     };
     test_support::SplitMix rng(35);
+    unsigned mask_asks = 0;
     for (int trial = 0; trial < 200; ++trial) {
         const unsigned slots = 1 + static_cast<unsigned>(rng.next() % 20);
         sched::TwoLevelActive<3> scheduler(timing::SchedulerConfig{slots, 0});
+        // The same scheduler fed views that offer the waiting slots as a mask (WaitingMaskView), which its select
+        // takes instead of asking every active slot: it must pick and order its pools as the one asking does.
+        sched::TwoLevelActive<3> masked(timing::SchedulerConfig{slots, 0});
         Reference reference(slots, 3);
         for (int step = 0; step < 60; ++step) {
             View v = test_support::random_pool_view(rng, slots, false);
             const bool quiet = rng.next() % 3 == 0; // no warp ready: the SM may then replay quiet cycles
             if (quiet) v.ready_.assign(slots, false);
+            const WaitingMaskView mv{v, &mask_asks};
             INFO("trial " << trial << ", " << slots << " slots, step " << step);
             const unsigned picked = scheduler.select(v);
             REQUIRE(picked == reference.select(v));
+            REQUIRE(masked.select(mv) == picked);
             if (picked != timing::no_warp && rng.next() % 4 != 0) {
                 scheduler.on_issue(picked, 0);
+                masked.on_issue(picked, 0);
                 reference.on_issue(picked);
             }
             for (unsigned slot = 0; slot < slots; ++slot)
@@ -362,19 +382,28 @@ TEST_CASE("TwoLevelActive picks and orders its pools as its contract, restated w
                 const std::uint64_t run = rng.next() % 4 == 0 ? 50 + rng.next() % 200 : rng.next() % 5;
                 if (rng.next() % 2 == 0) {
                     scheduler.on_quiet_cycles(v, run);
+                    masked.on_quiet_cycles(mv, run);
                 } else {
-                    for (std::uint64_t c = 0; c < run; ++c) scheduler.on_quiet_cycle(v);
+                    for (std::uint64_t c = 0; c < run; ++c) {
+                        scheduler.on_quiet_cycle(v);
+                        masked.on_quiet_cycle(mv);
+                    }
                 }
                 for (std::uint64_t c = 0; c < run; ++c) reference.refill(v);
             }
             REQUIRE(scheduler.active_slots() == reference.active);
+            REQUIRE(masked.active_slots() == reference.active);
             const std::vector<unsigned> pending(reference.pending.begin(), reference.pending.end());
             REQUIRE(scheduler.pending_slots() == pending);
-            CounterVisitor counters;
+            REQUIRE(masked.pending_slots() == pending);
+            CounterVisitor counters, masked_counters;
             scheduler.visit_stats(counters);
+            masked.visit_stats(masked_counters);
             REQUIRE(counters.demotions == reference.demotions);
+            REQUIRE(masked_counters.demotions == reference.demotions);
         }
     }
+    CHECK(mask_asks == 200 * 60); // every select of `masked` took the mask
 }
 
 TEST_CASE("TwoLevelActive with every warp active and none waiting selects exactly like LRR") {

@@ -570,6 +570,19 @@ public:
     // Warp w's head instruction; valid while the event-driven masks let w issue (warp_code_ is `issued`), which
     // every ready warp's is.
     const HeadPreview& head_preview(unsigned w) const { return warp_head_[w]; }
+    // Scheduler s's pool slots that are empty, wait at a barrier or whose head instruction waits on a long-latency
+    // load (PoolView::waiting_mask), from the masks refresh_masks() brought up to date at the start of this issue
+    // step. With in-order fetch a warp's code is raw_long_latency exactly when PoolView::long_latency_pending holds
+    // and it waits at no barrier (warp_blocker: a head instruction whose hazard is raw_long), and barrier exactly
+    // when PoolView::waiting_at_barrier holds.
+    std::uint64_t waiting_slots(const Core& sm, unsigned s) const
+        requires(Core::event_driven_issue && Core::in_order_fetch)
+    {
+        const IssueMasks& m = issue_masks_[s];
+        return pipeline::low_bits(Core::pool_size(s)) &
+               (~sm.occupied_slots_[s] | m.by_code[static_cast<std::size_t>(timing::IssueOutcome::raw_long_latency)] |
+                m.by_code[static_cast<std::size_t>(timing::IssueOutcome::barrier)]);
+    }
     // blocker() of pool slot i of the scheduler now issuing, computed once between two issues: the stall
     // classification and the scheduler's readiness queries share it. issue_scheduler() clears it on entry and
     // after every issue, the only state changes inside a scheduler's issue step.

@@ -50,7 +50,13 @@ template <unsigned Active> struct TwoLevelActive {
 
     template <timing::SchedulerView View> unsigned select(const View& view) {
         leave_steady();
-        refill(view);
+        // The demotion test from one mask where the view offers it (the same slots as waits(): PoolView::waiting_mask).
+        if constexpr (requires { view.waiting_mask(); }) {
+            const std::uint64_t waiting = view.waiting_mask();
+            refill(view, [waiting](unsigned slot) { return ((waiting >> slot) & 1U) != 0; });
+        } else {
+            refill(view, [&view, this](unsigned slot) { return waits(view, slot); });
+        }
         for (std::size_t k = 0; k < active_count_; ++k)
             if (view.ready(active_[k])) return active_[k];
         if (any_ready(view)) ++withheld_cycles_; // no active warp is ready, so a ready one is pending
@@ -65,7 +71,7 @@ template <unsigned Active> struct TwoLevelActive {
             steady_.advance(demotions_);
             return;
         }
-        refill(view);
+        refill(view, [&view, this](unsigned slot) { return waits(view, slot); });
         enter_steady(view);
     }
 
@@ -119,11 +125,12 @@ private:
         return false;
     }
 
-    template <class View> void refill(const View& view) {
+    // `waiting(slot)`: waits(view, slot).
+    template <class View, class Waiting> void refill(const View& view, Waiting&& waiting) {
         std::size_t kept = 0;
         for (std::size_t k = 0; k < active_count_; ++k) {
             const unsigned slot = active_[k];
-            if (waits(view, slot)) {
+            if (waiting(slot)) {
                 pending_.push_back(slot);
                 in_active_[slot] = 0;
                 if (view.occupied(slot)) ++demotions_; // empty slots cycle through too; they are not counted
