@@ -55,7 +55,7 @@ template <unsigned Active> struct TwoLevelActive {
             const std::uint64_t waiting = view.waiting_mask();
             refill(view, [waiting](unsigned slot) { return ((waiting >> slot) & 1U) != 0; });
         } else {
-            refill(view, [&view, this](unsigned slot) { return waits(view, slot); });
+            refill(view);
         }
         for (std::size_t k = 0; k < active_count_; ++k)
             if (view.ready(active_[k])) return active_[k];
@@ -71,7 +71,7 @@ template <unsigned Active> struct TwoLevelActive {
             steady_.advance(demotions_);
             return;
         }
-        refill(view, [&view, this](unsigned slot) { return waits(view, slot); });
+        refill(view);
         enter_steady(view);
     }
 
@@ -125,7 +125,10 @@ private:
         return false;
     }
 
-    // `waiting(slot)`: waits(view, slot).
+    template <class View> void refill(const View& view) {
+        refill(view, [&view, this](unsigned slot) { return waits(view, slot); });
+    }
+    // `waiting(slot)`: waits(view, slot), however the caller knows it.
     template <class View, class Waiting> void refill(const View& view, Waiting&& waiting) {
         std::size_t kept = 0;
         for (std::size_t k = 0; k < active_count_; ++k) {
