@@ -176,13 +176,18 @@ public:
         unsigned issued = 0;
         PoolView view{&sm, s, ready_flags_.data(), pool};
         if constexpr (Frontend::issue_rule == timing::IssueRule::one_per_type_round_robin) {
-            // Up to one instruction per type, each from a different wavefront.
+            // Up to one instruction per type, each from a different wavefront. An issue takes an operand collector or
+            // register-file bank slots, so after one the others that were ready are asked again (pool_outcome, whose
+            // cache the issue cleared): a register file that accepts only so many reads per cycle (BankedRF,
+            // CoalescingRF) would otherwise be handed a read it refuses.
             std::array<bool, 5> type_used{};
             for (unsigned n = 0; n < Frontend::dispatch_per_scheduler; ++n) {
                 for (unsigned i = 0; i < pool; ++i) {
                     if (ready_flags_[i] != 1) continue;
                     const WarpState& ws = sm.warps_[Core::slot_of(s, i)];
-                    if (type_used[si_type(sm.records_[ws.ibuffer[ws.ib_head]].unit)]) ready_flags_[i] = 2;
+                    if (type_used[si_type(sm.records_[ws.ibuffer[ws.ib_head]].unit)] ||
+                        (n > 0 && pool_outcome(sm, s, i) != timing::IssueOutcome::issued))
+                        ready_flags_[i] = 2;
                 }
                 const unsigned pick = sm.schedulers_[s].select(view);
                 if (pick == timing::no_warp) break;
