@@ -7,8 +7,9 @@
 # the statistics against the default runtime's).
 #
 # Usage: scripts/build-fast-runtime.sh [--build DIR] [--units LIST] [--programs LIST] [--workloads DIR] [--jobs N]
-#   --build DIR      build directory (default build/fast); its gpuarch-run is DIR/tools/gpuarch-run/gpuarch-run,
-#                    and GPUARCH_CUDART=DIR/lib/libcudart.so.13 makes any gpuarch-run use its runtime
+#   --build DIR      build directory (default build/fast in the source tree); its gpuarch-run is
+#                    DIR/tools/gpuarch-run/gpuarch-run, and GPUARCH_CUDART=DIR/lib/libcudart.so.13 makes any
+#                    gpuarch-run use its runtime
 #   --units LIST     registry units, as GPUARCH_RUNTIME_UNITS (e.g. gtx480_core,fermi_throttling); default: all
 #   --programs LIST  training programs, from workloads/polybench (default atax,gemm,2dconv,fdtd2d: memory-bound,
 #                    compute-bound, a stencil and a multi-launch program), each run at --size small
@@ -19,6 +20,9 @@
 # and nvcc (the training programs are CUDA programs). After a change to the simulator's headers, run it again: a
 # stale profile still builds (GCC warns about it) but optimizes for code that no longer exists.
 set -euo pipefail
+# Relative --build and --workloads are the caller's; the script itself works from the source tree's root.
+caller=$PWD
+from_caller() { case "$1" in /*) echo "$1" ;; *) echo "$caller/$1" ;; esac; }
 cd "$(dirname "$0")/.."
 
 build=build/fast
@@ -26,19 +30,21 @@ units=""
 programs="atax,gemm,2dconv,fdtd2d"
 workloads=""
 jobs=$(nproc 2>/dev/null || echo 2)
-usage() { sed -n '9,16p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '9,17p' "$0" | sed 's/^# \{0,1\}//'; }
 while [ $# -gt 0 ]; do
     case "$1" in
-    --build) build="${2:?--build needs a directory}"; shift 2 ;;
+    --build) build=$(from_caller "${2:?--build needs a directory}"); shift 2 ;;
     --units) units="${2:?--units needs a list}"; shift 2 ;;
     --programs) programs="${2:?--programs needs a list}"; shift 2 ;;
-    --workloads) workloads="${2:?--workloads needs a directory}"; shift 2 ;;
+    --workloads) workloads=$(from_caller "${2:?--workloads needs a directory}"); shift 2 ;;
     --jobs) jobs="${2:?--jobs needs a number}"; shift 2 ;;
     -h | --help) usage; exit 0 ;;
     *) echo "build-fast-runtime.sh: unknown argument '$1'" >&2; usage >&2; exit 2 ;;
     esac
 done
-case "$jobs" in '' | *[!0-9]* | 0) echo "build-fast-runtime.sh: --jobs needs a positive number, not '$jobs'" >&2; exit 2 ;; esac
+case "$jobs" in
+'' | *[!0-9]* | 0) echo "build-fast-runtime.sh: --jobs needs a positive number, not '$jobs'" >&2; exit 2 ;;
+esac
 if ! command -v g++ > /dev/null; then
     echo "build-fast-runtime.sh: needs g++ (the profile is GCC's); install the g++ package" >&2
     exit 1
@@ -130,8 +136,9 @@ echo "build-fast-runtime.sh: 3/3 optimized build (-O3, link-time optimization, t
 # -Wno-missing-profile: units the training never entered (the PTX parser's error paths, for one) have none.
 # -Wno-error=coverage-mismatch: a profile older than a source (rebuilding this directory after an edit) is a warning,
 # as the usage says, not GCC's default error.
+use_profile="-fprofile-use -fprofile-partial-training -fprofile-dir=$profile"
 configure -DCMAKE_INTERPROCEDURAL_OPTIMIZATION=ON \
-          "-DCMAKE_CXX_FLAGS=-fprofile-use -fprofile-partial-training -fprofile-dir=$profile -Wno-missing-profile -Wno-error=coverage-mismatch"
+          "-DCMAKE_CXX_FLAGS=$use_profile -Wno-missing-profile -Wno-error=coverage-mismatch"
 compile
 echo "build-fast-runtime.sh: done: $build/tools/gpuarch-run/gpuarch-run" \
      "(or GPUARCH_CUDART=$build/lib/libcudart.so.13)" >&2
