@@ -17,8 +17,9 @@
 #   --jobs N         parallel build and training jobs (default: the host's cores)
 # It takes two to three times as long as a plain build of the same targets: an instrumented build, the training runs
 # (every variant of the runtime on each training program) and an optimized build. Needs g++ (GCC's profile format)
-# and nvcc (the training programs are CUDA programs). After a change to the simulator's headers, run it again: a
-# stale profile still builds (GCC warns about it) but optimizes for code that no longer exists.
+# and, unless --workloads names built ones, nvcc (the training programs are CUDA programs). After a change to the
+# simulator's headers, run it again: a stale profile still builds (GCC warns about it) but optimizes for code that no
+# longer exists.
 set -euo pipefail
 # Relative --build and --workloads are the caller's; the script itself works from the source tree's root.
 caller=$PWD
@@ -49,9 +50,10 @@ if ! command -v g++ > /dev/null; then
     echo "build-fast-runtime.sh: needs g++ (the profile is GCC's); install the g++ package" >&2
     exit 1
 fi
-if ! command -v nvcc > /dev/null && [ ! -x /usr/local/cuda/bin/nvcc ]; then
-    echo "build-fast-runtime.sh: the training programs are CUDA programs; it needs the CUDA 13 toolkit (nvcc) on PATH" \
-         "or in /usr/local/cuda" >&2
+# The training programs are CUDA programs: built here unless --workloads names built ones.
+if [ -z "$workloads" ] && ! command -v nvcc > /dev/null && [ ! -x /usr/local/cuda/bin/nvcc ]; then
+    echo "build-fast-runtime.sh: the training programs are CUDA programs; building them needs the CUDA 13 toolkit" \
+         "(nvcc) on PATH or in /usr/local/cuda (or name built ones with --workloads)" >&2
     exit 1
 fi
 IFS=, read -r -a training <<< "$programs"
@@ -62,6 +64,15 @@ for p in "${training[@]}"; do
     fi
 done
 
+# Built training programs named with --workloads must be there before anything is built.
+if [ -n "$workloads" ]; then
+    for p in "${training[@]}"; do
+        if [ ! -x "$workloads/$p" ]; then
+            echo "build-fast-runtime.sh: no built training program $workloads/$p" >&2
+            exit 2
+        fi
+    done
+fi
 mkdir -p "$build"
 build=$(cd "$build" && pwd)
 targets=(gpuarch-run)
@@ -69,11 +80,6 @@ if [ -z "$workloads" ]; then
     workloads="$build/workloads"
     targets+=(gpuarch_workloads)
 fi
-for p in "${training[@]}"; do
-    if [ -n "${targets[1]:-}" ] || [ -x "$workloads/$p" ]; then continue; fi
-    echo "build-fast-runtime.sh: no built training program $workloads/$p" >&2
-    exit 2
-done
 profile="$build/profile"
 # Profiles of an earlier run describe other code or another training set: start from none.
 rm -rf "$profile"
