@@ -1,7 +1,7 @@
 #pragma once
 // carf_study's runner, shared by its two translation units: carf_study.cpp instantiates five of Chapter 3's variants,
 // carf_study_variants.cpp the other six (GPUARCH_CARF_OTHER_UNIT_VARIANTS), so that neither unit
-// needs more than 1.5 GiB to compile (docs/performance.md, "Compile cost"; as one unit they took 1.7 GiB).
+// needs more than 1.5 GiB to compile (docs/performance-history.md, "Compile cost"; as one unit they took 1.7 GiB).
 #include <gpuarch/exec/simd_exec.hpp>
 #include <gpuarch/exec/zero_gated_exec.hpp>
 #include <gpuarch/func/host.hpp>

@@ -1,7 +1,7 @@
 #pragma once
 // narasiman_study's runner, shared by its two translation units: narasiman_study.cpp instantiates half of the
 // study's machines, narasiman_study_variants.cpp the other half (GPUARCH_NARASIMAN_OTHER_UNIT_MACHINES), so that
-// neither unit needs more than 1.5 GiB to compile (docs/performance.md, "Compile cost"; as one unit they took
+// neither unit needs more than 1.5 GiB to compile (docs/performance-history.md, "Compile cost"; as one unit they took
 // 1.6 GiB).
 #include <gpuarch/barrel/narasiman_machine.hpp>
 #include <gpuarch/func/host.hpp>

@@ -122,7 +122,7 @@ inline bool at_most_two_transactions(const WarpAccess& access, std::uint32_t gra
     std::uint64_t line[2] = {none, none};
     std::uint32_t sectors[2] = {0, 0}, lanes[2] = {0, 0};
     // for_each_active_lane's walk, written out: through that helper, with a way to give up at a third line, this
-    // pass took about 40% more host instructions under g++ 12 (session 26, docs/performance.md).
+    // pass took about 40% more host instructions under g++ 12 (session 26, docs/performance-history.md).
     for (std::size_t w = 0; w * 64 < width; ++w) {
         std::uint64_t bits = access.active.word(w);
         if (width - w * 64 < 64) bits &= (std::uint64_t{1} << (width - w * 64)) - 1;

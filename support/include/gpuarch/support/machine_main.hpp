@@ -2,7 +2,7 @@
 // The body of examples/fermi.cpp, kepler.cpp and southern_islands.cpp: run the chosen corpus kernels (default:
 // all) on one machine with each of its schedulers (default: all), check outputs, print a table or JSON.
 // Compiled once in gpuarch_support (src/machine_main.cpp), not in each of the three programs: with the command-line
-// parser and the reports it is about 14 CPU-seconds of compiling (docs/performance.md, "Compile cost").
+// parser and the reports it is about 14 CPU-seconds of compiling (docs/performance-history.md, "Compile cost").
 
 namespace gpuarch::examples {
 
