@@ -116,9 +116,9 @@ public:
 
 private:
     // Pause instructions a member spins before it sleeps. Documented default, measured on the loaded development
-    // machine (docs/performance-history.md, "Parallel SMs"): 512 costs a futex wake in most cycles (2.8 us per empty round) but degrades
-    // gently when no core is idle; 32768 cut the empty round to 0.46 us but made an oversubscribed run up to 100
-    // times slower, because the spinner holds the core its partner needs.
+    // machine (docs/performance-history.md, "Parallel SMs"): 512 costs a futex wake in most cycles (2.8 us per empty
+    // round) but degrades gently when no core is idle; 32768 cut the empty round to 0.46 us but made an oversubscribed
+    // run up to 100 times slower, because the spinner holds the core its partner needs.
     static constexpr unsigned spin_limit = 512;
     // Returns once `a` no longer holds `old`: spins (a cycle's work is microseconds), then sleeps in
     // std::atomic::wait so that an oversubscribed host runs the member being waited for instead of the spinner.

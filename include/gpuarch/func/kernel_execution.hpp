@@ -592,9 +592,9 @@ GPUARCH_SEPARATE_INLINE unsigned KernelExecution::run_steps(CtaState& cta, unsig
 
 #ifdef GPUARCH_SEPARATE_COMPILATION
 // The interpreter is most of the code a unit that runs kernels compiles (about 10 of a registry unit's 35 CPU-seconds,
-// docs/performance-history.md "Compile cost"), and it does not depend on the simulated machine: with this macro defined, a
-// unit only declares the two instantiations, and gpuarch/separate_compilation.hpp, included in exactly one unit of
-// the program, defines them.
+// docs/performance-history.md "Compile cost"), and it does not depend on the simulated machine: with this macro
+// defined, a unit only declares the two instantiations, and gpuarch/separate_compilation.hpp, included in exactly one
+// unit of the program, defines them.
 extern template void KernelExecution::step_impl<true>(CtaState&, WarpState&, StepResult*, StepCounts&);
 extern template void KernelExecution::step_impl<false>(CtaState&, WarpState&, StepResult*, StepCounts&);
 #endif
