@@ -321,7 +321,8 @@ public:
     //  - repeats its stall (L1Unit::repeats_stall), every instruction waiting for dispatch being a memory one, which
     //    the full LSU refuses (an ALU one would dispatch once its unit frees): settle_dormant then counts the L1's
     //    stalled_cycles (stalled_on_l1_). On syrk (GTX480, GTO) most LSU cycles are such a stall: a load whose set
-    //    has every way reserved, retried in each cycle until a fill comes back.
+    //    has every way reserved, retried in each cycle until a fill comes back. With MASCAR's re-execution queue the
+    //    queue's head waiting for an MSHR repeats too (two thirds of MASCAR's SM-cycles on atax at its paper size).
     //  - or waits for responses with an empty LSU (L1Unit::waits_for_responses), no instruction waiting for its
     //    operands or for dispatch: settle_dormant counts its quiet_cycles, outstanding misses included. Every warp
     //    then waits on a load, a barrier or an exec result: the commonest state of a memory-bound kernel's SM.

@@ -34,7 +34,7 @@ template <class Machine, class Scheduler> void check_matches_full_scan(const cha
     using Scanning = typename Machine::template gpu<FullScan<Scheduler>>;
     const auto shipped = examples::run_on_gpu<Machine, Shipped>(machine, "shipped", kernel, kernels::Size::small, {});
     const auto scanned = examples::run_on_gpu<Machine, Scanning>(machine, "scan", kernel, kernels::Size::small, {});
-    INFO(machine << " " << kernel << ": " << shipped.message << scanned.message);
+    INFO(std::string(machine) << " " << std::string(kernel) << ": " << shipped.message << scanned.message);
     REQUIRE(scanned.passed);
     CHECK(shipped.passed);
     CHECK(shipped.cycles == scanned.cycles);
@@ -55,27 +55,30 @@ template <class Machine, class Scheduler> void check_replay_matches_full_scan(co
 // SM-cycles of a GTX480 run over its 15 SMs: all of them, those counted in bulk (SM::dormant_cycles: dormant,
 // vacant or slept by waits_on_l1), of those the ones slept while the L1 repeated a stall (SM::stalled_cycles_slept)
 // and those slept with CTAs resident while the L1 waited for responses (SM::waiting_cycles_slept), and the L1s'
-// cycles stalled for an MSHR, a merge slot or a reservable way (ldst_mshr_cycles).
+// cycles stalled for an MSHR, a merge slot or a reservable way (ldst_mshr_cycles) and, with MASCAR's re-execution
+// queue, those in which the queue's head replayed (reexec_replay_cycles).
 struct SkippedCycles {
-    std::uint64_t skipped = 0, slept_on_l1 = 0, slept_waiting = 0, cycles = 0, l1_stalled = 0;
+    std::uint64_t skipped = 0, slept_on_l1 = 0, slept_waiting = 0, cycles = 0, l1_stalled = 0, l1_queue_replays = 0;
 };
-// The GTX480 GPU with Scheduler after it ran corpus kernel `kernel` (small), which must pass: its SMs' speed
-// figures and schedulers stay readable.
-template <class Scheduler> std::unique_ptr<machines::GTX480::gpu<Scheduler>> gtx480_after(const char* kernel) {
-    using Gpu = machines::GTX480::gpu<Scheduler>;
+// The GTX480 GPU (or Machine's, a GTX480 with other presets) with Scheduler after it ran corpus kernel `kernel`
+// (small), which must pass: its SMs' speed figures and schedulers stay readable.
+template <class Scheduler, class Machine = machines::GTX480>
+std::unique_ptr<typename Machine::template gpu<Scheduler>> gtx480_after(const char* kernel) {
+    using Gpu = typename Machine::template gpu<Scheduler>;
     func::Device device;
     const auto module =
         func::Module::from_file(examples::kernels_dir() + "/ptx/" + std::string(kernels::find_case(kernel).ptx_file));
-    auto gpu = std::make_unique<Gpu>(machines::GTX480::config<Gpu>());
+    auto gpu = std::make_unique<Gpu>(Machine::template config<Gpu>());
     auto launcher = [&](const func::Module& m, std::string_view entry, const func::LaunchConfig& launch,
                         const func::Args& args) { gpu->launch(device, m, entry, launch, args); };
     REQUIRE(kernels::run_case(kernel, device, module, launcher, kernels::Size::small).passed);
     return gpu;
 }
-template <class Scheduler> SkippedCycles skipped_cycles_on_gtx480(const char* kernel) {
-    const auto gpu = gtx480_after<Scheduler>(kernel);
+template <class Scheduler, class Machine = machines::GTX480>
+SkippedCycles skipped_cycles_on_gtx480(const char* kernel) {
+    const auto gpu = gtx480_after<Scheduler, Machine>(kernel);
     SkippedCycles out;
-    for (unsigned i = 0; i < 15; ++i) {
+    for (unsigned i = 0; i < Machine::sms; ++i) {
         const auto& sm = gpu->sm(i);
         out.skipped += sm.dormant_cycles();
         out.slept_on_l1 += sm.stalled_cycles_slept();
@@ -84,6 +87,7 @@ template <class Scheduler> SkippedCycles skipped_cycles_on_gtx480(const char* ke
         core::StatsTable l1;
         l1.collect("", sm.l1());
         out.l1_stalled += l1.counter("ldst_mshr_cycles");
+        if (l1.contains("reexec_replay_cycles")) out.l1_queue_replays += l1.counter("reexec_replay_cycles");
     }
     return out;
 }

@@ -51,8 +51,8 @@ TEST_CASE("quiet replay: an SM whose L1 repeats a stall sleeps through it (GTX48
     for (const char* kernel : {"bfs", "bicg"}) {
         for (const auto& c : {test_support::skipped_cycles_on_gtx480<sched::GTO>(kernel),
                               test_support::skipped_cycles_on_gtx480<sched::OAWSDynamic<>>(kernel)}) {
-            INFO(kernel << ": " << c.slept_on_l1 << " slept on the L1 of " << c.l1_stalled
-                        << " L1 cycles stalled for an MSHR or a way");
+            INFO(std::string(kernel) << ": " << c.slept_on_l1 << " slept on the L1 of " << c.l1_stalled
+                                     << " L1 cycles stalled for an MSHR or a way");
             CHECK(c.slept_on_l1 > c.l1_stalled / 2);
             CHECK(c.slept_on_l1 < c.l1_stalled);
             CHECK(c.slept_on_l1 < c.skipped);

@@ -5,9 +5,12 @@
 // quiet_replay_stateful_test.cpp (which says why they are three units) and quiet_replay_throttling_test.cpp.
 #include <doctest/doctest.h>
 
+#include <string>
+
 #include "../support/full_scan.hpp"
 
 #include <gpuarch/machines.hpp>
+#include <gpuarch/mem/presets.hpp>
 #include <gpuarch/sched/ccws.hpp>
 #include <gpuarch/sched/mascar.hpp>
 #include <gpuarch/sched/oaws.hpp>
@@ -19,6 +22,37 @@ TEST_CASE("quiet replay: the schedulers with state give the full scan's cycles a
           "CCWS, MASCAR, TwoLevelActive)") {
     test_support::check_replay_on_kernels<machines::GTX480, sched::CCWS<>, sched::MASCAR<>, sched::TwoLevelActive<6>>(
         "gtx480");
+}
+
+namespace {
+// The GTX480 with MASCAR's re-execution queue in its L1, as gpuarch-run composes it (32 entries, Wang 2016 Sec. 5;
+// support/src/make_variant.hpp; machines::GTX480 has none, so the case above times MASCAR without it), and with 8
+// MSHR entries instead of 64, so that the corpus's small inputs fill the table and the queue works: with 64, of the
+// kernels below only bfs puts a few thousand accesses in the queue.
+mem::L1Config gtx480_mascar_l1() {
+    mem::L1Config c = mem::presets::gtx480_l1();
+    c.reexecution_entries = 32;
+    c.mshr_entries = 8;
+    return c;
+}
+using Gtx480WithReexecution = machines::Machine<frontend::GTX480Frontend, mem::presets::GTX480L1, 15, gtx480_mascar_l1,
+                                                mem::presets::gtx480_memory>;
+} // namespace
+
+// With the queue, an SM sleeps while the queue's head waits for an MSHR or retries a load that cannot start
+// (L1Unit::repeats_stall). The full scans never sleep, and every statistic must still agree. And the sleep must
+// happen: most of the queue's replay cycles are slept on bfs and transpose_naive (none were before the L1 said
+// that they repeat).
+TEST_CASE("quiet replay: MASCAR with its re-execution queue gives the full scan's cycles and statistics (GTX480)") {
+    test_support::check_replay_on_kernels<Gtx480WithReexecution, sched::MASCAR<>>("gtx480");
+    for (const char* kernel : {"bfs", "transpose_naive"}) {
+        const auto c = test_support::skipped_cycles_on_gtx480<sched::MASCAR<>, Gtx480WithReexecution>(kernel);
+        INFO(std::string(kernel) << ": " << c.slept_on_l1 << " SM-cycles slept on the L1; the queue's head replayed in "
+                                 << c.l1_queue_replays);
+        CHECK(c.l1_queue_replays > 1000);
+        CHECK(c.slept_on_l1 > c.l1_queue_replays / 2);
+        CHECK(c.slept_on_l1 < c.skipped);
+    }
 }
 
 // OAWS on GTX480, where it withholds ready warps most (the checks below count its withheld selects).

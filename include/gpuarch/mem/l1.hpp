@@ -293,22 +293,13 @@ public:
         state_ = LsuState::idle;
     }
 
-    // Whether the next cycle() repeats the last one's stall and does nothing else: the LSU head is a cached load
-    // whose access the stall memo answers (no MSHR, no merge slot or no reservable way, with its set's tags and what
-    // the stall reads of the MSHRs unchanged since: stall_answers), and nothing else is to be sent, re-executed,
-    // completed or drained. Only a response (receive, which changes the MSHRs and may end it) or a hit's completion
-    // coming due (next_timed_completion) can end it; until then each cycle() changes only what stalled_cycles()
-    // counts.
-    bool repeats_stall() const {
-        if (lsu_count_ == 0 || !miss_queue_.empty() || !reexec_.empty() || config_.reexecution_entries != 0 ||
-            !issued_.empty() || !locality_.empty() || !completed_.empty())
-            return false;
-        const LsuSlot& slot = lsu_[lsu_head_];
-        if (slot.path != Path::data_load || slot.next >= slot.accesses.size() || !pending_[slot.pending].started)
-            return false;
-        const std::uint64_t line = config_.geometry.line_of(slot.accesses[slot.next].address);
-        return stall_answers(line);
-    }
+    // Whether the next cycle() repeats the last one's stall and does nothing else (repeated_stall names which):
+    // a cached load retries an access that the stall memo answers (no MSHR, no merge slot or no reservable way, with
+    // its set's tags and what the stall reads of the MSHRs unchanged since: stall_answers), or the re-execution
+    // queue's head waits for an MSHR; and nothing else is to be sent, completed or drained. Only a response (receive,
+    // which changes the MSHRs and may end it) or a hit's completion coming due (next_timed_completion) can end it;
+    // until then each cycle() changes only what stalled_cycles() counts.
+    bool repeats_stall() const { return repeated_stall() != RepeatedStall::none; }
     // Whether the next cycle() takes its quiet path and leaves nothing to drain, and every later one does too until a
     // response arrives (receive) or a hit's completion comes due (next_timed_completion): no instruction in the LSU,
     // nothing to send, re-execute, complete or drain. Misses may be outstanding: only their fills change the MSHRs.
@@ -328,11 +319,26 @@ public:
     // that forgets it in every cycle with one that keeps it (tests/mem/l1_stall_memo_test.cpp).
     void forget_stall_memo() { stall_ = LoadStall{}; }
     // `count` cycles of an L1 that repeats_stall(), the last at `last`: what as many cycle() calls would do (busy_cycle
-    // with serve_head taking the stall memo's answer, the miss queue empty, so not full).
+    // with serve_reexecution and serve_head taking the stall memo's answer or waiting, the miss queue empty, so not
+    // full).
     void stalled_cycles(std::uint64_t count, core::Cycle last) {
+        const RepeatedStall stall = repeated_stall();
+        if (stall == RepeatedStall::none)
+            throw Error("internal error: an L1 was handed stalled cycles that it does not repeat");
         count_bulk_cycles(count, last);
+        if (stall != RepeatedStall::lsu_head) { // serve_reexecution's replay of the queue's head
+            reexec_replay_cycles_ += count;
+            pending_[reexec_.front().pending].info.occlusion_cycles += count;
+        }
+        if (stall == RepeatedStall::queue_waits) {
+            state_ = LsuState::idle;
+            return;
+        }
         stall_cycles(stall_.reason) += count;
-        pending_[lsu_[lsu_head_].pending].info.occlusion_cycles += count;
+        if (stall != RepeatedStall::queue_retries) { // serve_head's stall of the LSU head
+            pending_[lsu_[lsu_head_].pending].info.occlusion_cycles += count;
+            if (config_.reexecution_entries != 0) reexec_full_cycles_ += count; // divert_to_reexecution refused
+        }
         state_ = LsuState::stalled_mshr;
         lsu_active_cycles_ += count;
         ldst_mshr_cycles_ += count;
@@ -638,17 +644,22 @@ private:
     }
 
     // ---- re-execution queue (MASCAR, Sethia 2015 Sec. 4.2) ----
+    // Whether the remaining accesses of `slot`'s load fit in the queue and no other instruction of its warp is queued.
+    bool can_divert(const LsuSlot& slot) const {
+        const std::uint32_t warp = pending_[slot.pending].info.warp;
+        const bool warp_queued = warp < reexec_per_warp_.size() && reexec_per_warp_[warp] != 0;
+        return !warp_queued && reexec_.size() + (slot.accesses.size() - slot.next) <= config_.reexecution_entries;
+    }
     // The LSU head load just stalled: move its remaining accesses to the queue when they all fit and no other
     // instruction of its warp is queued; the LSU is then free for the next instruction from the next cycle on.
     void divert_to_reexecution() {
         LsuSlot& slot = lsu_[lsu_head_];
-        const std::uint32_t warp = pending_[slot.pending].info.warp;
-        const std::size_t remaining = slot.accesses.size() - slot.next;
-        const bool warp_queued = warp < reexec_per_warp_.size() && reexec_per_warp_[warp] != 0;
-        if (warp_queued || reexec_.size() + remaining > config_.reexecution_entries) {
+        if (!can_divert(slot)) {
             ++reexec_full_cycles_;
             return;
         }
+        const std::uint32_t warp = pending_[slot.pending].info.warp;
+        const std::size_t remaining = slot.accesses.size() - slot.next;
         for (std::size_t k = slot.next; k < slot.accesses.size(); ++k)
             reexec_.push_back(Reexec{slot.pending, slot.accesses[k].address, k + 1 == slot.accesses.size()});
         if (warp >= reexec_per_warp_.size()) reexec_per_warp_.resize(std::size_t{warp} + 1, 0);
@@ -948,6 +959,35 @@ private:
     bool stall_answers(std::uint64_t line) const {
         return stall_.line == line && stall_.tags == tags_.set_version(stall_.set) &&
                stall_.mshr == mshr_key(stall_.reason);
+    }
+    // What the next cycle() repeats, when it repeats a stall (repeats_stall), and so what stalled_cycles counts:
+    //  - lsu_head: the LSU head's load retries its access and the stall memo answers (and, with a re-execution
+    //    queue, divert_to_reexecution refuses it again: the warp has queued accesses or they do not fit);
+    //  - queue_waits: the queue's head waits for an MSHR (serve_reexecution), the LSU being empty;
+    //  - queue_waits_lsu_head: both of the above in one cycle (the waiting head leaves the port to the LSU);
+    //  - queue_retries: the MSHRs have room, the queue's head takes the port and the stall memo answers its retry.
+    // The miss queue is empty in each (so never full), and with a full MSHR table only a fill can change what the
+    // queue's head or a memo-answered retry finds.
+    enum class RepeatedStall : std::uint8_t { none, lsu_head, queue_waits, queue_waits_lsu_head, queue_retries };
+    RepeatedStall repeated_stall() const {
+        if (!miss_queue_.empty() || !issued_.empty() || !locality_.empty() || !completed_.empty())
+            return RepeatedStall::none;
+        bool queue_waits = false;
+        if (!reexec_.empty()) {
+            if (!mshr_.full())
+                return stall_answers(config_.geometry.line_of(reexec_.front().address)) ? RepeatedStall::queue_retries
+                                                                                        : RepeatedStall::none;
+            if (lsu_count_ == 0) return RepeatedStall::queue_waits;
+            queue_waits = true;
+        } else if (lsu_count_ == 0) {
+            return RepeatedStall::none;
+        }
+        const LsuSlot& slot = lsu_[lsu_head_];
+        if (slot.path != Path::data_load || slot.next >= slot.accesses.size() || !pending_[slot.pending].started ||
+            !stall_answers(config_.geometry.line_of(slot.accesses[slot.next].address)))
+            return RepeatedStall::none;
+        if (config_.reexecution_entries != 0 && can_divert(slot)) return RepeatedStall::none;
+        return queue_waits ? RepeatedStall::queue_waits_lsu_head : RepeatedStall::lsu_head;
     }
     // Remembers that a load of `line` (in `set`) could not start for `reason`, with the versions stall_answers reads.
     void note_stall(std::uint64_t line, std::uint32_t set, LoadStall::Reason reason) {

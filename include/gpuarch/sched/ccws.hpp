@@ -183,6 +183,10 @@ struct CCWS {
     // asking about each ready warp (a host-time shortcut, not a statistic: the full scans repeat none and give the
     // same statistics).
     std::uint64_t withheld_selects_repeated() const { return withheld_.repeated(); }
+    // Drops the stack: the next select or withholds() stacks the warps again. It changes nothing else, since a kept
+    // stack is the one stacking gives (stacked_); tests compare a CCWS that forgets it in every cycle with one that
+    // keeps it (tests/sched/throttling_schedulers.cpp).
+    void forget_stack() { stacked_ = false; }
 
     template <class V> void visit_stats(V& v) const {
         v.counter("ccws_vta_hits", vta_hits_, "misses that hit the warp's victim tag array (lost locality)");
@@ -216,9 +220,10 @@ private:
                 next_at_base_ = std::min(next_at_base_, raw - BaseScore);
             }
         }
-        // The cumulative scores changed; the order by score did not, unless a score fell to the base: every score
-        // above the base fell by the same amount, and a score at the base stayed there.
-        stacked_ = false;
+        // The cumulative scores fell; the order by score did not, unless a score fell to the base: every score
+        // above the base fell by the same amount, and a score at the base stayed there. Nor did the warps allowed
+        // loads, until the decay reaches prefix_holds_until_ (stack()).
+        if (order_stale_ || decayed_ >= prefix_holds_until_) stacked_ = false;
     }
     // Stacks the occupied warps by score (highest first, older first on ties) against the cutoff. The stack depends
     // only on the scores and the age order, so it is rebuilt only after one of them changed (stacked_ false, or the
@@ -264,7 +269,35 @@ private:
         }
         allowed_prefix_ = prefix;
         throttled_count_ = static_cast<unsigned>(sorted_.size() - prefix);
+        prefix_holds_until_ =
+            prefix == sorted_.size() ? no_score_above_base : decayed_ + decay_until_prefix_grows(prefix, cutoff);
         stacked_ = true;
+    }
+    // With the stack ending its allowed prefix at `prefix` (the cumulative score of its first prefix + 1 warps
+    // exceeds `cutoff`), the least further decay d at which that sum is within the cutoff: the scores above the base
+    // fall by d, floored at the base, and the earlier cumulative scores, within the cutoff already, only fall. So a
+    // decay of less than d leaves the prefix, and with it the stack's outcome, as it is (on a memory-bound kernel
+    // CCWS withholds in most cycles, and stacking again in each cycle was 14% of its host time on atax).
+    // Sorting the excesses over the base ascending, e[0] <= ... <= e[m-1], on [e[j-1], e[j]] the sum exceeds
+    // (prefix + 1) * base by rest - (m - j) * d, where rest sums e[j..m-1].
+    std::uint64_t decay_until_prefix_grows(std::size_t prefix, std::uint64_t cutoff) {
+        excess_.clear();
+        std::uint64_t rest = 0;
+        for (std::size_t k = 0; k <= prefix; ++k) {
+            const std::uint64_t s = score(sorted_[k]);
+            if (s > BaseScore) {
+                excess_.push_back(s - BaseScore);
+                rest += s - BaseScore;
+            }
+        }
+        const std::uint64_t slack = cutoff - (prefix + 1) * BaseScore; // prefix + 1 warps of the active_ at most
+        std::sort(excess_.begin(), excess_.end());
+        for (std::size_t j = 0; j < excess_.size(); ++j) {
+            const std::uint64_t above = excess_.size() - j;
+            if (rest - above * excess_[j] <= slack) return (rest - slack + above - 1) / above;
+            rest -= excess_[j];
+        }
+        return 1; // not reached: every score at the base would keep the sum within the cutoff
     }
     template <class View> bool throttled(const View& view, unsigned slot) const {
         return !allowed_[slot] && next_access(view, slot) == NextAccess::cached_load;
@@ -288,7 +321,11 @@ private:
     std::size_t allowed_prefix_ = 0; // the first this many warps of sorted_ may issue loads
     std::uint64_t allowed_version_ = 0; // advanced whenever allowed_ may change
     WithheldSelect<std::uint64_t> withheld_; // the inputs: allowed_version_
-    bool stacked_ = false; // the stack (sorted_, allowed_, throttled_count_) matches the scores and the age order
+    // The stack (sorted_, allowed_, throttled_count_) is the one the scores and the age order give: it was stacked
+    // since they last changed, or only a decay short of prefix_holds_until_ changed them.
+    bool stacked_ = false;
+    std::uint64_t prefix_holds_until_ = 0; // decayed_ from which a decay may change the allowed prefix
+    std::vector<std::uint64_t> excess_; // decay_until_prefix_grows's scores over the base (kept: no allocation)
     bool order_stale_ = true; // sorted_ may no longer be the age order sorted by score (a score's rank changed)
     // Some score may exceed the base (only then does decay change anything). Set wherever a score rises above the
     // base (on_locality_event), recomputed by decay; a warp that leaves may leave it true, which only costs a scan.
