@@ -340,7 +340,7 @@ public:
             } else {
                 return false;
             }
-            wake_at_ = std::min(exec_.next_completion(), l1_.next_timed_completion());
+            wake_at_ = std::min({exec_.next_completion(), l1_.next_timed_completion(), issue_.replays_until(*this)});
             stalled_on_l1_ = stalled;
             return wake_at_ > now + 1;
         } else {

@@ -267,6 +267,74 @@ TEST_CASE("CCWS: a stack kept across decays gives what stacking again in every c
     }
 }
 
+// CCWS's withheld-cycle contract (timing::WithheldCycleHook): a select that withheld every ready warp repeats while
+// the epoch, the ready mask and the warps allowed loads are unchanged and the decay has not reached the stack's next
+// change (withheld_until). One CCWS selects in every cycle; its twin, as the SM does, after a cycle whose select it
+// would repeat sleeps until withheld_until (or until the view changes) and counts the slept cycles one by one with
+// on_withheld_cycles. Over random stretches of unchanged views, VTA hits and decays: the same picks and statistics.
+TEST_CASE("CCWS: withheld cycles replayed until withheld_until give what a select in every cycle gives") {
+    for (std::uint32_t seed = 1; seed <= 4; ++seed) {
+        std::mt19937 rng(seed);
+        const unsigned warps = 8;
+        sched::CCWS<8, 16, 8, 100> every(timing::SchedulerConfig{warps, 0}), sleeper(timing::SchedulerConfig{warps, 0});
+        schedtest::start(every, warps);
+        schedtest::start(sleeper, warps);
+        auto v = schedtest::EpochMemView::of(warps);
+        std::uint64_t line = 0x1000, replayed = 0, ended_by_decay = 0;
+        core::Cycle sleep_until = 0;
+        for (int stretch = 0; stretch < 600; ++stretch) {
+            // A change at the stretch's start wakes the sleeper: new heads and ready warps, or a VTA hit.
+            if (rng() % 2 != 0) {
+                for (unsigned w = 0; w < warps; ++w) {
+                    if (rng() % 4 == 0) v.compute(w);
+                    else v.load(w, 1);
+                    v.warps[w].ready = rng() % 4 == 0;
+                }
+                ++v.epoch;
+            } else {
+                const unsigned w = rng() % warps;
+                line += 128;
+                for (auto* s : {&every, &sleeper}) lose_and_miss(*s, w, line);
+            }
+            sleep_until = 0;
+            const unsigned length = 1 + rng() % 60;
+            for (unsigned k = 0; k < length; ++k) {
+                ++v.now_;
+                const unsigned pick = every.select(v);
+                INFO("seed " << seed << ", stretch " << stretch << ", cycle " << v.now_);
+                if (v.now_ < sleep_until) {
+                    REQUIRE(pick == timing::no_warp);
+                    sleeper.on_withheld_cycles(v, 1);
+                    ++replayed;
+                    continue;
+                }
+                if (sleep_until != 0 && v.now_ == sleep_until) ++ended_by_decay;
+                sleep_until = 0;
+                REQUIRE(pick == sleeper.select(v));
+                if (pick != timing::no_warp) {
+                    every.on_issue(pick, v.now_);
+                    sleeper.on_issue(pick, v.now_);
+                    ++v.epoch; // an issue changes the issuing warp's head
+                } else if (v.ready_mask() != 0 && sleeper.repeats_withheld(v)) { // as the SM asks it
+                    sleep_until = sleeper.withheld_until(v);
+                    REQUIRE(sleep_until > v.now_);
+                }
+            }
+        }
+        core::StatsTable a, b;
+        a.collect("", every);
+        b.collect("", sleeper);
+        for (std::size_t e = 0; e < a.entries().size(); ++e) {
+            INFO(a.entries()[e].name);
+            CHECK(a.entries()[e].value == b.entries()[e].value);
+        }
+        INFO("seed " << seed << ": " << replayed << " cycles replayed, " << ended_by_decay
+                     << " sleeps ended by the decay");
+        CHECK(replayed > 1000);
+        CHECK(ended_by_decay > 20);
+    }
+}
+
 // ---------------------------------------------------------------------------------------------- MASCAR
 TEST_CASE("MASCAR, memory not saturated: memory instructions of every warp go before computation") {
     sched::MASCAR<> s(timing::SchedulerConfig{3, 0});

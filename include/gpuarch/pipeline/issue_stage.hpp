@@ -17,6 +17,7 @@
 #include <array>
 #include <bit>
 #include <cstdint>
+#include <limits>
 #include <string>
 
 #include <gpuarch/core/cycle.hpp>
@@ -67,6 +68,25 @@ public:
         } else {
             return false;
         }
+    }
+
+    // The first cycle from which replays_next_cycle may stop holding with nothing else changing: a scheduler that
+    // withheld its ready warps in the recorded cycle may say when its repeat ends on its own (CCWS, whose scores
+    // decay: timing::WithheldCycleHook). No such cycle (the largest) otherwise. An SM sleeps no further.
+    core::Cycle replays_until(const Core& sm) const {
+        core::Cycle until = std::numeric_limits<core::Cycle>::max();
+        if constexpr (Core::quiet_cycle_replay && withheld_replay &&
+                      requires(const Scheduler& cs, const PoolView& view) {
+                          { cs.withheld_until(view) } -> std::convertible_to<core::Cycle>;
+                      }) {
+            if (ready_seen_)
+                for (unsigned s = 0; s < Frontend::schedulers; ++s)
+                    if (quiet_.ready_mask[s] != 0)
+                        until = std::min(until, sm.schedulers_[s].withheld_until(withheld_view(sm, s)));
+        } else {
+            (void)sm;
+        }
+        return until;
     }
 
     void run(Core& sm, core::Cycle now) {

@@ -121,6 +121,36 @@ struct CCWS {
         stack(view);
         throttled_warp_cycles_ += throttled_count_;
     }
+    // timing::WithheldCycleHook. Whether a select now would repeat the last one, which withheld every ready warp: its
+    // remembered select matches (state epoch, ready mask, which warps may load) and the decay since the last select
+    // leaves the stack as it is (it reaches neither the decay at which the allowed prefix grows nor a score's fall to
+    // the base).
+    template <timing::SchedulerView View> bool repeats_withheld(const View& view) const {
+        if constexpr (timing::ShowsStateEpoch<View>) {
+            if (!stacked_ || !ranks_.valid() || allowed_.size() != view.pool_size()) return false;
+            if (view.now() >= withheld_until(view)) return false;
+            return withheld_.matches_if(view, [this](std::uint64_t version) { return version == allowed_version_; });
+        } else {
+            (void)view;
+            return false;
+        }
+    }
+    // The first cycle whose select may stack again, its decay reaching the stack's next change (the SM sleeps through
+    // repeated withheld cycles only until then): never while every score is at the base.
+    template <timing::SchedulerView View> core::Cycle withheld_until(const View&) const {
+        if (!above_base_) return never;
+        const std::uint64_t change = std::min(prefix_holds_until_, next_at_base_);
+        return change - decayed_ >= never - last_decay_ ? never : last_decay_ + (change - decayed_);
+    }
+    // What `count` such selects do, the last at view.now(): the scores decay, and the warps above the cutoff and the
+    // withheld cycle are counted once per cycle.
+    template <timing::SchedulerView View> void on_withheld_cycles(const View& view, std::uint64_t count) {
+        if (count == 0) return;
+        decay(view.now());
+        throttled_warp_cycles_ += count * throttled_count_;
+        if (any_ready(view)) withheld_cycles_ += count;
+        withheld_.repeat_times(count);
+    }
     // Whether ready warp `slot` is held back: its next instruction is a cached load and it is above the cutoff.
     template <timing::SchedulerView View> bool withholds(const View& view, unsigned slot) {
         stack(view);
@@ -304,6 +334,7 @@ private:
     }
 
     static constexpr std::uint64_t no_score_above_base = ~std::uint64_t{0};
+    static constexpr core::Cycle never = ~core::Cycle{0};
     // score() = raw_score_ - decayed_, floored at the base. A warp at the base may keep a raw score up to
     // BaseScore + decayed_.
     std::vector<std::uint64_t> raw_score_;

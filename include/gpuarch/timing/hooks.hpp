@@ -122,7 +122,10 @@ concept QuietCyclesHook = QuietCycleHook<S, View> && requires(S s, const View& v
 // sleep through such cycles (sm.hpp, waits_on_l1): on syrk (GTX480) OAWS withholds the ready loads of most warps in
 // most cycles while the L1 retries a load, cycles that are then slept. OAWS offers it: what its select reads besides
 // the view (the L1's free MSHR entries, its classifier and window) stays put while the SM sleeps, and the SM asks
-// repeats_withheld again in every cycle it is awake. CCWS does not: its scores decay cycle by cycle.
+// repeats_withheld again in every cycle it is awake. CCWS offers it too, with `core::Cycle withheld_until(const View&)
+// const`: the first cycle whose select may differ with nothing else changing (its scores decay cycle by cycle, and
+// at that decay the warps it allows loads may change). repeats_withheld says no from that cycle on, and an SM sleeps
+// no further (IssueStage::replays_until).
 template <class S, class View>
 concept WithheldCycleHook = QuietCycleHook<S, View> && requires(S s, const S cs, const View& view, std::uint64_t n) {
     { cs.repeats_withheld(view) } -> std::convertible_to<bool>;
