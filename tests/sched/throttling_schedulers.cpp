@@ -81,6 +81,17 @@ void start_four_loading(sched::CCWS<8, 16, 8, 100>& s, MemView& v, int instructi
     (void)s.select(v);
     for (int i = 0; i < instructions; ++i) s.on_issue(0, 0);
 }
+// Two schedulers' statistics, entry by entry.
+template <class S> void check_same_statistics(const S& a, const S& b) {
+    core::StatsTable ta, tb;
+    ta.collect("", a);
+    tb.collect("", b);
+    REQUIRE(ta.entries().size() == tb.entries().size());
+    for (std::size_t e = 0; e < ta.entries().size(); ++e) {
+        INFO(ta.entries()[e].name);
+        CHECK(ta.entries()[e].value == tb.entries()[e].value);
+    }
+}
 // Warp `warp` lost `line` to an eviction and misses on it again: one VTA hit.
 void lose_and_miss(sched::CCWS<8, 16, 8, 100>& s, unsigned warp, std::uint64_t line) {
     s.on_locality_event(warp, timing::LocalityEvent{timing::LocalityEvent::eviction, line});
@@ -253,13 +264,7 @@ TEST_CASE("CCWS: a stack kept across decays gives what stacking again in every c
             }
             throttled_selects += any_withheld ? 1 : 0;
         }
-        core::StatsTable a, b;
-        a.collect("", kept);
-        b.collect("", fresh);
-        for (std::size_t e = 0; e < a.entries().size(); ++e) {
-            INFO(a.entries()[e].name);
-            CHECK(a.entries()[e].value == b.entries()[e].value);
-        }
+        check_same_statistics(kept, fresh);
         INFO("seed " << seed << ": VTA hits " << kept.vta_hits() << ", cycles with a warp withheld "
                      << throttled_selects);
         // The streams must throttle often: scores well above the base, decaying across many cycles.
@@ -321,13 +326,7 @@ TEST_CASE("CCWS: withheld cycles replayed until withheld_until give what a selec
                 }
             }
         }
-        core::StatsTable a, b;
-        a.collect("", every);
-        b.collect("", sleeper);
-        for (std::size_t e = 0; e < a.entries().size(); ++e) {
-            INFO(a.entries()[e].name);
-            CHECK(a.entries()[e].value == b.entries()[e].value);
-        }
+        check_same_statistics(every, sleeper);
         INFO("seed " << seed << ": " << replayed << " cycles replayed, " << ended_by_decay
                      << " sleeps ended by the decay");
         CHECK(replayed > 1000);
