@@ -13,12 +13,14 @@
 
 #include <gpuarch/mem/l1.hpp>
 
+#include "../support/same_statistics.hpp"
 #include "mem_test_support.hpp"
 
 using namespace gpuarch::mem;
 using memtest::Access;
 using memtest::L1Bench;
 using memtest::stats_of;
+using gpuarch::test_support::check_same_statistics;
 
 namespace {
 
@@ -66,13 +68,7 @@ template <class L1T> StallCounts check_memo(std::uint32_t seed) {
             b.respond(b.sent[answered].second, at);
         }
         if (step % 97 == 0 || step == 3999) {
-            const auto sa = stats_of(kept), sb = stats_of(forgetting);
-            REQUIRE(sa.entries().size() == sb.entries().size());
-            for (std::size_t e = 0; e < sa.entries().size(); ++e) {
-                INFO(sa.entries()[e].name);
-                CHECK(sa.entries()[e].value == sb.entries()[e].value);
-                CHECK(sa.entries()[e].buckets == sb.entries()[e].buckets);
-            }
+            check_same_statistics(kept, forgetting);
         }
     }
     for (const auto& [t, c] : a.completions) {

@@ -16,12 +16,14 @@
 
 #include <gpuarch/mem/l1.hpp>
 
+#include "../support/same_statistics.hpp"
 #include "mem_test_support.hpp"
 
 using namespace gpuarch::mem;
 using memtest::Access;
 using memtest::L1Bench;
 using memtest::stats_of;
+using gpuarch::test_support::check_same_statistics;
 
 namespace {
 
@@ -104,13 +106,7 @@ template <class L1T> StallLaw<L1T> check_stall_law(std::uint32_t seed) {
         CHECK(l1.repeats_stall());
         CHECK(bulk.lsu_state() == l1.lsu_state());
         CHECK(bulk.can_accept() == l1.can_accept());
-        CHECK(stats_of(bulk).entries().size() == stats_of(l1).entries().size());
-        const auto a = stats_of(l1), c = stats_of(bulk);
-        for (std::size_t e = 0; e < a.entries().size(); ++e) {
-            INFO(a.entries()[e].name);
-            CHECK(a.entries()[e].value == c.entries()[e].value);
-            CHECK(a.entries()[e].buckets == c.entries()[e].buckets);
-        }
+        check_same_statistics(l1, bulk);
         // The stalled load's occlusion, reported when it completes, must be the same: run both to the end.
         L1Bench<L1T> bulk_bench(bulk);
         bulk_bench.now = b.now;

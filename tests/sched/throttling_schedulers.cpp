@@ -8,6 +8,7 @@
 #include <gpuarch/sched/mascar.hpp>
 #include <gpuarch/sched/swl.hpp>
 
+#include "../support/same_statistics.hpp"
 #include "memory_view.hpp"
 
 using namespace gpuarch;
@@ -81,17 +82,7 @@ void start_four_loading(sched::CCWS<8, 16, 8, 100>& s, MemView& v, int instructi
     (void)s.select(v);
     for (int i = 0; i < instructions; ++i) s.on_issue(0, 0);
 }
-// Two schedulers' statistics, entry by entry.
-template <class S> void check_same_statistics(const S& a, const S& b) {
-    core::StatsTable ta, tb;
-    ta.collect("", a);
-    tb.collect("", b);
-    REQUIRE(ta.entries().size() == tb.entries().size());
-    for (std::size_t e = 0; e < ta.entries().size(); ++e) {
-        INFO(ta.entries()[e].name);
-        CHECK(ta.entries()[e].value == tb.entries()[e].value);
-    }
-}
+using test_support::check_same_statistics;
 // Warp `warp` lost `line` to an eviction and misses on it again: one VTA hit.
 void lose_and_miss(sched::CCWS<8, 16, 8, 100>& s, unsigned warp, std::uint64_t line) {
     s.on_locality_event(warp, timing::LocalityEvent{timing::LocalityEvent::eviction, line});

@@ -75,10 +75,7 @@ public:
     // decay: timing::WithheldCycleHook). No such cycle (the largest) otherwise. An SM sleeps no further.
     core::Cycle replays_until(const Core& sm) const {
         core::Cycle until = std::numeric_limits<core::Cycle>::max();
-        if constexpr (Core::quiet_cycle_replay && withheld_replay &&
-                      requires(const Scheduler& cs, const PoolView& view) {
-                          { cs.withheld_until(view) } -> std::convertible_to<core::Cycle>;
-                      }) {
+        if constexpr (Core::quiet_cycle_replay && withheld_replay && timing::WithheldUntilHook<Scheduler, PoolView>) {
             if (ready_seen_)
                 for (unsigned s = 0; s < Frontend::schedulers; ++s)
                     if (quiet_.ready_mask[s] != 0)

@@ -135,12 +135,14 @@ struct CCWS {
             return false;
         }
     }
-    // The first cycle whose select may stack again, its decay reaching the stack's next change (the SM sleeps through
-    // repeated withheld cycles only until then): never while every score is at the base.
-    template <timing::SchedulerView View> core::Cycle withheld_until(const View&) const {
+    // timing::WithheldUntilHook. The first cycle whose select may stack again, its decay reaching the stack's next
+    // change (the SM sleeps through repeated withheld cycles only until then): now when the stack is stale (a select
+    // stacks again), never while every score is at the base. Both changes lie past decayed_ (decay() unstacks at
+    // prefix_holds_until_ and moves next_at_base_ on when reached), and above_base_ makes next_at_base_ finite.
+    template <timing::SchedulerView View> core::Cycle withheld_until(const View& view) const {
+        if (!stacked_) return view.now();
         if (!above_base_) return never;
-        const std::uint64_t change = std::min(prefix_holds_until_, next_at_base_);
-        return change - decayed_ >= never - last_decay_ ? never : last_decay_ + (change - decayed_);
+        return last_decay_ + (std::min(prefix_holds_until_, next_at_base_) - decayed_);
     }
     // What `count` such selects do, the last at view.now(): the scores decay, and the warps above the cutoff and the
     // withheld cycle are counted once per cycle.

@@ -132,6 +132,15 @@ concept WithheldCycleHook = QuietCycleHook<S, View> && requires(S s, const S cs,
     s.on_withheld_cycles(view, n);
 };
 
+// WithheldUntilHook: a WithheldCycleHook scheduler that also has `core::Cycle withheld_until(const View&) const`.
+// Contract: asked after repeats_withheld(view) said yes, it names the first cycle from which repeats_withheld may say
+// no with nothing else changing (never, the largest Cycle, when no such cycle comes); an SM that sleeps through
+// repeated withheld cycles wakes no later than that (IssueStage::replays_until). CCWS offers it.
+template <class S, class View>
+concept WithheldUntilHook = WithheldCycleHook<S, View> && requires(const S cs, const View& view) {
+    { cs.withheld_until(view) } -> std::convertible_to<core::Cycle>;
+};
+
 // ConstSelect: select is const; nothing a select does can change the scheduler.
 template <class S, class View>
 concept ConstSelect = requires(const S s, const View& view) {
