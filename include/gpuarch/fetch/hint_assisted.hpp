@@ -19,8 +19,7 @@
 // Division of labour. This header holds the mechanism (Mechanism<Core>, run by the SM through the fetch slot's
 // hooks, timing/fetch.hpp) and the per-warp state it works on (HintWarp: window, RCU, rename tables, SIMT-stack
 // copy). The scheduler that names this policy (sched::HAWSScheduler) stores one HintWarp per pool slot, because
-// its selection reads them too, with the slots' HintModeFlags, and keeps the statistics; it must model HintScheduler
-// below.
+// its selection reads them too, and keeps the statistics; it must model HintScheduler below.
 #include <array>
 #include <bit>
 #include <concepts>
@@ -118,48 +117,9 @@ struct HintRecordState {
     ir::RegId renamed_to = ir::no_reg; // hinted: defs[0] is written to this register instead
 };
 
-// Two bits per pool slot that the fetch and issue stages read for every warp they visit, in every cycle: whether it
-// is in hint mode (Sec. 5.3.3: "the warp state flag bit"), and whether its fetch belongs to the hint-mode logic (in
-// hint mode, or in-order fetch still drains its window). Kept apart from the slot's HintWarp, about 1,000 bytes
-// whose first read in a visit was a cache miss (9.6% of HAWS's host time in transitions() on gemm, Fermi, session
-// 49), so a visit that finds neither bit set reads no HintWarp. A slot's bits outlive its warp until the next warp
-// starts in it (reset), as its HintWarp does; only occupied slots are asked.
-class HintModeFlags {
-public:
-    // The largest pool a scheduler of this policy may have (no machine's comes near: 48 warps per SM on Fermi).
-    static constexpr unsigned max_slots = 512;
-    bool hint_mode(unsigned slot) const { return test(hint_mode_, slot); }
-    bool owns_fetch(unsigned slot) const { return test(owns_fetch_, slot); }
-    // The warp enters hint mode; its window holds the instructions it had fetched.
-    void enter(unsigned slot) {
-        set(hint_mode_, slot, true);
-        set(owns_fetch_, slot, true);
-    }
-    // The warp returns to in-order fetch, which owns nothing more once the window is empty.
-    void leave(unsigned slot, bool window_empty) {
-        set(hint_mode_, slot, false);
-        set(owns_fetch_, slot, !window_empty);
-    }
-    // In-order fetch emptied the window of a warp out of hint mode.
-    void window_drained(unsigned slot) { set(owns_fetch_, slot, false); }
-    // A warp starts in the slot.
-    void reset(unsigned slot) {
-        set(hint_mode_, slot, false);
-        set(owns_fetch_, slot, false);
-    }
-
-private:
-    using Bits = std::array<std::uint64_t, max_slots / 64>;
-    static bool test(const Bits& bits, unsigned slot) { return ((bits[slot / 64] >> (slot % 64)) & 1U) != 0; }
-    static void set(Bits& bits, unsigned slot, bool on) {
-        const std::uint64_t bit = std::uint64_t{1} << (slot % 64);
-        bits[slot / 64] = on ? bits[slot / 64] | bit : bits[slot / 64] & ~bit;
-    }
-    Bits hint_mode_{}, owns_fetch_{};
-};
-
-// Per-warp hint-mode state (the flag bit itself is in HintModeFlags).
+// Per-warp hint-mode state.
 template <class Rcu> struct HintWarp {
+    bool hint_mode = false; // Sec. 5.3.3: "the warp state flag bit"
     ir::Pc stall_pc = ir::no_pc;
     std::uint64_t stall_token = ~std::uint64_t{0}; // the dynamic stall point of the current or last episode
     std::uint32_t stall_record = WindowEntry::no_record;
@@ -206,16 +166,14 @@ struct HintIssueEvent {
     enum class Kind : std::uint8_t { in_order, hinted, copy } kind = Kind::in_order;
 };
 
-// What the mechanism needs of the scheduler that names this fetch policy: per pool slot a HintWarp, the slots'
-// HintModeFlags (reset by the scheduler when a warp starts in a slot), the statistics,
+// What the mechanism needs of the scheduler that names this fetch policy: per pool slot a HintWarp, the statistics,
 // the two episode and issue notifications, and the hint-mode parameters (where hints come from, how a hint names
 // the next chain instruction and a rename target, the run-ahead bound, the entry trigger).
 template <class S>
 concept HintScheduler = requires(S s, const S cs, unsigned slot, ir::Pc pc, core::Cycle now, const ir::Kernel& kernel,
                                  const ir::InstructionHint& hint) {
+    s.warp(slot).hint_mode;
     cs.warp(slot).window;
-    { s.hint_flags() } -> std::same_as<HintModeFlags&>;
-    { cs.hint_flags() } -> std::same_as<const HintModeFlags&>;
     { s.stats() } -> std::same_as<HintStats&>;
     s.end_episode(slot, cs.warp(slot));
     s.record_issue(slot, pc, now, HintIssueEvent::Kind::hinted);
@@ -247,8 +205,8 @@ struct HintAssisted {
         using Hazard = typename Core::Hazard;
         static_assert(HintScheduler<Scheduler>,
                       "a scheduler whose fetch_policy is fetch::HintAssisted must model fetch::HintScheduler: "
-                      "warp(slot) returning a HintWarp, hint_flags(), stats(), end_episode, record_issue, Hints, "
-                      "next_offset, rename_target, window_limit, trigger_all_stalled and enter_on_failed_issue");
+                      "warp(slot) returning a HintWarp, stats(), end_episode, record_issue, Hints, next_offset, "
+                      "rename_target, window_limit, trigger_all_stalled and enter_on_failed_issue");
 
     public:
         void bind(Core&, const ir::Kernel& kernel) {
@@ -268,24 +226,26 @@ struct HintAssisted {
         }
 
         // In hint mode, or while in-order fetch drains the window, fetch belongs to the hint-mode logic.
-        bool owns_fetch(const Core& sm, unsigned w) const { return flags_of(sm, w).owns_fetch(sm.warps_[w].pool_index); }
+        bool owns_fetch(const Core& sm, unsigned w) const {
+            const auto& hw = warp_of(sm, w);
+            return hw.hint_mode || !hw.window.empty();
+        }
         bool can_fetch(const Core& sm, unsigned w) const {
             const typename Core::WarpState& ws = sm.warps_[w];
+            const auto& hw = warp_of(sm, w);
             // Sec. 5.3.3: one hinted instruction at a time; a full RCU stops hint-mode issue.
-            if (in_hint_mode(sm, w)) {
-                const auto& hw = warp_of(sm, w);
-                return ws.ib_count == 0 && hw.next_offset != 0 && !hw.rcu.full();
-            }
+            if (hw.hint_mode) return ws.ib_count == 0 && hw.next_offset != 0 && !hw.rcu.full();
             return !ws.fetch_blocked && !ws.at_barrier && ws.ib_count < Core::Frontend::ibuffer_entries;
         }
         timing::IssueOutcome empty_blocker(const Core& sm, unsigned w) const {
             const typename Core::WarpState& ws = sm.warps_[w];
-            if (in_hint_mode(sm, w)) return timing::IssueOutcome::raw_long_latency; // the warp waits on its stall point
+            if (warp_of(sm, w).hint_mode)
+                return timing::IssueOutcome::raw_long_latency; // the warp waits on its stall point
             return ws.fetch_blocked ? timing::IssueOutcome::raw_other : timing::IssueOutcome::ibuffer_empty;
         }
         void fetch(Core& sm, unsigned w) {
             sm.touch(w); // what w fetches changes its eligibility (the fetch stage advances the epoch itself)
-            if (in_hint_mode(sm, w)) fetch_hinted(sm, w);
+            if (warp_of(sm, w).hint_mode) fetch_hinted(sm, w);
             else fetch_window(sm, w);
         }
 
@@ -375,15 +335,6 @@ struct HintAssisted {
             return sm.schedulers_[sm.warps_[w].scheduler].warp(sm.warps_[w].pool_index);
         }
         static HintStats& stats_of(Core& sm, unsigned w) { return sm.schedulers_[sm.warps_[w].scheduler].stats(); }
-        static HintModeFlags& flags_of(Core& sm, unsigned w) {
-            return sm.schedulers_[sm.warps_[w].scheduler].hint_flags();
-        }
-        static const HintModeFlags& flags_of(const Core& sm, unsigned w) {
-            return sm.schedulers_[sm.warps_[w].scheduler].hint_flags();
-        }
-        static bool in_hint_mode(const Core& sm, unsigned w) {
-            return flags_of(sm, w).hint_mode(sm.warps_[w].pool_index);
-        }
 
         struct KernelState {
             const ir::Kernel* kernel = nullptr;
@@ -446,7 +397,7 @@ struct HintAssisted {
                         if (w >= sm.warps_.size() || !sm.warps_[w].occupied) continue;
                         visit(sm, w);
                         // A warp in hint mode is visited in every stage: maybe_return reads its RCU and chain.
-                        if (in_hint_mode(sm, w)) touched_[k] |= bit;
+                        if (warp_of(sm, w).hint_mode) touched_[k] |= bit;
                     }
                 }
             } else {
@@ -454,8 +405,9 @@ struct HintAssisted {
             }
         }
         void visit(Core& sm, unsigned w) {
-            if (in_hint_mode(sm, w)) maybe_return(sm, w);
-            else if (may_enter(sm, w, warp_of(sm, w))) maybe_enter(sm, w);
+            const auto& hw = warp_of(sm, w);
+            if (hw.hint_mode) maybe_return(sm, w);
+            else if (may_enter(sm, w, hw)) maybe_enter(sm, w);
         }
         // Whether transitions() visits only the warps touched since their last visit, and those in hint mode. A warp
         // out of hint mode whose visit changed nothing gives the same answer until something it reads changes: its
@@ -512,7 +464,7 @@ struct HintAssisted {
                 const unsigned s = ws.scheduler;
                 for (unsigned i = 0; i < Core::pool_size(s); ++i) {
                     const unsigned v = Core::slot_of(s, i);
-                    if (sm.warps_[v].occupied && !in_hint_mode(sm, v) &&
+                    if (sm.warps_[v].occupied && !warp_of(sm, v).hint_mode &&
                         sm.issue_.blocker(sm, v) != timing::IssueOutcome::raw_long_latency)
                         return;
                 }
@@ -541,7 +493,7 @@ struct HintAssisted {
             ws.ib_head = 0;
             ws.fetch_blocked = false; // a control instruction that was in the buffer is no longer fetched
             ws.head_hazard = Core::hazard_unknown;
-            flags_of(sm, w).enter(ws.pool_index);
+            hw.hint_mode = true;
             hw.stall_pc = pc;
             hw.stall_record = r;
             hw.next_offset = first;
@@ -572,7 +524,7 @@ struct HintAssisted {
             } else {
                 ++st.returns_on_chain_end; // Fig. 5.3 Exp. 1: "HAWS will go back to the original stall point"
             }
-            flags_of(sm, w).leave(ws.pool_index, hw.window.empty());
+            hw.hint_mode = false;
             ws.head_hazard = Core::hazard_unknown;
             transition(sm, w);
             sm.schedulers_[ws.scheduler].end_episode(ws.pool_index, hw);
@@ -732,10 +684,7 @@ struct HintAssisted {
                     break;
                 }
             }
-            if (hw.window.empty()) {
-                flags_of(sm, w).window_drained(ws.pool_index);
-                if (hw.window_done) ws.functional_done = true;
-            }
+            if (hw.window.empty() && hw.window_done) ws.functional_done = true;
         }
         // The register copy `mov dst, renamed` for a renamed hint-mode result (Sec. 5.3.4).
         const ir::Instruction& copy_instruction(Core& sm, ir::RegId dst, ir::RegId renamed) {

@@ -28,7 +28,6 @@
 #include <vector>
 
 #include <gpuarch/core/cycle.hpp>
-#include <gpuarch/core/error.hpp>
 #include <gpuarch/fetch/hint_assisted.hpp>
 #include <gpuarch/ir/hint_pass.hpp>
 #include <gpuarch/ir/hints.hpp>
@@ -221,12 +220,7 @@ public:
         return h.format == ir::InstructionHint::Format::format1 && h.f1.rename ? h.f1.dst : ir::no_reg;
     }
 
-    explicit HAWSScheduler(const timing::SchedulerConfig& config) : base_(config), warps_(config.pool_size) {
-        if (config.pool_size > fetch::HintModeFlags::max_slots)
-            throw gpuarch::Error("HAWS: a scheduler's warp pool holds at most " +
-                                 std::to_string(fetch::HintModeFlags::max_slots) + " warps; this machine gives it " +
-                                 std::to_string(config.pool_size));
-    }
+    explicit HAWSScheduler(const timing::SchedulerConfig& config) : base_(config), warps_(config.pool_size) {}
 
     // The base picks among ready warps. With HawsEntry::failed_issue, every warp the base asks about and finds not
     // ready is a failed issue attempt (Sec. 5.2), which the SM's next fetch stage reads (failed_issue_at).
@@ -251,16 +245,12 @@ public:
     }
     void on_warp_start(unsigned slot) {
         warps_[slot] = Warp{};
-        hint_flags_.reset(slot);
         base_.on_warp_start(slot);
     }
     void on_warp_exit(unsigned slot) { base_.on_warp_exit(slot); }
 
     Warp& warp(unsigned slot) { return warps_[slot]; }
     const Warp& warp(unsigned slot) const { return warps_[slot]; }
-    // Whether each slot's warp is in hint mode, and whether its fetch is the hint-mode logic's (fetch/hint_assisted.hpp).
-    fetch::HintModeFlags& hint_flags() { return hint_flags_; }
-    const fetch::HintModeFlags& hint_flags() const { return hint_flags_; }
     HawsStats& stats() { return stats_; }
     const HawsStats& stats() const { return stats_; }
     const Base& base() const { return base_; }
@@ -330,7 +320,6 @@ private:
 
     Base base_;
     std::vector<Warp> warps_;
-    fetch::HintModeFlags hint_flags_;
     HawsStats stats_;
     std::vector<HawsIssueEvent> trace_;
     std::vector<EpisodeSnapshot> episode_rcus_;
