@@ -73,6 +73,52 @@ TEST_CASE("without barrier visibility SWL lifts its limit after a long starvatio
     CHECK(t.counter("swl_withheld_cycles") == 102);
 }
 
+namespace {
+// The SM's view as SWL's withheld-cycle contract needs it: barrier waits, the state epoch and the ready mask.
+struct EpochBarrierView : schedtest::EpochMemView {
+    bool waiting_at_barrier(unsigned i) const { return warps[i].at_barrier; }
+};
+} // namespace
+
+TEST_CASE("SWL repeats a select that withheld every ready warp only while the epoch and the ready mask stand") {
+    sched::SWL<2> s(timing::SchedulerConfig{4, 0});
+    schedtest::start(s, 4);
+    EpochBarrierView v;
+    static_cast<schedtest::EpochMemView&>(v) = schedtest::EpochMemView::of(4);
+    static_assert(timing::WithheldCycleHook<sched::SWL<2>, EpochBarrierView>);
+    v.warps[0].ready = false;
+    v.warps[1].ready = false; // the two oldest (ages 10 and 20) wait; 2 and 3 are ready outside the limit
+    CHECK(s.select(v) == timing::no_warp);
+    CHECK(s.repeats_withheld(v));
+    // What n repeats count is what n selects count.
+    sched::SWL<2> asked = s;
+    s.on_withheld_cycles(v, 5);
+    for (int k = 0; k < 5; ++k) CHECK(asked.select(v) == timing::no_warp);
+    test_support::check_same_statistics(s, asked);
+    CHECK(s.withheld_selects_repeated() == 5);
+    // A changed ready mask, a new epoch (an admitted warp's head changed), and a select that issued each end it.
+    v.warps[3].ready = false;
+    CHECK_FALSE(s.repeats_withheld(v));
+    v.warps[3].ready = true;
+    CHECK(s.repeats_withheld(v));
+    ++v.epoch;
+    CHECK_FALSE(s.repeats_withheld(v));
+    CHECK(s.select(v) == timing::no_warp);
+    CHECK(s.repeats_withheld(v));
+    v.warps[1].ready = true;
+    ++v.epoch;
+    CHECK(s.select(v) == 1);
+    CHECK_FALSE(s.repeats_withheld(v));
+    // Without barrier visibility the starvation guard reads the cycle number: never a repeat.
+    sched::SWL<2> guarded(timing::SchedulerConfig{4, 0});
+    schedtest::start(guarded, 4);
+    auto plain = schedtest::EpochMemView::of(4);
+    plain.warps[0].ready = false;
+    plain.warps[1].ready = false;
+    CHECK(guarded.select(plain) == timing::no_warp);
+    CHECK_FALSE(guarded.repeats_withheld(plain));
+}
+
 // ------------------------------------------------------------------------------------------------ CCWS
 namespace {
 // Four warps with a load each, stacked once (4 active warps: cutoff 400), then `instructions` issues.

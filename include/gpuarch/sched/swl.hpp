@@ -13,6 +13,10 @@
 //    warp was, until an admitted warp is ready again (counted in `swl_guard_cycles`).
 //  * select never returns a warp that is not ready; it returns no_warp while warps are ready exactly when all of them
 //    are outside the limit (withholds() tells which).
+//  * Withheld cycles (timing::WithheldCycleHook): where the view tells barrier waits, a select reads only the warps'
+//    ages, barrier waits and ready mask and the greedy warp, all of which the SM's state epoch covers, so a select
+//    that withheld every ready warp repeats while the epoch and the ready mask stand, and the SM replays or sleeps
+//    through such cycles. Not with the starvation guard, which reads the cycle number.
 #include <array>
 #include <cstdint>
 #include <string_view>
@@ -43,6 +47,7 @@ template <unsigned K, unsigned StarvationGuard = 2000> struct SWL {
         const unsigned oldest_ready = admit(view);
         const unsigned pick =
             greedy_ < view.pool_size() && admitted_[greedy_] != 0 && view.ready(greedy_) ? greedy_ : oldest_ready;
+        if constexpr (timing::ShowsStateEpoch<View>) withheld_.remember(view, pick, NoInputs{});
         if (pick != timing::no_warp) {
             starving_since_ = none;
             return pick;
@@ -61,6 +66,26 @@ template <unsigned K, unsigned StarvationGuard = 2000> struct SWL {
         }
         return timing::no_warp;
     }
+    // timing::QuietCycleHook: what a select does where no warp is ready. The admitted warps it would recompute are
+    // recomputed from the view before every use (admit), so only the starvation timer stops.
+    template <timing::SchedulerView View> void on_quiet_cycle(const View&) { starving_since_ = none; }
+    template <timing::SchedulerView View> void on_quiet_cycles(const View&, std::uint64_t) { starving_since_ = none; }
+    // timing::WithheldCycleHook. Whether a select now would repeat the last one, which withheld every ready warp: the
+    // same state epoch and ready mask (the header's contract), under a view that tells barrier waits.
+    template <timing::SchedulerView View> bool repeats_withheld(const View& view) const {
+        if constexpr (timing::ShowsStateEpoch<View> && BarrierView<View>)
+            return withheld_.matches_if(view, [](NoInputs) { return true; });
+        else
+            return (void)view, false;
+    }
+    // What `count` such selects do: each counts a withheld cycle.
+    template <timing::SchedulerView View> void on_withheld_cycles(const View&, std::uint64_t count) {
+        withheld_cycles_ += count;
+        withheld_.repeat_times(count);
+    }
+    // Of the selects that withheld every ready warp, those the SM repeated instead of asking (a host-time figure).
+    std::uint64_t withheld_selects_repeated() const { return withheld_.repeated(); }
+
     // Whether ready warp `slot` is outside the limit (in the state of the last select with this view).
     template <timing::SchedulerView View> bool withholds(const View& view, unsigned slot) {
         admit(view);
@@ -105,6 +130,11 @@ private:
     }
 
     static constexpr core::Cycle none = ~core::Cycle{0};
+    // A withheld select reads nothing beyond what WithheldSelect compares (the epoch and the ready mask).
+    struct NoInputs {
+        bool operator==(const NoInputs&) const = default;
+    };
+    WithheldSelect<NoInputs> withheld_;
     AgeRank ranks_;
     std::vector<std::uint8_t> admitted_; // per pool slot: admitted by the last admit()
     std::array<unsigned, K> admitted_list_{}; // the slots admitted_ marks, admitted_count_ of them
