@@ -47,7 +47,9 @@ template <unsigned K, unsigned StarvationGuard = 2000> struct SWL {
         const unsigned oldest_ready = admit(view);
         const unsigned pick =
             greedy_ < view.pool_size() && admitted_[greedy_] != 0 && view.ready(greedy_) ? greedy_ : oldest_ready;
-        if constexpr (timing::ShowsStateEpoch<View>) withheld_.remember(view, pick, NoInputs{});
+        // Remembered only where repeats_withheld may answer yes: with the starvation guard (no barrier view) a
+        // withheld select is not repeatable, and the guard may still pick a warp below.
+        if constexpr (timing::ShowsStateEpoch<View> && BarrierView<View>) withheld_.remember(view, pick, NoInputs{});
         if (pick != timing::no_warp) {
             starving_since_ = none;
             return pick;

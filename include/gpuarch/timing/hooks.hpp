@@ -125,7 +125,7 @@ concept QuietCyclesHook = QuietCycleHook<S, View> && requires(S s, const View& v
 // repeats_withheld again in every cycle it is awake. CCWS offers it too, with `core::Cycle withheld_until(const View&)
 // const`: the first cycle whose select may differ with nothing else changing (its scores decay cycle by cycle, and
 // at that decay the warps it allows loads may change). repeats_withheld says no from that cycle on, and an SM sleeps
-// no further (IssueStage::replays_until).
+// no further (IssueStage::replays_until). SWL offers it where the view tells barrier waits (sched/swl.hpp).
 template <class S, class View>
 concept WithheldCycleHook = QuietCycleHook<S, View> && requires(S s, const S cs, const View& view, std::uint64_t n) {
     { cs.repeats_withheld(view) } -> std::convertible_to<bool>;
