@@ -396,8 +396,6 @@ struct HintAssisted {
                         const unsigned w = k * 64 + static_cast<unsigned>(std::countr_zero(bit));
                         if (w >= sm.warps_.size() || !sm.warps_[w].occupied) continue;
                         visit(sm, w);
-                        // A warp in hint mode is visited in every stage: maybe_return reads its RCU and chain.
-                        if (warp_of(sm, w).hint_mode) touched_[k] |= bit;
                     }
                 }
             } else {
@@ -409,19 +407,22 @@ struct HintAssisted {
             if (hw.hint_mode) maybe_return(sm, w);
             else if (may_enter(sm, w, hw)) maybe_enter(sm, w);
         }
-        // Whether transitions() visits only the warps touched since their last visit, and those in hint mode. A warp
-        // out of hint mode whose visit changed nothing gives the same answer until something it reads changes: its
-        // fetch buffer, barrier flag, head record, the scoreboard entries of its head (the cached head hazard), its
-        // RCU and its stall token. Every change to those touches the warp: fetch, issue (which fills the RCU), write-
-        // back, barrier release, CTA start and exit (the SM's event-driven issue rests on the same touches, and is
-        // on only where they are complete: Core::event_driven_issue), and a visit that changes anything (transition).
+        // Whether transitions() visits only the warps touched since their last visit. A visit that changed nothing
+        // gives the same answer until something it reads changes. Out of hint mode (maybe_enter): the warp's fetch
+        // buffer, barrier flag, head record, the scoreboard entries of its head (the cached head hazard), its RCU and
+        // its stall token. In hint mode (maybe_return): the scoreboard entries of its stall point, its fetch buffer
+        // (a staged chain instruction), its chain (next_offset, which only the mechanism's fetch moves) and whether
+        // its RCU is full (only a hinted issue fills it). Every change to those touches the warp: fetch (the
+        // mechanism's too), issue (which fills the RCU), write-back, barrier release, CTA start and exit (the SM's
+        // event-driven issue rests on the same touches, and is on only where they are complete:
+        // Core::event_driven_issue), and a visit that changes anything (transition).
         // Not with an entry that reads the cycle number (HawsEntry::failed_issue) or other warps' state
         // (HawsTrigger::all_warps_stalled): those visit every occupied warp in every stage.
         static constexpr bool visits_touched_only() {
             return Core::event_driven_issue && !Scheduler::enter_on_failed_issue && !Scheduler::trigger_all_stalled &&
                    Core::Frontend::max_warps <= 64 * std::tuple_size_v<decltype(touched_)>;
         }
-        // Warp slots touched since their last visit (bit w % 64 of word w / 64), and those in hint mode.
+        // Warp slots touched since their last visit (bit w % 64 of word w / 64).
         std::array<std::uint64_t, 8> touched_{};
         // maybe_enter's first tests, the cheapest, inline in the visit of every occupied warp in every fetch stage:
         // a head to stall on that is not a register copy, at a stall point that has not had its episode, no results
