@@ -1,5 +1,5 @@
 // Quiet-cycle replay for the schedulers with state (issue 23): CCWS, MASCAR, OAWS and TwoLevelActive through
-// timing::QuietCycleHook, SWL through timing::QuietWhenNothingReady. Each must give exactly the cycles and
+// timing::QuietCycleHook, and SWL (quiet_replay_throttling_test.cpp). Each must give exactly the cycles and
 // statistics of the same scheduler asked every cycle through the full scans (tests/support/full_scan.hpp), on Fermi
 // (Wang 2016's machine) and GTX480 (hashed L1 set index, allocate on miss, per-kernel L1 flush). These runs are
 // CTest's timing.quiet_replay (label slow), like the pinned quiet-cycle checks of tests/pinned/quiet_cycles.cpp.
@@ -20,8 +20,8 @@ using namespace gpuarch;
 namespace {
 using FermiView = pipeline::PoolView<typename machines::Fermi::template gpu<sched::CCWS<>>::SMType>;
 static_assert(timing::QuietCycleHook<sched::CCWS<>, FermiView>, "CCWS replays quiet cycles through its hook");
-static_assert(timing::QuietWhenNothingReady<sched::SWL<2>>,
-              "SWL declares that a select on nothing ready changes nothing");
+using FermiSwlView = pipeline::PoolView<typename machines::Fermi::template gpu<sched::SWL<2>>::SMType>;
+static_assert(timing::QuietCycleHook<sched::SWL<2>, FermiSwlView>, "SWL replays quiet cycles through its hook");
 } // namespace
 
 TEST_CASE("quiet replay: the schedulers with state give the full scan's cycles and statistics (Fermi: "

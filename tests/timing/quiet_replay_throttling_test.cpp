@@ -1,5 +1,5 @@
-// Quiet-cycle replay for the throttling schedulers with state on Fermi: MASCAR and TwoLevelActive through
-// timing::QuietCycleHook, SWL through timing::QuietWhenNothingReady and timing::WithheldCycleHook, against the same scheduler asked every cycle
+// Quiet-cycle replay for the throttling schedulers with state on Fermi: MASCAR, TwoLevelActive and SWL through
+// timing::QuietCycleHook, SWL also through timing::WithheldCycleHook, against the same scheduler asked every cycle
 // through the full scans (tests/support/full_scan.hpp). Part of CTest's timing.quiet_replay (label slow); the other
 // schedulers' comparisons are in quiet_replay_stateful_test.cpp, which says why they are three units.
 #include <doctest/doctest.h>

@@ -36,11 +36,6 @@ template <unsigned K, unsigned StarvationGuard = 2000> struct SWL {
 
     explicit SWL(const timing::SchedulerConfig&) {}
 
-    // timing::QuietWhenNothingReady: on a view where no warp is ready, select recomputes the admitted warps from the
-    // view (the same on the same view), clears the starvation timer and counts nothing, so a second such select
-    // changes nothing.
-    static constexpr bool select_changes_nothing_when_nothing_is_ready = true;
-
     template <timing::SchedulerView View> unsigned select(const View& view) {
         // GTO among the admitted warps (greedy_then_oldest restricted to them): the greedy warp if it is admitted
         // and ready, else the oldest ready admitted warp, which admit() finds on its walk from the oldest.
@@ -68,8 +63,9 @@ template <unsigned K, unsigned StarvationGuard = 2000> struct SWL {
         }
         return timing::no_warp;
     }
-    // timing::QuietCycleHook: what a select does where no warp is ready. The admitted warps it would recompute are
-    // recomputed from the view before every use (admit), so only the starvation timer stops.
+    // timing::QuietCycleHook: what a select does where no warp is ready. It recomputes the admitted warps from the
+    // view, clears the starvation timer and counts nothing; the admitted warps are recomputed before every use
+    // (admit), so only the starvation timer stops.
     template <timing::SchedulerView View> void on_quiet_cycle(const View&) { starving_since_ = none; }
     template <timing::SchedulerView View> void on_quiet_cycles(const View&, std::uint64_t) { starving_since_ = none; }
     // timing::WithheldCycleHook. Whether a select now would repeat the last one, which withheld every ready warp: the

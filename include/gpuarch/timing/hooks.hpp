@@ -86,16 +86,16 @@ concept ScansEveryCycle = requires {
 // QuietWhenNothingReady: the scheduler declares
 //     static constexpr bool select_changes_nothing_when_nothing_is_ready = true;
 // Contract: a select on a view where no slot is ready returns no_warp, and a second such select on the same view,
-// at any later cycle, leaves the scheduler, its statistics included, exactly as the first left it. TwoLevel,
-// LocalityTwoLevel (they move their active group only to a ready warp) and SWL (it recomputes its admitted warps
-// from the view) declare it.
+// at any later cycle, leaves the scheduler, its statistics included, exactly as the first left it. TwoLevel and
+// LocalityTwoLevel (they move their active group only to a ready warp) declare it.
 template <class S>
 concept QuietWhenNothingReady = S::select_changes_nothing_when_nothing_is_ready == true;
 
 // QuietCycleHook: the scheduler has `void on_quiet_cycle(const View&)`. Contract: on a view where no slot is ready,
 // select returns no_warp, and on_quiet_cycle(view) changes the scheduler exactly as that select would; in a
 // replayed cycle the SM calls it instead of select. For schedulers that count or age something every cycle: CCWS
-// (score decay), MASCAR (its mode follows the L1), OAWS (the dynamic window's size), TwoLevelActive (demotion).
+// (score decay), MASCAR (its mode follows the L1), OAWS (the dynamic window's size), TwoLevelActive (demotion); and
+// SWL (its starvation timer stops), which needs the hook for WithheldCycleHook.
 template <class S, class View>
 concept QuietCycleHook = requires(S s, const View& view) {
     s.on_quiet_cycle(view);
